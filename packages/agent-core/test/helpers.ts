@@ -34,8 +34,8 @@ export function countingStream(): { streamFn: StreamFn; requests: RequestTally[]
       if (isDelta(event.type)) tally.produced++;
       push(event);
     };
-    const iterate = stream[Symbol.asyncIterator].bind(stream);
-    stream[Symbol.asyncIterator] = async function* () {
+    const iterate = stream[Symbol.asyncIterator].bind(stream) as () => AsyncGenerator<{ type: string }>;
+    (stream as { [Symbol.asyncIterator]: unknown })[Symbol.asyncIterator] = async function* () {
       for await (const event of iterate()) {
         if (isDelta(event.type)) tally.consumed++;
         yield event;

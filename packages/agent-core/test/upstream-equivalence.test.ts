@@ -27,7 +27,10 @@ async function runScenario(AgentImpl: AgentClass): Promise<string[]> {
     label: "echo",
     description: "echo",
     parameters: Type.Object({ text: Type.String() }),
-    execute: async (_id, params) => ({ content: [{ type: "text", text: String(params.text) }], details: {} }),
+    execute: async (_id, params) => ({
+      content: [{ type: "text", text: String((params as { text: string }).text) }],
+      details: {},
+    }),
   };
   const agent = new AgentImpl({ initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [tool] } });
   const events: string[] = [];

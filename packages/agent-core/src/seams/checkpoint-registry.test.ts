@@ -4,6 +4,8 @@ import { CheckpointRegistry } from "./checkpoint-registry.ts";
 
 const call: AgentToolCall = { type: "toolCall", id: "c1", name: "bash", arguments: {} };
 const message = (text: string) => ({ role: "user" as const, content: [{ type: "text" as const, text }], timestamp: 0 });
+const texts = (messages: readonly unknown[]) =>
+  messages.map((m) => ((m as { content: { text: string }[] }).content[0] as { text: string }).text);
 
 describe("CheckpointRegistry", () => {
   it("drains bridge modes in catalog order, then the inbox, and emits one record per pass", async () => {
@@ -19,9 +21,9 @@ describe("CheckpointRegistry", () => {
       records.push(record);
     });
     const start = await registry.checkpoint("iteration_start", { iteration: 4 });
-    expect(start.messages.map((m) => m.content[0]!.text)).toEqual(["bridge:interrupt_immediate", "bridge:finish_step"]);
+    expect(texts(start.messages)).toEqual(["bridge:interrupt_immediate", "bridge:finish_step"]);
     const compact = await registry.checkpoint("pre_compact", { iteration: 4 });
-    expect(compact.messages.map((m) => m.content[0]!.text)).toEqual(["inbox"]);
+    expect(texts(compact.messages)).toEqual(["inbox"]);
     expect(records).toEqual([
       { iteration: 4, kind: "iteration_start", delivered: 2, inboxDelivered: 0, dispatchSkipped: false },
       { iteration: 4, kind: "pre_compact", delivered: 0, inboxDelivered: 1, dispatchSkipped: false },
