@@ -1,0 +1,74 @@
+/**
+ * A throwaway HOME for the real `pi` CLI: agent dir, settings and (optionally) models.json for
+ * the loopback server, so `pi -p ... --provider loopback --model loopback-model` needs no network
+ * and no API key.
+ */
+import { join } from "node:path";
+import { LOOPBACK_MODEL_ID, LOOPBACK_PROVIDER } from "../model-server/loopback-model.ts";
+import { writeModelsJson } from "../model-server/models-json.ts";
+import type { ModelServer } from "../model-server/types.ts";
+import { createSandboxDirs, removeDir, writeFiles, writeJson } from "../sandbox/temp-dirs.ts";
+import { childEnv } from "./child-env.ts";
+
+export interface CliHomeOptions {
+  /** Register it in models.json and make it the default provider/model. */
+  server?: Pick<ModelServer, "baseUrl">;
+  /** Extra global settings, merged over the testkit defaults. */
+  settings?: Record<string, unknown>;
+  /** Project settings, `<cwd>/.pi/settings.json`. */
+  projectSettings?: Record<string, unknown>;
+  /** Files written under the project dir (cwd). */
+  files?: Record<string, string>;
+  /** Files written under the agent dir. */
+  agentFiles?: Record<string, string>;
+}
+
+export interface CliHome {
+  root: string;
+  /** The HOME the CLI runs with. */
+  home: string;
+  /** `<home>/.pi/agent`, also passed as PI_CODING_AGENT_DIR. */
+  agentDir: string;
+  /** A project dir to run pi in (default cwd of `runPi`). */
+  cwd: string;
+  /** The environment `runPi` gives pi for this home (see childEnv). */
+  env: NodeJS.ProcessEnv;
+  /** Remove the whole tree. */
+  dispose(): void;
+}
+
+/** Settings every CLI home gets: no install ping, no startup header noise. */
+export const CLI_DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = {
+  enableInstallTelemetry: false,
+  quietStartup: true,
+};
+
+/** Create the temp HOME; call `dispose()` when done. */
+export function prepareCliHome(options: CliHomeOptions = {}): CliHome {
+  const { root, home, agentDir, cwd } = createSandboxDirs("pi-testkit-cli-");
+  try {
+    const settings: Record<string, unknown> = { ...CLI_DEFAULT_SETTINGS };
+    if (options.server) {
+      writeModelsJson(agentDir, options.server);
+      settings["defaultProvider"] = LOOPBACK_PROVIDER;
+      settings["defaultModel"] = LOOPBACK_MODEL_ID;
+    }
+    writeJson(join(agentDir, "settings.json"), { ...settings, ...options.settings });
+    if (options.projectSettings) writeJson(join(cwd, ".pi", "settings.json"), options.projectSettings);
+    writeFiles(cwd, options.files);
+    writeFiles(agentDir, options.agentFiles);
+  } catch (error) {
+    removeDir(root);
+    throw error;
+  }
+  return {
+    root,
+    home,
+    agentDir,
+    cwd,
+    env: childEnv(home, agentDir),
+    dispose: () => {
+      if (process.env["PI_TESTKIT_KEEP"] !== "1") removeDir(root);
+    },
+  };
+}

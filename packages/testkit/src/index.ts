@@ -1,0 +1,52 @@
+/**
+ * @pi-rails/testkit: drive the real pi (SDK in-process, or the CLI) with scripted models,
+ * in throwaway homes, with no network.
+ */
+
+/** Re-exported so tests script faux responses without a second import. */
+export { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@mariozechner/pi-ai";
+export { childEnv, OFFLINE_ENV } from "./cli/child-env.ts";
+export { CLI_DEFAULT_SETTINGS, type CliHome, type CliHomeOptions, prepareCliHome } from "./cli/cli-home.ts";
+export { resolvePiCli } from "./cli/resolve-pi.ts";
+export {
+  isJsonMode,
+  type PiJsonEvent,
+  type RunPiOptions,
+  type RunPiResult,
+  runPi,
+  splitJsonLines,
+} from "./cli/run-pi.ts";
+export { parseJsonLines } from "./json-lines.ts";
+export { type ChunkContext, type PlannedChunk, planChunks, splitText } from "./model-server/chunks.ts";
+export {
+  LOOPBACK_API_KEY,
+  LOOPBACK_COMPAT,
+  LOOPBACK_MODEL_ID,
+  LOOPBACK_PROVIDER,
+  loopbackModel,
+} from "./model-server/loopback-model.ts";
+export { loopbackProviderConfig, writeModelsJson } from "./model-server/models-json.ts";
+export { SCRIPT_EXHAUSTED_TEXT, startModelServer } from "./model-server/server.ts";
+export type {
+  ChatMessage,
+  ModelServer,
+  ModelServerOptions,
+  ReasoningField,
+  RecordedRequest,
+  Script,
+  ScriptedResponse,
+  ScriptedToolCall,
+  ScriptFunction,
+} from "./model-server/types.ts";
+export { activateSandboxEnv } from "./sandbox/process-env.ts";
+export { createSandboxDirs, removeDir, type SandboxDirs, writeFiles, writeJson } from "./sandbox/temp-dirs.ts";
+export {
+  createTestSession,
+  type FauxModelOption,
+  type LoopbackModelOption,
+  type TestModelOption,
+  type TestSession,
+  type TestSessionOptions,
+} from "./session/create-test-session.ts";
+export { type DeltaKind, deltasOf, messageText } from "./session/event-helpers.ts";
+export { readSessionFile } from "./session/session-file.ts";

@@ -1,0 +1,262 @@
+/**
+ * A real pi AgentSession, in-process, built through pi's SDK the way the CLI builds it, but with
+ * a throwaway HOME / agent dir / project dir and a scripted model. Behaviour tests of extensions
+ * run against this instead of any imitation of pi.
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import type { ThinkingLevel } from "@mariozechner/pi-agent-core";
+import {
+  type Api,
+  type AssistantMessage,
+  type FauxProviderRegistration,
+  type FauxResponseStep,
+  type Model,
+  registerFauxProvider,
+} from "@mariozechner/pi-ai";
+import {
+  type AgentSession,
+  type AgentSessionEvent,
+  AuthStorage,
+  createAgentSession,
+  DefaultResourceLoader,
+  type ExtensionError,
+  type ExtensionFactory,
+  type FileEntry,
+  ModelRegistry,
+  type PromptOptions,
+  SessionManager,
+  SettingsManager,
+  type ToolDefinition,
+} from "@mariozechner/pi-coding-agent";
+import { LOOPBACK_API_KEY, loopbackModel } from "../model-server/loopback-model.ts";
+import { writeModelsJson } from "../model-server/models-json.ts";
+import type { ModelServer } from "../model-server/types.ts";
+import { activateSandboxEnv } from "../sandbox/process-env.ts";
+import { createSandboxDirs, removeDir, writeFiles, writeJson } from "../sandbox/temp-dirs.ts";
+import { readSessionFile } from "./session-file.ts";
+
+/** pi-ai's scripted in-process provider: deterministic, no sockets. */
+export interface FauxModelOption {
+  kind: "faux";
+  /** Responses consumed in order (`fauxAssistantMessage(...)` or factories); more via `faux.setResponses`. */
+  responses?: FauxResponseStep[];
+  /** Tokens per delta; pi's faux provider counts 4 chars per token. Default 1 (4-char deltas). */
+  tokenSize?: number;
+  /** Streaming pace; default unthrottled. */
+  tokensPerSecond?: number;
+  /** Declare the faux model reasoning-capable (lets thinking levels other than "off" apply). */
+  reasoning?: boolean;
+}
+
+/** pi's real openai-completions provider against a loopback `startModelServer`. */
+export interface LoopbackModelOption {
+  kind: "loopback";
+  server: Pick<ModelServer, "baseUrl">;
+  overrides?: Partial<Model<"openai-completions">>;
+}
+
+export type TestModelOption = FauxModelOption | LoopbackModelOption;
+
+export interface TestSessionOptions {
+  /** Default `{ kind: "faux" }`. */
+  model?: TestModelOption;
+  /** Files written under the project dir (cwd), e.g. `{ ".pi/rules/a.md": "..." }`. */
+  files?: Record<string, string>;
+  /** Files written under the agent dir (the sandbox's `~/.pi/agent`). */
+  agentFiles?: Record<string, string>;
+  /** Global settings, written to `<agentDir>/settings.json`. */
+  settings?: Record<string, unknown>;
+  /** Project settings, written to `<cwd>/.pi/settings.json`. */
+  projectSettings?: Record<string, unknown>;
+  /** Inline extensions (what `extensionFactories` of DefaultResourceLoader takes). */
+  extensions?: ExtensionFactory[];
+  /** Extension files or package dirs loaded like `pi -e` (relative paths resolve against process.cwd()). */
+  extensionPaths?: string[];
+  /** Keep a real session file under `<agentDir>/sessions`; default in-memory. */
+  persist?: boolean;
+  /** Tool allowlist, as `pi --tools`. */
+  tools?: string[];
+  noTools?: "all" | "builtin";
+  customTools?: ToolDefinition[];
+  thinkingLevel?: ThinkingLevel;
+  /** Replace pi's system prompt (as `pi --system-prompt`). */
+  systemPrompt?: string;
+  appendSystemPrompt?: string[];
+  /**
+   * Point process.env.HOME / PI_CODING_AGENT_DIR at the sandbox while the session lives, so pi
+   * and extensions calling `getAgentDir()` / `os.homedir()` never see the developer's home.
+   * Default true.
+   */
+  isolateEnv?: boolean;
+  /** Don't throw when an extension fails to load; read `extensionLoadErrors` instead. */
+  allowExtensionErrors?: boolean;
+  /** Leave the temp dirs on disk after dispose (debugging). Also on with env PI_TESTKIT_KEEP=1. */
+  keepTempDirs?: boolean;
+}
+
+export interface TestSession {
+  session: AgentSession;
+  model: Model<Api>;
+  /** Root of the temp tree (holds home/ and project/). */
+  root: string;
+  home: string;
+  agentDir: string;
+  cwd: string;
+  /** The faux registration (kind "faux"): `setResponses`, `appendResponses`, `state.callCount`. */
+  faux?: FauxProviderRegistration;
+  /** Session file path when `persist`; pi writes it once the first assistant message exists. */
+  sessionFile?: string;
+  /** Every AgentSession event received, in order (subscribed before extensions start). */
+  events: AgentSessionEvent[];
+  /** Errors thrown by extension handlers while the session ran. */
+  extensionErrors: ExtensionError[];
+  /** Errors loading `extensionPaths` (only non-empty with `allowExtensionErrors`). */
+  extensionLoadErrors: { path: string; error: string }[];
+  /** `session.prompt(text)`, awaited until the run is idle; returns the last assistant message. */
+  prompt(text: string, options?: PromptOptions): Promise<AssistantMessage | undefined>;
+  /** Parsed entries of the session file (header first); `[]` when not persisted or not yet written. */
+  readSessionEntries(): FileEntry[];
+  /** Emit session_shutdown, dispose the session, unregister the faux provider, restore env, remove temp dirs. */
+  dispose(): Promise<void>;
+}
+
+const FAUX_API_KEY = "faux-test-key";
+
+/** Build a real pi AgentSession in a sandbox. Always `await t.dispose()` (e.g. in afterEach). */
+export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
+  const dirs = createSandboxDirs();
+  const { root, home, agentDir, cwd } = dirs;
+  const releaseEnv = options.isolateEnv === false ? () => {} : activateSandboxEnv(home, agentDir);
+  const keep = options.keepTempDirs === true || process.env["PI_TESTKIT_KEEP"] === "1";
+  let faux: FauxProviderRegistration | undefined;
+  let session: AgentSession | undefined;
+
+  const cleanup = () => {
+    faux?.unregister();
+    releaseEnv();
+    if (!keep) removeDir(root);
+  };
+
+  try {
+    writeFiles(cwd, options.files);
+    writeFiles(agentDir, options.agentFiles);
+    if (options.settings) writeJson(join(agentDir, "settings.json"), options.settings);
+    if (options.projectSettings) writeJson(join(cwd, ".pi", "settings.json"), options.projectSettings);
+
+    const authStorage = AuthStorage.create(join(agentDir, "auth.json"));
+    const modelOption: TestModelOption = options.model ?? { kind: "faux" };
+    let model: Model<Api>;
+    if (modelOption.kind === "faux") {
+      const tokenSize = modelOption.tokenSize ?? 1;
+      faux = registerFauxProvider({
+        tokenSize: { min: tokenSize, max: tokenSize },
+        ...(modelOption.tokensPerSecond !== undefined ? { tokensPerSecond: modelOption.tokensPerSecond } : {}),
+        ...(modelOption.reasoning ? { models: [{ id: "faux-1", name: "Faux Model", reasoning: true }] } : {}),
+      });
+      faux.setResponses(modelOption.responses ?? []);
+      model = faux.getModel();
+      // pi refuses to prompt a provider without configured auth; the faux provider ignores the key.
+      authStorage.setRuntimeApiKey(model.provider, FAUX_API_KEY);
+    } else {
+      writeModelsJson(agentDir, modelOption.server);
+      model = loopbackModel(modelOption.server, modelOption.overrides);
+      authStorage.setRuntimeApiKey(model.provider, LOOPBACK_API_KEY);
+    }
+    const modelRegistry = ModelRegistry.create(authStorage, join(agentDir, "models.json"));
+    const settingsManager = SettingsManager.create(cwd, agentDir);
+
+    const resourceLoader = new DefaultResourceLoader({
+      cwd,
+      agentDir,
+      settingsManager,
+      extensionFactories: options.extensions ?? [],
+      additionalExtensionPaths: (options.extensionPaths ?? []).map((p) => (isAbsolute(p) ? p : resolve(p))),
+      ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+      ...(options.appendSystemPrompt ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
+    });
+    await resourceLoader.reload();
+    const extensionLoadErrors = [...resourceLoader.getExtensions().errors];
+    if (extensionLoadErrors.length > 0 && !options.allowExtensionErrors) {
+      const list = extensionLoadErrors.map((e) => `  ${e.path}: ${e.error}`).join("\n");
+      throw new Error(`createTestSession: extensions failed to load:\n${list}`);
+    }
+
+    const sessionManager = options.persist
+      ? SessionManager.create(cwd, join(agentDir, "sessions"))
+      : SessionManager.inMemory(cwd);
+
+    const created = await createAgentSession({
+      cwd,
+      agentDir,
+      authStorage,
+      modelRegistry,
+      model,
+      resourceLoader,
+      sessionManager,
+      settingsManager,
+      ...(options.thinkingLevel ? { thinkingLevel: options.thinkingLevel } : {}),
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.noTools ? { noTools: options.noTools } : {}),
+      ...(options.customTools ? { customTools: options.customTools } : {}),
+    });
+    const agentSession = created.session;
+    session = agentSession;
+
+    const events: AgentSessionEvent[] = [];
+    agentSession.subscribe((event) => {
+      events.push(event);
+    });
+    const extensionErrors: ExtensionError[] = [];
+    // Binding is what starts extensions: it emits session_start, as pi's print/RPC modes do.
+    await agentSession.bindExtensions({ onError: (error) => extensionErrors.push(error) });
+
+    let disposed = false;
+    return {
+      session: agentSession,
+      model,
+      root,
+      home,
+      agentDir,
+      cwd,
+      ...(faux ? { faux } : {}),
+      get sessionFile() {
+        return agentSession.sessionFile;
+      },
+      events,
+      extensionErrors,
+      extensionLoadErrors,
+      async prompt(text, promptOptions) {
+        await agentSession.prompt(text, promptOptions);
+        await agentSession.agent.waitForIdle();
+        return lastAssistant(agentSession);
+      },
+      readSessionEntries() {
+        return readSessionFile(agentSession.sessionFile);
+      },
+      async dispose() {
+        if (disposed) return;
+        disposed = true;
+        try {
+          if (agentSession.isStreaming) await agentSession.abort();
+          const runner = agentSession.extensionRunner;
+          if (runner.hasHandlers("session_shutdown")) await runner.emit({ type: "session_shutdown", reason: "quit" });
+        } finally {
+          agentSession.dispose();
+          cleanup();
+        }
+      },
+    };
+  } catch (error) {
+    session?.dispose();
+    cleanup();
+    throw error;
+  }
+}
+
+function lastAssistant(session: AgentSession): AssistantMessage | undefined {
+  for (let i = session.messages.length - 1; i >= 0; i--) {
+    const message = session.messages[i];
+    if (message?.role === "assistant") return message as AssistantMessage;
+  }
+  return undefined;
+}
