@@ -1,0 +1,89 @@
+import type { Rule } from "../rule.ts";
+
+/** Where each effective rule is delivered. Every rule lands in exactly one bucket. */
+export interface RuleBuckets {
+  /** Has a stream condition: pi-ttsr's job (listed in the prompt instead when pi-ttsr is not loaded). */
+  ttsr: Rule[];
+  /** Full content in the system prompt, first. */
+  alwaysApply: Rule[];
+  /** Listed by name, description and globs; content read on demand with `read_rule`. */
+  rulebook: Rule[];
+  /** Globs but no description: attached to the result of a tool call that touches a matching file. */
+  glob: Rule[];
+  /** Delivered nowhere, with the reason (for `rulebook doctor`). */
+  neither: { rule: Rule; reason: string }[];
+  /** Rules `read_rule` may return: everything the prompt shows or may attach. */
+  readable: Rule[];
+  /** One-time warnings about delivery (a stream condition without pi-ttsr). */
+  warnings: string[];
+}
+
+export interface BucketOptions {
+  /** pi-ttsr announced itself on the event bus. */
+  ttsrActive: boolean;
+  /** `rulebook.globAttach` (default true). */
+  globAttach?: boolean;
+}
+
+/** Why a rule would be delivered nowhere, or `undefined` when it has a bucket. */
+function neitherReason(rule: Rule, globAttach: boolean): string | undefined {
+  if (rule.manual) return "manual rule (applied only when mentioned in its own tool); pi has no mention mechanism";
+  if (rule.globs?.length && !globAttach) return "globs but no description, and rulebook.globAttach is off";
+  if (rule.globs?.length) return undefined;
+  if (rule.alwaysApply === false) return "alwaysApply is false and there is no description, globs or condition";
+  return "no description, globs, alwaysApply or condition: nothing says when to use it";
+}
+
+/**
+ * Split rules by how they are delivered. Order of tests (first match wins): a stream condition
+ * (TTSR), then `alwaysApply: true`, then a description (rulebook), then globs (glob-attached).
+ * Rules keep their precedence order inside each bucket.
+ */
+export function bucketRules(rules: readonly Rule[], options: BucketOptions): RuleBuckets {
+  const globAttach = options.globAttach ?? true;
+  const buckets: RuleBuckets = {
+    ttsr: [],
+    alwaysApply: [],
+    rulebook: [],
+    glob: [],
+    neither: [],
+    readable: [],
+    warnings: [],
+  };
+  for (const rule of rules) {
+    if (rule.condition?.length) {
+      buckets.ttsr.push(rule);
+      if (!options.ttsrActive) {
+        buckets.readable.push(rule);
+        buckets.warnings.push(
+          `rule "${rule.name}" has a stream condition but pi-ttsr is not loaded: it is only listed in the prompt (${rule.path})`,
+        );
+      }
+    } else if (rule.alwaysApply === true) {
+      buckets.alwaysApply.push(rule);
+      buckets.readable.push(rule);
+    } else if (rule.description && !rule.manual) {
+      buckets.rulebook.push(rule);
+      buckets.readable.push(rule);
+    } else {
+      const reason = neitherReason(rule, globAttach);
+      if (reason) {
+        buckets.neither.push({ rule, reason });
+      } else {
+        buckets.glob.push(rule);
+        buckets.readable.push(rule);
+      }
+    }
+  }
+  return buckets;
+}
+
+export type BucketName = "ttsr" | "alwaysApply" | "rulebook" | "glob" | "neither";
+
+/** The bucket one rule falls in (for listings). */
+export function bucketOf(buckets: RuleBuckets, rule: Rule): BucketName {
+  for (const name of ["ttsr", "alwaysApply", "rulebook", "glob"] as const) {
+    if (buckets[name].includes(rule)) return name;
+  }
+  return "neither";
+}

@@ -1,0 +1,49 @@
+import { join } from "node:path";
+import { collectRules, type Normalizer, type RuleFileSpec, ruleName, sortByStem } from "./collect.ts";
+import { CONDITION_KEYS, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
+import { listRuleFiles } from "./fs.ts";
+import { type DiscoveryContext, mergeOutputs, type ProviderOutput, type RuleProvider } from "./provider.ts";
+
+const SUFFIX = /\.md$/;
+
+/**
+ * Claude Code: `paths` (string or list) scope a rule to matching files; a rule without `paths` is
+ * loaded at every session start, so it is always-apply (unless it says otherwise).
+ */
+export const normalizeClaude: Normalizer = (f) => {
+  const globs = readGlobs(f, "paths");
+  const description = readString(f, "description");
+  const condition = readCondition(f, CONDITION_KEYS);
+  const explicit = readBoolean(f, "alwaysApply");
+  const alwaysApply = explicit ?? (globs || Object.hasOwn(f.data, "paths") ? undefined : true);
+  return { description, globs, alwaysApply, condition };
+};
+
+async function loadDir(dir: string, scope: "project" | "user", ctx: DiscoveryContext): Promise<ProviderOutput> {
+  const listing = await listRuleFiles(dir, { accept: (n) => SUFFIX.test(n), recursive: true });
+  const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".md"]).map((file) => ({
+    file,
+    name: ruleName(file.relPath, SUFFIX),
+    scope,
+    root: dir,
+  }));
+  const out = await collectRules(claudeProvider, specs, listing.problems, normalizeClaude, ctx);
+  out.searched.push(dir);
+  return out;
+}
+
+/** Claude Code: `<cwd>/.claude/rules/**\/*.md`, then `~/.claude/rules/**\/*.md`. */
+export const claudeProvider: RuleProvider = {
+  id: "claude",
+  priority: 50,
+  description: "Claude Code: <cwd>/.claude/rules/**/*.md, ~/.claude/rules/**/*.md",
+  async load(ctx) {
+    const projectDir = join(ctx.cwd, ".claude", "rules");
+    const userDir = join(ctx.home, ".claude", "rules");
+    const parts = await Promise.all([
+      loadDir(projectDir, "project", ctx),
+      ...(userDir === projectDir ? [] : [loadDir(userDir, "user", ctx)]),
+    ]);
+    return mergeOutputs(parts);
+  },
+};

@@ -1,0 +1,88 @@
+import { basename, dirname, join } from "node:path";
+import { collectRules, type Normalizer, type RuleFileSpec, ruleName, sortByStem } from "./collect.ts";
+import { CONDITION_KEYS, drop, has, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
+import { listRuleFiles, statIfExists } from "./fs.ts";
+import type { RuleProvider } from "./provider.ts";
+
+const SUFFIX = /\.(md|txt)$/;
+
+/**
+ * Cline: `paths` (string or list) are the globs (`globs` is accepted too). Cline applies every rule
+ * file it finds, so a rule with no `paths`, no `description`, no `alwaysApply` and no condition is
+ * always-apply here too: otherwise every plain Cline rule would never be delivered.
+ */
+export const normalizeCline: Normalizer = (f) => {
+  const paths = readGlobs(f, "paths");
+  if (paths && has(f, "globs")) drop(f, "globs", f.data.globs, "nothing: paths already sets the globs");
+  const globs = paths ?? (has(f, "paths") ? undefined : readGlobs(f, "globs"));
+  const description = readString(f, "description");
+  const condition = readCondition(f, CONDITION_KEYS);
+  let alwaysApply = readBoolean(f, "alwaysApply");
+  if (alwaysApply === undefined && !globs && !description && !condition && !has(f, "paths")) alwaysApply = true;
+  return { description, globs, alwaysApply, condition };
+};
+
+/** Find the nearest `.clinerules` (file or folder) from `cwd` upward; `level` is how many folders up. */
+export async function findClinerules(
+  cwd: string,
+): Promise<{ path: string; level: number; stats: NonNullable<Awaited<ReturnType<typeof statIfExists>>> } | undefined> {
+  let dir = cwd;
+  for (let level = 0; ; level++) {
+    const path = join(dir, ".clinerules");
+    const stats = await statIfExists(path);
+    if (stats) return { path, level, stats };
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** Cline: the nearest `.clinerules` upward from cwd: a folder of `*.md` / `*.txt`, or one file named `clinerules`. */
+export const clineProvider: RuleProvider = {
+  id: "cline",
+  priority: 40,
+  description: "Cline: nearest .clinerules upward from cwd (folder of *.md/*.txt, or one file)",
+  async load(ctx) {
+    const found = await findClinerules(ctx.cwd);
+    if (!found) {
+      const out = await collectRules(clineProvider, [], [], normalizeCline, ctx);
+      out.searched.push(join(ctx.cwd, ".clinerules"));
+      return out;
+    }
+    const scope = "project" as const;
+    if (found.stats.isFile()) {
+      const spec: RuleFileSpec = {
+        file: { path: found.path, relPath: basename(found.path), stats: found.stats },
+        name: "clinerules",
+        scope,
+        root: found.path,
+        level: found.level,
+      };
+      const out = await collectRules(clineProvider, [spec], [], normalizeCline, ctx);
+      out.searched.push(found.path);
+      return out;
+    }
+    if (!found.stats.isDirectory()) {
+      const out = await collectRules(
+        clineProvider,
+        [],
+        [{ path: found.path, reason: "neither a file nor a folder" }],
+        normalizeCline,
+        ctx,
+      );
+      out.searched.push(found.path);
+      return out;
+    }
+    const listing = await listRuleFiles(found.path, { accept: (n) => SUFFIX.test(n), recursive: false });
+    const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".md", ".txt"]).map((file) => ({
+      file,
+      name: ruleName(file.relPath, SUFFIX),
+      scope,
+      root: found.path,
+      level: found.level,
+    }));
+    const out = await collectRules(clineProvider, specs, listing.problems, normalizeCline, ctx);
+    out.searched.push(found.path);
+    return out;
+  },
+};

@@ -1,0 +1,171 @@
+import { posix } from "node:path";
+import type { Rule, RuleSource, RuleWarning } from "../rule.ts";
+import type { FieldContext } from "./fields.ts";
+import { type Candidate, compareNames, type Problem } from "./fs.ts";
+import { readParsed } from "./parse-cache.ts";
+import { type DiscoveryContext, emptyOutput, type ProviderOutput } from "./provider.ts";
+
+/** A rule file as a provider sees it before reading: its name and where it sits. */
+export interface RuleFileSpec {
+  file: Candidate;
+  name: string;
+  scope: RuleSource["scope"];
+  root: string;
+  level?: number;
+  /** Directory (relative to cwd, `/`-separated) that this rule's globs are relative to; "" for cwd. */
+  globBase?: string;
+}
+
+/** The typed fields a provider derives from frontmatter. */
+export type RuleFields = Pick<Rule, "description" | "globs" | "alwaysApply" | "condition" | "manual">;
+
+export type Normalizer = (fields: FieldContext, spec: RuleFileSpec) => RuleFields;
+
+export interface ProviderInfo {
+  id: string;
+  priority: number;
+}
+
+/** Run `fn` over `items` with at most `limit` in flight, keeping order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** Prefix globs of a nested rule folder so every glob is relative to cwd. */
+export function rebaseGlob(glob: string, base: string): string {
+  if (!base) return glob;
+  const negated = glob.startsWith("!");
+  const body = negated ? glob.slice(1) : glob;
+  const rebased = body.startsWith("/")
+    ? posix.join(base, body)
+    : body.includes("/")
+      ? posix.join(base, body)
+      : posix.join(base, "**", body);
+  return (negated ? "!" : "") + rebased;
+}
+
+/**
+ * Read, parse and normalize rule files for one provider, in the given order. Everything that goes
+ * wrong is reported: unreadable files and empty bodies as skips, YAML fallbacks, dropped values,
+ * oversized files and truncation as warnings naming the file.
+ */
+export async function collectRules(
+  provider: ProviderInfo,
+  specs: readonly RuleFileSpec[],
+  problems: readonly Problem[],
+  normalize: Normalizer,
+  ctx: DiscoveryContext,
+): Promise<ProviderOutput> {
+  const out = emptyOutput();
+  for (const p of problems) out.skipped.push({ path: p.path, provider: provider.id, reason: p.reason });
+  const results = await mapLimit(specs, 32, async (spec) => {
+    try {
+      return { spec, ...(await readParsed(spec.file.path, spec.file.stats)) };
+    } catch (error) {
+      return { spec, error };
+    }
+  });
+  for (const result of results) {
+    const { spec } = result;
+    const path = spec.file.path;
+    out.files++;
+    if ("error" in result) {
+      const code = (result.error as NodeJS.ErrnoException).code;
+      out.skipped.push({
+        path,
+        provider: provider.id,
+        reason: `unreadable: ${code ?? ""} ${(result.error as Error).message}`.trim(),
+      });
+      continue;
+    }
+    if (result.cached) out.cacheHits++;
+    const { parsed } = result;
+    const warnings: RuleWarning[] = [];
+    const warn = (message: string, key?: string) =>
+      warnings.push({ path, provider: provider.id, ...(key ? { key } : {}), message });
+    if (parsed.fallback) {
+      warn(
+        `frontmatter is not valid YAML (${parsed.fallback.error}); read it line by line instead, so every value is a string and lists are lost`,
+      );
+    }
+    if (parsed.unclosed) warn("frontmatter starts with --- but is never closed; the whole file is the rule body");
+    if (parsed.cutAtBytes) {
+      warn(`file is ${parsed.cutAtBytes.size} bytes; only the first ${parsed.cutAtBytes.read} were read`);
+    }
+    const fieldCtx: FieldContext = { data: parsed.data, path, provider: provider.id, warnings };
+    const fields = normalize(fieldCtx, spec);
+    if (!parsed.body) {
+      out.warnings.push(...warnings);
+      out.skipped.push({
+        path,
+        provider: provider.id,
+        reason: parsed.hasFrontmatter ? "no content after the frontmatter" : "empty file",
+      });
+      continue;
+    }
+    let content = parsed.body;
+    let truncated: Rule["truncated"];
+    if (content.length > ctx.settings.maxRuleChars) {
+      const keptChars = ctx.settings.maxRuleChars;
+      truncated = { originalChars: content.length, keptChars };
+      content = `${content.slice(0, keptChars)}\n\n[rulebook: this rule was truncated from ${parsed.body.length} to ${keptChars} characters (settings rulebook.maxRuleChars); the full text is in ${path}]`;
+      warn(`rule has ${parsed.body.length} characters; truncated to ${keptChars} (rulebook.maxRuleChars)`);
+    }
+    const globs = fields.globs?.map((g) => rebaseGlob(g, spec.globBase ?? ""));
+    const rule: Rule = {
+      name: spec.name,
+      path,
+      content,
+      ...(fields.description !== undefined ? { description: fields.description } : {}),
+      ...(globs !== undefined ? { globs } : {}),
+      ...(fields.alwaysApply !== undefined ? { alwaysApply: fields.alwaysApply } : {}),
+      ...(fields.condition !== undefined ? { condition: fields.condition } : {}),
+      ...(fields.manual ? { manual: true } : {}),
+      ...(truncated ? { truncated } : {}),
+      source: {
+        provider: provider.id,
+        priority: provider.priority,
+        scope: spec.scope,
+        path,
+        root: spec.root,
+        ...(spec.level !== undefined ? { level: spec.level } : {}),
+      },
+      meta: { ...parsed.data },
+    };
+    out.warnings.push(...warnings);
+    out.rules.push(rule);
+  }
+  return out;
+}
+
+/** Rule name from a path relative to its rules folder: extension(s) stripped, `/` kept for subfolders. */
+export function ruleName(relPath: string, suffix: RegExp): string {
+  return relPath.replace(suffix, "");
+}
+
+/**
+ * Sort files so that, within a folder, a preferred extension comes first for the same stem
+ * (`style.mdc` before `style.md` for Cursor): the later one is then reported as shadowed.
+ */
+export function sortByStem(files: Candidate[], suffix: RegExp, preferred: readonly string[]): Candidate[] {
+  const rank = (relPath: string) => {
+    const ext = relPath.slice(relPath.replace(suffix, "").length);
+    const i = preferred.indexOf(ext);
+    return i === -1 ? preferred.length : i;
+  };
+  return [...files].sort((a, b) => {
+    const sa = a.relPath.replace(suffix, "");
+    const sb = b.relPath.replace(suffix, "");
+    if (sa !== sb) return compareNames(sa, sb);
+    return rank(a.relPath) - rank(b.relPath);
+  });
+}

@@ -1,0 +1,41 @@
+import { join } from "node:path";
+import { collectRules, type Normalizer, type RuleFileSpec, ruleName, sortByStem } from "./collect.ts";
+import { CONDITION_KEYS, readCondition, readGlobs, readString } from "./fields.ts";
+import { listRuleFiles } from "./fs.ts";
+import type { RuleProvider } from "./provider.ts";
+
+const SUFFIX = /\.instructions\.md$/;
+const EVERYTHING = new Set(["**", "**/*", "*"]);
+
+/**
+ * GitHub Copilot: `applyTo` (comma-separated globs) scopes the instructions; `applyTo: "**"` means
+ * every request, so it is always-apply. Without `applyTo` Copilot applies the file only when attached
+ * by hand: with a `description` it is offered by description, otherwise it is manual.
+ */
+export const normalizeCopilot: Normalizer = (f) => {
+  const applyTo = readGlobs(f, "applyTo");
+  const description = readString(f, "description");
+  const condition = readCondition(f, CONDITION_KEYS);
+  if (applyTo?.some((g) => EVERYTHING.has(g))) return { description, alwaysApply: true, condition };
+  return { description, globs: applyTo, condition, manual: !applyTo && !description && !condition };
+};
+
+/** Copilot: `<cwd>/.github/instructions/**\/*.instructions.md`. */
+export const copilotProvider: RuleProvider = {
+  id: "copilot",
+  priority: 40,
+  description: "GitHub Copilot: <cwd>/.github/instructions/**/*.instructions.md (applyTo)",
+  async load(ctx) {
+    const dir = join(ctx.cwd, ".github", "instructions");
+    const listing = await listRuleFiles(dir, { accept: (n) => SUFFIX.test(n), recursive: true });
+    const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".instructions.md"]).map((file) => ({
+      file,
+      name: ruleName(file.relPath, SUFFIX),
+      scope: "project",
+      root: dir,
+    }));
+    const out = await collectRules(copilotProvider, specs, listing.problems, normalizeCopilot, ctx);
+    out.searched.push(dir);
+    return out;
+  },
+};

@@ -1,0 +1,71 @@
+import { join } from "node:path";
+import { collectRules, type Normalizer, type RuleFileSpec, ruleName, sortByStem } from "./collect.ts";
+import { CONDITION_KEYS, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
+import { listRuleFiles } from "./fs.ts";
+import { findNestedRuleDirs } from "./nested.ts";
+import { type DiscoveryContext, mergeOutputs, type ProviderOutput, type RuleProvider } from "./provider.ts";
+
+const SUFFIX = /\.(mdc|md)$/;
+
+/** Cursor keeps `alwaysApply` only when it is a real `true`, `description` only as a string. */
+export const normalizeCursor: Normalizer = (f) => ({
+  description: readString(f, "description"),
+  globs: readGlobs(f, "globs"),
+  alwaysApply: readBoolean(f, "alwaysApply", { onlyTrue: true }),
+  condition: readCondition(f, CONDITION_KEYS),
+});
+
+async function loadCursorDir(
+  dir: string,
+  scope: "project" | "user",
+  ctx: DiscoveryContext,
+  nested?: { base: string; level: number },
+): Promise<ProviderOutput> {
+  const listing = await listRuleFiles(dir, { accept: (n) => SUFFIX.test(n), recursive: true });
+  const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".mdc", ".md"]).map((file) => {
+    const name = ruleName(file.relPath, SUFFIX);
+    return {
+      file,
+      name: nested ? `${nested.base}/${name}` : name,
+      scope,
+      root: dir,
+      ...(nested ? { level: nested.level, globBase: nested.base } : {}),
+    };
+  });
+  const out = await collectRules(cursorProvider, specs, listing.problems, normalizeCursor, ctx);
+  out.searched.push(dir);
+  return out;
+}
+
+/**
+ * Cursor: `<cwd>/.cursor/rules/**`, then nested `<pkg>/.cursor/rules/**` folders (named
+ * `<pkg>/<rule>`, globs relative to `<pkg>`), then `~/.cursor/rules/**`.
+ */
+export const cursorProvider: RuleProvider = {
+  id: "cursor",
+  priority: 50,
+  description: "Cursor: <cwd>/.cursor/rules/**/*.{mdc,md}, nested <dir>/.cursor/rules, ~/.cursor/rules",
+  async load(ctx) {
+    const projectDir = join(ctx.cwd, ".cursor", "rules");
+    const userDir = join(ctx.home, ".cursor", "rules");
+    const nested = await findNestedRuleDirs(ctx.cwd, ".cursor", { maxDepth: 6, maxDirs: 5000 });
+    const parts = await Promise.all([
+      loadCursorDir(projectDir, "project", ctx),
+      ...nested.found.map((base) =>
+        loadCursorDir(join(ctx.cwd, base, ".cursor", "rules"), "project", ctx, {
+          base,
+          level: base.split("/").length,
+        }),
+      ),
+      userDir === projectDir ? Promise.resolve(mergeOutputs([])) : loadCursorDir(userDir, "user", ctx),
+    ]);
+    const out = mergeOutputs(parts);
+    if (nested.truncated) {
+      out.warnings.push({
+        provider: "cursor",
+        message: `stopped looking for nested .cursor/rules folders after 5000 directories under ${ctx.cwd}`,
+      });
+    }
+    return out;
+  },
+};

@@ -1,0 +1,114 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { dedupeByName } from "../precedence/dedupe.ts";
+import { orderProviders } from "../precedence/order.ts";
+import { type ProviderReport, type Rule, type RuleLoadResult, RuleSchema, type SkippedRule } from "../rule.ts";
+import { readRulebookSettings } from "../settings/read.ts";
+import type { RulebookSettings } from "../settings/schema.ts";
+import type { DiscoveryContext, ProviderOutput, RuleProvider } from "./provider.ts";
+import { PROVIDERS } from "./registry.ts";
+
+export interface LoadRulesOptions {
+  cwd: string;
+  /** Default `os.homedir()`: where `~/.cursor`, `~/.codeium`, `~/.claude` live. */
+  home?: string;
+  /** Default `<home>/.pi/agent`: user rules in `<agentDir>/rules`, settings in `<agentDir>/settings.json`. */
+  agentDir?: string;
+  /**
+   * Already-parsed settings. When omitted they are read from pi's settings files (user, then project),
+   * so every caller (extension, CLI, pi-ttsr) sees the same rules; their errors become warnings.
+   */
+  settings?: RulebookSettings;
+  /** Replace the provider list (tests). */
+  providers?: readonly RuleProvider[];
+}
+
+/**
+ * Discover every rule, normalize it, and resolve precedence: the one entry point shared by the
+ * extension, the CLI and pi-ttsr. Reads each file at most once per process while it is unchanged
+ * (a cache on `globalThis`). Never throws for a bad rule: it is skipped or warned about instead.
+ */
+export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResult> {
+  const started = performance.now();
+  const home = options.home ?? homedir();
+  const agentDir = options.agentDir ?? join(home, ".pi", "agent");
+  const warnings: RuleLoadResult["warnings"] = [];
+  let settings = options.settings;
+  if (!settings) {
+    const read = await readRulebookSettings(options.cwd, agentDir);
+    settings = read.settings;
+    warnings.push(...read.errors);
+  }
+  const ctx: DiscoveryContext = { cwd: options.cwd, home, agentDir, settings };
+  const providers = orderProviders(options.providers ?? PROVIDERS);
+  const disabledProviders = new Set<string>(settings.disabledProviders);
+
+  const outputs = await Promise.all(
+    providers.map(async (provider): Promise<ProviderOutput | undefined> => {
+      if (disabledProviders.has(provider.id)) return undefined;
+      try {
+        return await provider.load(ctx);
+      } catch (error) {
+        return {
+          rules: [],
+          skipped: [],
+          warnings: [{ provider: provider.id, message: `provider failed: ${(error as Error).message}` }],
+          searched: [],
+          files: 0,
+          cacheHits: 0,
+        };
+      }
+    }),
+  );
+
+  const reports: ProviderReport[] = [];
+  const skipped: SkippedRule[] = [];
+  const candidates: Rule[] = [];
+  const disabledRules = new Set(settings.disabledRules);
+  let files = 0;
+  let cacheHits = 0;
+  providers.forEach((provider, i) => {
+    const out = outputs[i];
+    reports.push({
+      id: provider.id,
+      priority: provider.priority,
+      enabled: out !== undefined,
+      searched: out?.searched ?? [],
+      found: out?.rules.length ?? 0,
+    });
+    if (!out) return;
+    files += out.files;
+    cacheHits += out.cacheHits;
+    skipped.push(...out.skipped);
+    warnings.push(...out.warnings);
+    for (const rule of out.rules) {
+      if (disabledRules.has(rule.name)) {
+        skipped.push({
+          path: rule.path,
+          provider: provider.id,
+          reason: `disabled by rulebook.disabledRules ("${rule.name}")`,
+        });
+        continue;
+      }
+      const valid = RuleSchema.safeParse(rule);
+      if (!valid.success) {
+        skipped.push({
+          path: rule.path,
+          provider: provider.id,
+          reason: `invalid rule: ${valid.error.issues[0]?.message}`,
+        });
+        continue;
+      }
+      candidates.push(rule);
+    }
+  });
+  const { rules, shadowed } = dedupeByName(candidates);
+  return {
+    rules,
+    shadowed,
+    skipped,
+    warnings,
+    providers: reports,
+    stats: { files, cacheHits, ms: performance.now() - started },
+  };
+}

@@ -1,0 +1,65 @@
+import { join, resolve } from "node:path";
+import {
+  collectRules,
+  type Normalizer,
+  type ProviderInfo,
+  type RuleFileSpec,
+  ruleName,
+  sortByStem,
+} from "./collect.ts";
+import { NATIVE_CONDITION_KEYS, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
+import { listRuleFiles } from "./fs.ts";
+import { type DiscoveryContext, mergeOutputs, type ProviderOutput, type RuleProvider } from "./provider.ts";
+
+const SUFFIX = /\.(md|mdc)$/;
+
+/** pi's own format: `description`, `globs`, `alwaysApply` (any boolean), `condition` / `trigger` for TTSR. */
+export const normalizeNative: Normalizer = (f) => ({
+  description: readString(f, "description"),
+  globs: readGlobs(f, "globs"),
+  alwaysApply: readBoolean(f, "alwaysApply"),
+  condition: readCondition(f, NATIVE_CONDITION_KEYS),
+});
+
+/** Load pi-format rules from folders, each `*.md` / `*.mdc` directly inside it. */
+export async function loadNativeDirs(
+  provider: ProviderInfo,
+  dirs: readonly { dir: string; scope: "project" | "user" }[],
+  ctx: DiscoveryContext,
+): Promise<ProviderOutput> {
+  const seen = new Set<string>();
+  const outputs = await Promise.all(
+    dirs.map(async ({ dir, scope }) => {
+      const key = resolve(dir);
+      if (seen.has(key)) return { ...mergeOutputs([]), searched: [dir] };
+      seen.add(key);
+      const listing = await listRuleFiles(dir, { accept: (n) => SUFFIX.test(n), recursive: false });
+      const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".md", ".mdc"]).map((file) => ({
+        file,
+        name: ruleName(file.relPath, SUFFIX),
+        scope,
+        root: dir,
+      }));
+      const out = await collectRules(provider, specs, listing.problems, normalizeNative, ctx);
+      out.searched.push(dir);
+      return out;
+    }),
+  );
+  return mergeOutputs(outputs);
+}
+
+/** Native pi rules: project `.pi/rules` first, then the user's `<agentDir>/rules`. */
+export const nativeProvider: RuleProvider = {
+  id: "native",
+  priority: 100,
+  description: "pi: <cwd>/.pi/rules/*.{md,mdc}, <agentDir>/rules/*.{md,mdc}",
+  load: (ctx) =>
+    loadNativeDirs(
+      nativeProvider,
+      [
+        { dir: join(ctx.cwd, ".pi", "rules"), scope: "project" },
+        { dir: join(ctx.agentDir, "rules"), scope: "user" },
+      ],
+      ctx,
+    ),
+};

@@ -1,0 +1,46 @@
+import type { Rule, RuleWarning, SkippedRule } from "../rule.ts";
+import type { RulebookSettings } from "../settings/schema.ts";
+
+/** What every provider gets: where to look, and the settings that shape a rule (size cap). */
+export interface DiscoveryContext {
+  cwd: string;
+  home: string;
+  agentDir: string;
+  settings: RulebookSettings;
+}
+
+/** A provider's rules in its own, sorted order, plus everything it refused and why. */
+export interface ProviderOutput {
+  rules: Rule[];
+  skipped: SkippedRule[];
+  warnings: RuleWarning[];
+  searched: string[];
+  files: number;
+  cacheHits: number;
+}
+
+/** One rule format. `priority` decides name conflicts across providers (higher wins). */
+export interface RuleProvider {
+  id: string;
+  priority: number;
+  /** One line for `rulebook doctor` and the README. */
+  description: string;
+  load(ctx: DiscoveryContext): Promise<ProviderOutput>;
+}
+
+export function emptyOutput(): ProviderOutput {
+  return { rules: [], skipped: [], warnings: [], searched: [], files: 0, cacheHits: 0 };
+}
+
+export function mergeOutputs(outputs: ProviderOutput[]): ProviderOutput {
+  const out = emptyOutput();
+  for (const o of outputs) {
+    out.rules.push(...o.rules);
+    out.skipped.push(...o.skipped);
+    out.warnings.push(...o.warnings);
+    out.searched.push(...o.searched);
+    out.files += o.files;
+    out.cacheHits += o.cacheHits;
+  }
+  return out;
+}

@@ -1,0 +1,95 @@
+import { basename, dirname, join } from "node:path";
+import { collectRules, type Normalizer, type RuleFields, type RuleFileSpec, ruleName, sortByStem } from "./collect.ts";
+import { CONDITION_KEYS, drop, has, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
+import { listRuleFiles, statIfExists } from "./fs.ts";
+import { mergeOutputs, type RuleProvider } from "./provider.ts";
+
+const SUFFIX = /\.md$/;
+export const WINDSURF_TRIGGERS = ["always_on", "manual", "model_decision", "glob"] as const;
+
+/**
+ * Windsurf's `trigger` is its activation mode (not a TTSR condition): `always_on` becomes
+ * alwaysApply, `model_decision` relies on `description`, `glob` on `globs`, `manual` is only
+ * applied when mentioned. Without `trigger`, `alwaysApply` / `description` / `globs` are read as-is.
+ */
+export const normalizeWindsurf: Normalizer = (f, spec) => {
+  const fields: RuleFields = {
+    description: readString(f, "description"),
+    globs: readGlobs(f, "globs"),
+    condition: readCondition(f, CONDITION_KEYS),
+  };
+  const global = spec.name === "global_rules" && spec.scope === "user";
+  if (!has(f, "trigger")) {
+    fields.alwaysApply = readBoolean(f, "alwaysApply") ?? (global ? true : undefined);
+    return fields;
+  }
+  const trigger = f.data.trigger;
+  if (has(f, "alwaysApply")) drop(f, "alwaysApply", f.data.alwaysApply, "nothing: trigger decides activation");
+  switch (trigger) {
+    case "always_on":
+      fields.alwaysApply = true;
+      break;
+    case "manual":
+      fields.manual = true;
+      break;
+    case "model_decision":
+      if (!fields.description) {
+        f.warnings.push({
+          path: f.path,
+          provider: f.provider,
+          key: "trigger",
+          message: "trigger: model_decision needs a description, and this rule has none",
+        });
+      }
+      break;
+    case "glob":
+      if (!fields.globs) {
+        f.warnings.push({
+          path: f.path,
+          provider: f.provider,
+          key: "trigger",
+          message: "trigger: glob needs globs, and this rule has none",
+        });
+      }
+      break;
+    default:
+      drop(f, "trigger", trigger, `one of ${WINDSURF_TRIGGERS.join(", ")}`);
+      if (global) fields.alwaysApply = true;
+  }
+  return fields;
+};
+
+/** Windsurf: `<cwd>/.windsurf/rules/**\/*.md`, then `~/.codeium/windsurf/memories/global_rules.md`. */
+export const windsurfProvider: RuleProvider = {
+  id: "windsurf",
+  priority: 50,
+  description: "Windsurf: <cwd>/.windsurf/rules/**/*.md, ~/.codeium/windsurf/memories/global_rules.md",
+  async load(ctx) {
+    const dir = join(ctx.cwd, ".windsurf", "rules");
+    const globalFile = join(ctx.home, ".codeium", "windsurf", "memories", "global_rules.md");
+    const [listing, globalStats] = await Promise.all([
+      listRuleFiles(dir, { accept: (n) => SUFFIX.test(n), recursive: true }),
+      statIfExists(globalFile),
+    ]);
+    const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".md"]).map((file) => ({
+      file,
+      name: ruleName(file.relPath, SUFFIX),
+      scope: "project",
+      root: dir,
+    }));
+    const problems = [...listing.problems];
+    if (globalStats?.isFile()) {
+      specs.push({
+        file: { path: globalFile, relPath: basename(globalFile), stats: globalStats },
+        name: "global_rules",
+        scope: "user",
+        root: dirname(globalFile),
+      });
+    } else if (globalStats) {
+      problems.push({ path: globalFile, reason: "not a regular file" });
+    }
+    const out = await collectRules(windsurfProvider, specs, problems, normalizeWindsurf, ctx);
+    out.searched.push(dir, globalFile);
+    return mergeOutputs([out]);
+  },
+};

@@ -1,0 +1,155 @@
+import { homedir } from "node:os";
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { getAgentDir } from "@mariozechner/pi-coding-agent";
+import {
+  compileGlobMatchers,
+  FILE_TOOLS,
+  type GlobMatcher,
+  matchRules,
+  renderAttachment,
+  toCwdRelative,
+} from "./attach/match.ts";
+import { bucketRules, type RuleBuckets } from "./buckets/buckets.ts";
+import { doctorReport, formatDoctor } from "./cli/report.ts";
+import { loadRules } from "./discovery/load.ts";
+import { isTtsrStatusPayload, TTSR_STATUS_EVENT } from "./handoff/ttsr.ts";
+import { appendToSystemPrompt, renderRulesPrompt } from "./prompt/render.ts";
+import type { Rule, RuleLoadResult } from "./rule.ts";
+import { readRulebookSettings } from "./settings/read.ts";
+import type { RulebookSettings } from "./settings/schema.ts";
+import { READ_RULE_TOOL, registerReadRuleTool } from "./tools/read-rule.ts";
+
+/** Session entry recording which rules were auto-attached, so a resumed session does not repeat them. */
+export const ATTACHED_ENTRY = "rulebook:attached";
+/** Session entry recording the warnings shown to the user (not sent to the model). */
+export const WARNINGS_ENTRY = "rulebook:warnings";
+
+export interface RulebookExtensionOptions {
+  /** Default `os.homedir()`. */
+  home?: string;
+  /** Default pi's agent dir (`PI_CODING_AGENT_DIR` or `~/.pi/agent`). */
+  agentDir?: string;
+}
+
+interface SessionState {
+  cwd: string;
+  settings: RulebookSettings;
+  result: RuleLoadResult;
+  attached: Set<string>;
+  shown: Set<string>;
+  /** Derived from the rules and the TTSR status; rebuilt when either changes. */
+  view?: { ttsrActive: boolean; buckets: RuleBuckets; promptText: string; matchers: GlobMatcher[] };
+}
+
+/**
+ * Build the rulebook extension. The default export uses the real home and agent dir; tests pass
+ * temp dirs. Rules are discovered once per session start, never per turn.
+ */
+export function createRulebookExtension(options: RulebookExtensionOptions = {}) {
+  return function rulebook(pi: ExtensionAPI): void {
+    let ttsrActive = false;
+    let state: SessionState | undefined;
+
+    pi.events.on(TTSR_STATUS_EVENT, (payload) => {
+      if (!isTtsrStatusPayload(payload)) return;
+      ttsrActive = payload.active;
+      if (state) state.view = undefined;
+    });
+
+    const load = async (ctx: ExtensionContext): Promise<SessionState> => {
+      const home = options.home ?? homedir();
+      const agentDir = options.agentDir ?? getAgentDir();
+      const { settings, errors } = await readRulebookSettings(ctx.cwd, agentDir);
+      const result = await loadRules({ cwd: ctx.cwd, home, agentDir, settings });
+      result.warnings.unshift(...errors);
+      const attached = new Set<string>();
+      for (const entry of ctx.sessionManager.getEntries()) {
+        if (entry.type === "custom" && entry.customType === ATTACHED_ENTRY) {
+          const names = (entry.data as { names?: unknown } | undefined)?.names;
+          if (Array.isArray(names)) for (const n of names) if (typeof n === "string") attached.add(n);
+        }
+      }
+      return { cwd: ctx.cwd, settings, result, attached, shown: new Set() };
+    };
+
+    const ensure = async (ctx: ExtensionContext): Promise<SessionState> => {
+      if (!state || state.cwd !== ctx.cwd) state = await load(ctx);
+      return state;
+    };
+
+    const view = (s: SessionState) => {
+      if (!s.view || s.view.ttsrActive !== ttsrActive) {
+        const buckets = bucketRules(s.result.rules, { ttsrActive, globAttach: s.settings.globAttach });
+        const promptText = renderRulesPrompt(buckets, {
+          ttsrActive,
+          globAttach: s.settings.globAttach,
+          toolName: READ_RULE_TOOL,
+        });
+        const attachable = buckets.readable.filter((r) => !buckets.alwaysApply.includes(r));
+        s.view = { ttsrActive, buckets, promptText, matchers: compileGlobMatchers(attachable) };
+      }
+      return s.view;
+    };
+
+    /** Show each warning once per session: a notification with UI, stderr without. */
+    const showWarnings = (s: SessionState, ctx: ExtensionContext, messages: string[]) => {
+      const fresh = messages.filter((m) => !s.shown.has(m));
+      if (!fresh.length) return;
+      for (const m of fresh) s.shown.add(m);
+      const head = `rulebook: ${fresh.length} warning(s)`;
+      const body = fresh.slice(0, 8).map((m) => `- ${m}`);
+      if (fresh.length > 8) body.push(`- ... and ${fresh.length - 8} more: run /rulebook or \`rulebook doctor\``);
+      const text = [head, ...body].join("\n");
+      if (ctx.hasUI) ctx.ui.notify(text, "warning");
+      else process.stderr.write(`${text}\n`);
+      pi.appendEntry(WARNINGS_ENTRY, { messages: fresh });
+    };
+
+    const loadWarnings = (s: SessionState): string[] => [
+      ...s.result.warnings.map((w) =>
+        w.path && !w.message.startsWith(w.path) ? `${w.path}: ${w.message}` : w.message,
+      ),
+      ...s.result.skipped.map((k) => `skipped ${k.path}: ${k.reason}`),
+    ];
+
+    registerReadRuleTool(pi, () => (state ? view(state).buckets.readable : []));
+
+    pi.registerCommand("rulebook", {
+      description: "Show where each rule came from, its bucket, and why rules were shadowed or skipped",
+      handler: async (_args, ctx) => {
+        const s = await ensure(ctx);
+        ctx.ui.notify(formatDoctor(doctorReport(s.result, s.settings, { ttsrActive })), "info");
+      },
+    });
+
+    pi.on("session_start", async (_event, ctx) => {
+      state = await load(ctx);
+      showWarnings(state, ctx, loadWarnings(state));
+    });
+
+    pi.on("before_agent_start", async (event, ctx) => {
+      const s = await ensure(ctx);
+      const v = view(s);
+      showWarnings(s, ctx, [...loadWarnings(s), ...v.buckets.warnings]);
+      if (!v.promptText) return undefined;
+      return { systemPrompt: appendToSystemPrompt(event.systemPrompt, v.promptText) };
+    });
+
+    pi.on("tool_result", async (event, ctx) => {
+      const s = state;
+      if (!s?.settings.globAttach || event.isError || !FILE_TOOLS.has(event.toolName)) return undefined;
+      const path = (event.input as { path?: unknown }).path;
+      if (typeof path !== "string") return undefined;
+      const rel = toCwdRelative(ctx.cwd, path);
+      if (!rel) return undefined;
+      const fresh: Rule[] = matchRules(view(s).matchers, rel).filter((r) => !s.attached.has(r.name));
+      if (!fresh.length) return undefined;
+      for (const r of fresh) s.attached.add(r.name);
+      pi.appendEntry(ATTACHED_ENTRY, { names: fresh.map((r) => r.name), path: rel });
+      const text = fresh.map((r) => renderAttachment(r, rel)).join("\n\n");
+      return { content: [...event.content, { type: "text", text: `\n\n${text}` }] };
+    });
+  };
+}
+
+export default createRulebookExtension();

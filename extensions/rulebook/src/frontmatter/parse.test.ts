@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { parseFrontmatter } from "./parse.ts";
+
+describe("parseFrontmatter", () => {
+  it("parses YAML frontmatter and trims the body", () => {
+    const r = parseFrontmatter("---\ndescription: Use tabs\nglobs: [a, b]\nalwaysApply: true\n---\n\nBody here\n\n");
+    expect(r).toEqual({
+      data: { description: "Use tabs", globs: ["a", "b"], alwaysApply: true },
+      body: "Body here",
+      hasFrontmatter: true,
+    });
+  });
+
+  it("handles CRLF and a BOM", () => {
+    const r = parseFrontmatter("\ufeff---\r\ndescription: x\r\n---\r\nBody\r\n");
+    expect(r.data).toEqual({ description: "x" });
+    expect(r.body).toBe("Body");
+  });
+
+  it("keeps a file without frontmatter whole", () => {
+    expect(parseFrontmatter("# Title\n\ntext")).toEqual({ data: {}, body: "# Title\n\ntext", hasFrontmatter: false });
+  });
+
+  it("treats an unclosed block as body and says so", () => {
+    const r = parseFrontmatter("---\ndescription: x\nno close");
+    expect(r.unclosed).toBe(true);
+    expect(r.body).toBe("---\ndescription: x\nno close");
+  });
+
+  it("accepts an empty block", () => {
+    expect(parseFrontmatter("---\n---\nBody")).toEqual({ data: {}, body: "Body", hasFrontmatter: true });
+  });
+
+  it("falls back to key: value lines when YAML fails, values as strings", () => {
+    const r = parseFrontmatter(
+      "---\ndescription: a: b: [\nalwaysApply: true\nthinking-level: high\nttsr_trigger: foo\n---\nBody",
+    );
+    expect(r.fallback?.error).toMatch(/./);
+    expect(r.data).toEqual({ description: "a: b: [", alwaysApply: "true", ttsr_trigger: "foo" });
+    expect(r.body).toBe("Body");
+  });
+
+  it("falls back when the frontmatter is not a mapping", () => {
+    const r = parseFrontmatter("---\n- a\n- b\n---\nBody");
+    expect(r.fallback?.error).toMatch(/mapping/);
+    expect(r.data).toEqual({});
+  });
+
+  it("never evaluates ---js frontmatter", () => {
+    const g = globalThis as { __rulebookPwned?: boolean };
+    const r = parseFrontmatter("---js\n{ description: (globalThis.__rulebookPwned = true, 'x') }\n---\nBody");
+    expect(g.__rulebookPwned).toBeUndefined();
+    expect(r.fallback?.error).toMatch(/not allowed/);
+    expect(r.body).toBe("Body");
+  });
+
+  it("does not treat ---- (a rule line) as frontmatter", () => {
+    expect(parseFrontmatter("----\ntext").hasFrontmatter).toBe(false);
+  });
+});

@@ -1,0 +1,83 @@
+import { z } from "zod";
+
+/** Where a rule came from. Kept on every rule so `rulebook doctor` can explain precedence. */
+export const RuleSourceSchema = z.object({
+  /** Provider id: "native", "extra", "cursor", "windsurf", "claude", "cline", "copilot". */
+  provider: z.string(),
+  /** Provider priority: higher wins on a name conflict. */
+  priority: z.number(),
+  scope: z.enum(["project", "user"]),
+  /** The rule file. */
+  path: z.string(),
+  /** The folder the provider scanned (the rules directory, or the `.clinerules` file itself). */
+  root: z.string().optional(),
+  /** Nesting: directories between cwd and a nested `.cursor/rules`, or levels above cwd for `.clinerules`. */
+  level: z.number().int().nonnegative().optional(),
+});
+export type RuleSource = z.infer<typeof RuleSourceSchema>;
+
+/**
+ * One rule, normalized from any supported format. `name` is its identity: precedence and
+ * deduplication are by name only. `meta` keeps the raw frontmatter so other packages (pi-ttsr)
+ * can read their own keys without parsing the file again.
+ */
+export const RuleSchema = z.object({
+  name: z.string().min(1),
+  path: z.string(),
+  /** Body with the frontmatter stripped (and truncated to `maxRuleChars` when oversized). */
+  content: z.string(),
+  description: z.string().optional(),
+  /** Globs relative to cwd (nested rule folders are already prefixed with their directory). */
+  globs: z.array(z.string()).optional(),
+  alwaysApply: z.boolean().optional(),
+  /** TTSR stream condition(s): `condition`, legacy `ttsr_trigger` / `ttsrTrigger`, native `trigger`. */
+  condition: z.array(z.string()).optional(),
+  /** True when the source format says "only when the user mentions it" (Windsurf `trigger: manual`). */
+  manual: z.boolean().optional(),
+  /** Set when the content was cut to the size cap. */
+  truncated: z.object({ originalChars: z.number(), keptChars: z.number() }).optional(),
+  source: RuleSourceSchema,
+  meta: z.record(z.string(), z.unknown()),
+});
+export type Rule = z.infer<typeof RuleSchema>;
+
+/** Something the user should know about: a dropped frontmatter value, a YAML error, a bad setting. */
+export interface RuleWarning {
+  path?: string;
+  provider?: string;
+  key?: string;
+  message: string;
+}
+
+/** A file that looked like a rule but did not become one, with the reason. */
+export interface SkippedRule {
+  path: string;
+  provider: string;
+  reason: string;
+}
+
+/** A rule that lost a name conflict, and the rule it lost to. */
+export interface ShadowedRule {
+  rule: Rule;
+  by: Rule;
+}
+
+/** What one provider did: for `rulebook doctor`. */
+export interface ProviderReport {
+  id: string;
+  priority: number;
+  enabled: boolean;
+  /** Folders or files it looked at (existing or not). */
+  searched: string[];
+  found: number;
+}
+
+export interface RuleLoadResult {
+  /** Effective rules, in precedence order. */
+  rules: Rule[];
+  shadowed: ShadowedRule[];
+  skipped: SkippedRule[];
+  warnings: RuleWarning[];
+  providers: ProviderReport[];
+  stats: { files: number; cacheHits: number; ms: number };
+}

@@ -1,0 +1,56 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { RuleWarning } from "../rule.ts";
+import { DEFAULT_SETTINGS, parsePartialRulebookSettings, type RulebookSettings } from "./schema.ts";
+
+export interface SettingsFiles {
+  user: string;
+  project: string;
+}
+
+/** pi's two settings files: `<agentDir>/settings.json` and `<cwd>/.pi/settings.json`. */
+export function settingsFiles(cwd: string, agentDir: string): SettingsFiles {
+  return { user: join(agentDir, "settings.json"), project: join(cwd, ".pi", "settings.json") };
+}
+
+/**
+ * Read the `rulebook` key from pi's user and project settings; project keys override user keys.
+ * Missing files are fine; unreadable JSON and bad values become errors naming the file and key.
+ */
+export async function readRulebookSettings(
+  cwd: string,
+  agentDir: string,
+): Promise<{ settings: RulebookSettings; errors: RuleWarning[]; files: SettingsFiles }> {
+  const files = settingsFiles(cwd, agentDir);
+  const errors: RuleWarning[] = [];
+  let merged: RulebookSettings = { ...DEFAULT_SETTINGS };
+  for (const file of [files.user, files.project]) {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+        errors.push({ path: file, message: `${file}: cannot read settings: ${(error as Error).message}` });
+      }
+      continue;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      errors.push({
+        path: file,
+        message: `${file}: not valid JSON (${(error as Error).message}); rulebook settings ignored`,
+      });
+      continue;
+    }
+    if (json === null || typeof json !== "object" || Array.isArray(json)) continue;
+    const { settings, errors: keyErrors } = parsePartialRulebookSettings(
+      (json as Record<string, unknown>).rulebook,
+      file,
+    );
+    errors.push(...keyErrors);
+    merged = { ...merged, ...settings };
+  }
+  return { settings: merged, errors, files };
+}
