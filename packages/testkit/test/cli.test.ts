@@ -94,15 +94,17 @@ describe("runPi against the loopback server", () => {
     expect(result.stdout).toBe("got: piped prompt\n");
   });
 
-  it("exits non-zero with the provider's error on an HTTP failure", async () => {
+  it("exits non-zero with the provider's error on an HTTP failure, after exactly one request", async () => {
     server = await startModelServer({
-      script: () => ({ httpStatus: 400, errorBody: JSON.stringify({ error: { message: "bad request from script" } }) }),
+      script: () => ({ httpStatus: 503, errorBody: JSON.stringify({ error: { message: "overloaded by script" } }) }),
     });
     home = prepareCliHome({ server, settings: { retry: { enabled: false } } });
 
     const result = await runPi(["-p", "hi", "--no-session"], { home });
 
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("bad request from script");
+    expect(result.stderr).toContain("overloaded by script");
+    // 503 is retryable for the OpenAI SDK; the testkit default (retry.provider.maxRetries 0) keeps it to one.
+    expect(server.requests).toHaveLength(1);
   });
 });

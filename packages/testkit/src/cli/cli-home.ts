@@ -7,13 +7,14 @@ import { join } from "node:path";
 import { LOOPBACK_MODEL_ID, LOOPBACK_PROVIDER } from "../model-server/loopback-model.ts";
 import { writeModelsJson } from "../model-server/models-json.ts";
 import type { ModelServer } from "../model-server/types.ts";
+import { mergeSettings, SANDBOX_DEFAULT_SETTINGS } from "../sandbox/settings.ts";
 import { createSandboxDirs, removeDir, writeFiles, writeJson } from "../sandbox/temp-dirs.ts";
 import { childEnv } from "./child-env.ts";
 
 export interface CliHomeOptions {
   /** Register it in models.json and make it the default provider/model. */
   server?: Pick<ModelServer, "baseUrl">;
-  /** Extra global settings, merged over the testkit defaults. */
+  /** Global settings, deep-merged over CLI_DEFAULT_SETTINGS (and the loopback default model). */
   settings?: Record<string, unknown>;
   /** Project settings, `<cwd>/.pi/settings.json`. */
   projectSettings?: Record<string, unknown>;
@@ -37,11 +38,11 @@ export interface CliHome {
   dispose(): void;
 }
 
-/** Settings every CLI home gets: no install ping, no startup header noise. */
-export const CLI_DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = {
+/** Settings every CLI home gets: no install ping, no startup header noise, no hidden SDK retries. */
+export const CLI_DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = mergeSettings(SANDBOX_DEFAULT_SETTINGS, {
   enableInstallTelemetry: false,
   quietStartup: true,
-};
+});
 
 /** Create the temp HOME; call `dispose()` when done. */
 export function prepareCliHome(options: CliHomeOptions = {}): CliHome {
@@ -53,7 +54,7 @@ export function prepareCliHome(options: CliHomeOptions = {}): CliHome {
       settings["defaultProvider"] = LOOPBACK_PROVIDER;
       settings["defaultModel"] = LOOPBACK_MODEL_ID;
     }
-    writeJson(join(agentDir, "settings.json"), { ...settings, ...options.settings });
+    writeJson(join(agentDir, "settings.json"), mergeSettings(settings, options.settings));
     if (options.projectSettings) writeJson(join(cwd, ".pi", "settings.json"), options.projectSettings);
     writeFiles(cwd, options.files);
     writeFiles(agentDir, options.agentFiles);

@@ -32,6 +32,7 @@ import { LOOPBACK_API_KEY, loopbackModel } from "../model-server/loopback-model.
 import { writeModelsJson } from "../model-server/models-json.ts";
 import type { ModelServer } from "../model-server/types.ts";
 import { activateSandboxEnv } from "../sandbox/process-env.ts";
+import { mergeSettings, SANDBOX_DEFAULT_SETTINGS } from "../sandbox/settings.ts";
 import { createSandboxDirs, removeDir, writeFiles, writeJson } from "../sandbox/temp-dirs.ts";
 import { readSessionFile } from "./session-file.ts";
 
@@ -64,7 +65,7 @@ export interface TestSessionOptions {
   files?: Record<string, string>;
   /** Files written under the agent dir (the sandbox's `~/.pi/agent`). */
   agentFiles?: Record<string, string>;
-  /** Global settings, written to `<agentDir>/settings.json`. */
+  /** Global settings, deep-merged over SANDBOX_DEFAULT_SETTINGS into `<agentDir>/settings.json`. */
   settings?: Record<string, unknown>;
   /** Project settings, written to `<cwd>/.pi/settings.json`. */
   projectSettings?: Record<string, unknown>;
@@ -140,7 +141,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   try {
     writeFiles(cwd, options.files);
     writeFiles(agentDir, options.agentFiles);
-    if (options.settings) writeJson(join(agentDir, "settings.json"), options.settings);
+    writeJson(join(agentDir, "settings.json"), mergeSettings(SANDBOX_DEFAULT_SETTINGS, options.settings));
     if (options.projectSettings) writeJson(join(cwd, ".pi", "settings.json"), options.projectSettings);
 
     const authStorage = AuthStorage.create(join(agentDir, "auth.json"));
