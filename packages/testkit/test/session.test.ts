@@ -177,4 +177,46 @@ describe("createTestSession with the loopback model", () => {
       ["user", "two"],
     ]);
   });
+
+  it("runs a streamed tool call and sends the tool result back on the next request", async () => {
+    server = await startModelServer({
+      script: [
+        { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "hello.txt" } }], chunkSize: 3 },
+        { text: "The file says hi." },
+      ],
+    });
+    t = await createTestSession({ model: { kind: "loopback", server }, files: { "hello.txt": "hi from disk" } });
+
+    const reply = await t.prompt("what is in hello.txt?");
+
+    expect(messageText(reply)).toBe("The file says hi.");
+    expect(deltasOf(t.events, "toolcall_delta").length).toBeGreaterThan(3);
+    expect(server.requests).toHaveLength(2);
+    const followUp = server.requests[1]!.messages;
+    expect(followUp.at(-2)).toMatchObject({
+      role: "assistant",
+      tool_calls: [{ id: "call_read", type: "function", function: { name: "read" } }],
+    });
+    expect(followUp.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_read" });
+    expect(messageText(followUp.at(-1))).toContain("hi from disk");
+  });
+
+  it("sees the HTTP stream closed early when an extension aborts mid-stream", async () => {
+    server = await startModelServer({ script: [{ text: "y".repeat(300), chunkSize: 1, delayMs: 5 }] });
+    const abortingExtension = (pi: ExtensionAPI) => {
+      pi.on("message_update", (event, ctx) => {
+        if (event.assistantMessageEvent.type === "text_delta" && messageText(event.message).length >= 10) ctx.abort();
+      });
+    };
+    t = await createTestSession({ model: { kind: "loopback", server }, extensions: [abortingExtension] });
+
+    const reply = await t.prompt("stream a lot");
+    await server.waitForIdle();
+
+    expect(reply?.stopReason).toBe("aborted");
+    const request = server.requests[0]!;
+    expect(request.closedEarly).toBe(true);
+    expect(request.completed).toBe(false);
+    expect(request.deltasSent).toBeLessThan(request.deltasPlanned);
+  });
 });
