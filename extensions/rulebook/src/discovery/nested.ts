@@ -1,5 +1,5 @@
 import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { compareNames } from "./fs.ts";
 
@@ -29,15 +29,13 @@ export async function findNestedRuleDirs(
   let level: string[] = [root];
   for (let depth = 0; depth <= options.maxDepth && level.length > 0; depth++) {
     const next: string[] = [];
-    const listings = await Promise.all(
-      level.map(async (dir) => {
-        try {
-          return { dir, entries: await readdir(dir, { withFileTypes: true }) };
-        } catch {
-          return { dir, entries: [] as Dirent[] };
-        }
-      }),
-    );
+    const listings = level.map((dir) => {
+      try {
+        return { dir, entries: readdirSync(dir, { withFileTypes: true }) };
+      } catch {
+        return { dir, entries: [] as Dirent[] };
+      }
+    });
     for (const { dir, entries } of listings) {
       for (const entry of entries) {
         if (!entry.isDirectory()) continue;

@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { open } from "node:fs/promises";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { type ParsedFrontmatter, parseFrontmatter } from "../frontmatter/parse.ts";
 
 /** Files larger than this are read only up to it: a rule is text for a prompt, not a data dump. */
@@ -63,7 +63,7 @@ export async function readParsed(path: string, stats: Stats): Promise<{ parsed: 
     cache.stats.hits++;
     return { parsed: hit.parsed, cached: true };
   }
-  const { text, read } = await readHead(path, stats.size);
+  const { text, read } = readHead(path, stats.size);
   cache.stats.reads++;
   const parsed: ParsedFile = parseFrontmatter(text);
   if (read < stats.size) parsed.cutAtBytes = { size: stats.size, read };
@@ -71,19 +71,23 @@ export async function readParsed(path: string, stats: Stats): Promise<{ parsed: 
   return { parsed, cached: false };
 }
 
-async function readHead(path: string, size: number): Promise<{ text: string; read: number }> {
-  const handle = await open(path, "r");
+/** Read a file (up to MAX_READ_BYTES). Synchronous: see `listRuleFiles` for why. */
+function readHead(path: string, size: number): { text: string; read: number } {
+  if (size <= MAX_READ_BYTES) {
+    const text = readFileSync(path, "utf8");
+    return { text, read: Buffer.byteLength(text) };
+  }
+  const fd = openSync(path, "r");
   try {
-    const want = Math.min(size, MAX_READ_BYTES);
-    const buffer = Buffer.alloc(want);
+    const buffer = Buffer.alloc(MAX_READ_BYTES);
     let read = 0;
-    while (read < want) {
-      const { bytesRead } = await handle.read(buffer, read, want - read, read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
+    while (read < MAX_READ_BYTES) {
+      const n = readSync(fd, buffer, read, MAX_READ_BYTES - read, read);
+      if (n === 0) break;
+      read += n;
     }
     return { text: buffer.toString("utf8", 0, read), read };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

@@ -1,0 +1,51 @@
+import { fileURLToPath } from "node:url";
+import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+
+const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+
+let server: ModelServer | undefined;
+let home: CliHome | undefined;
+afterEach(async () => {
+  await server?.close();
+  home?.dispose();
+});
+
+const text = (content: unknown) =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.map((p: { text?: string }) => p.text ?? "").join("")
+      : "";
+
+describe("the real pi CLI with -e ./extensions/rulebook", () => {
+  it("pi -p: rules reach the system prompt, read_rule works, warnings go to stderr", async () => {
+    server = await startModelServer({
+      script: [{ toolCalls: [{ name: "read_rule", arguments: { name: "rule://api" } }] }, { text: "All done." }],
+    });
+    home = prepareCliHome({
+      server,
+      files: {
+        ".pi/rules/style.md": "---\nalwaysApply: true\n---\nUse two spaces.",
+        ".cursor/rules/api.mdc": "---\ndescription: HTTP API conventions\nglobs: src/api/**\n---\nReturn JSON errors.",
+        ".cursor/rules/quoted.mdc": '---\nalwaysApply: "true"\n---\nQuoted.',
+      },
+    });
+    const result = await runPi(["-p", "Follow the rules.", "-e", PACKAGE_DIR], { home, timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("All done.");
+    expect(server.requests).toHaveLength(2);
+    const system = text(
+      server.requests[0]!.messages.find((m) => m.role === "system" || m.role === "developer")?.content,
+    );
+    expect(system).toContain(
+      '# Always-apply rules\n\nFollow these rules at all times.\n\n<rule name="style">\nUse two spaces.\n</rule>',
+    );
+    expect(system).toContain(
+      '<rules>\n<rule name="api">\n<description>HTTP API conventions</description>\n<glob>src/api/**</glob>\n</rule>\n</rules>',
+    );
+    const toolMessage = server.requests[1]!.messages.find((m) => m.role === "tool");
+    expect(text(toolMessage?.content)).toBe("Return JSON errors.");
+    expect(result.stderr).toContain('alwaysApply: ignored "true"');
+  });
+});

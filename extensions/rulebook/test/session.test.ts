@@ -1,0 +1,224 @@
+import type { Context } from "@mariozechner/pi-ai";
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { createTestSession, fauxAssistantMessage, fauxToolCall, type TestSession } from "@pi-rails/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import rulebook, { ATTACHED_ENTRY, WARNINGS_ENTRY } from "../src/extension.ts";
+import { TTSR_STATUS_EVENT, type TtsrStatusPayload } from "../src/handoff/ttsr.ts";
+
+/** Rule files of several formats, written into the test project. */
+const FILES: Record<string, string> = {
+  ".pi/rules/style.md": "---\nalwaysApply: true\n---\nUse two spaces.",
+  ".cursor/rules/api.mdc": "---\ndescription: HTTP API conventions\nglobs: src/api/**\n---\nReturn JSON errors.",
+  ".claude/rules/tests.md": "---\npaths: '**/*.test.ts'\n---\nUse vitest.",
+  ".pi/rules/no-console.md": "---\ndescription: Never log\ncondition: console\\.log\n---\nDo not use console.log.",
+  ".windsurf/rules/manual.md": "---\ntrigger: manual\n---\nOnly when asked.",
+  "src/api/users.ts": "export const users = [];\n",
+  "src/api/orders.ts": "export const orders = [];\n",
+  "src/a.test.ts": "test('x', () => {});\n",
+};
+
+/** A stand-in for pi-ttsr's announcement: the real event on the real bus. */
+const ttsrAnnouncer = (pi: ExtensionAPI) => {
+  pi.on("session_start", () => {
+    pi.events.emit(TTSR_STATUS_EVENT, { active: true, patched: false } satisfies TtsrStatusPayload);
+  });
+};
+
+let t: TestSession | undefined;
+afterEach(async () => {
+  await t?.dispose();
+  t = undefined;
+});
+
+/** Faux responses that record every context the model was sent. */
+function recorder() {
+  const contexts: Context[] = [];
+  const step = (message: ReturnType<typeof fauxAssistantMessage>) => (context: Context) => {
+    // tools carry schemas that structuredClone cannot copy; the prompt and messages are plain data
+    contexts.push(JSON.parse(JSON.stringify({ systemPrompt: context.systemPrompt, messages: context.messages })));
+    return message;
+  };
+  return { contexts, step };
+}
+
+const toolResults = (context: Context) =>
+  context.messages
+    .filter((m) => m.role === "toolResult")
+    .map((m) => ({
+      text: m.content.map((c) => (c.type === "text" ? c.text : "")).join(""),
+      isError: m.isError,
+    }));
+
+const customEntries = (session: TestSession, type: string) =>
+  session.session.sessionManager
+    .getEntries()
+    .filter((e) => e.type === "custom" && e.customType === type)
+    .map((e) => (e as { data?: unknown }).data);
+
+const PROMPT_WITHOUT_TTSR = `# Always-apply rules
+
+Follow these rules at all times.
+
+<rule name="style">
+Use two spaces.
+</rule>
+
+# Rules
+
+Read a rule with the read_rule tool (its name, or rule://<name>) when your task matches its description or globs, before you act.
+
+<rules>
+<rule name="api">
+<description>HTTP API conventions</description>
+<glob>src/api/**</glob>
+</rule>
+<rule name="tests">
+<glob>**/*.test.ts</glob>
+<note>attached automatically when you read or edit a matching file</note>
+</rule>
+<rule name="no-console">
+<description>Never log</description>
+<note>stream rule; read it before writing code it may concern</note>
+</rule>
+</rules>`;
+
+describe("rulebook in a real pi session", () => {
+  it("sends the model the exact system prompt: base, always-apply contents, then the Rules section", async () => {
+    const { contexts, step } = recorder();
+    t = await createTestSession({
+      files: FILES,
+      extensions: [rulebook],
+      model: { kind: "faux", responses: [step(fauxAssistantMessage("ok")), step(fauxAssistantMessage("ok"))] },
+    });
+    const base = t.session.systemPrompt;
+    expect(base).not.toContain("# Rules");
+    await t.prompt("hello");
+    await t.prompt("again");
+    expect(contexts).toHaveLength(2);
+    const expected = `${base.replace(/\s+$/, "")}\n\n${PROMPT_WITHOUT_TTSR}\n`;
+    expect(contexts[0]!.systemPrompt).toBe(expected);
+    // stable turn to turn (prompt-cache friendly), not appended twice
+    expect(contexts[1]!.systemPrompt).toBe(expected);
+    // the stream-condition warning is shown once per session, even over two prompts
+    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => (d as { messages: string[] }).messages);
+    expect(warned.filter((m) => m.includes("pi-ttsr is not loaded"))).toHaveLength(1);
+    expect(warned.filter((m) => m.includes('"no-console"'))).toHaveLength(1);
+  });
+
+  it("leaves stream-condition rules to pi-ttsr when it announces itself on the event bus", async () => {
+    const { contexts, step } = recorder();
+    t = await createTestSession({
+      files: FILES,
+      extensions: [rulebook, ttsrAnnouncer],
+      model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
+    });
+    const base = t.session.systemPrompt;
+    await t.prompt("hello");
+    const withoutTtsr = PROMPT_WITHOUT_TTSR.replace(
+      '<rule name="no-console">\n<description>Never log</description>\n<note>stream rule; read it before writing code it may concern</note>\n</rule>\n',
+      "",
+    );
+    expect(contexts[0]!.systemPrompt).toBe(`${base.replace(/\s+$/, "")}\n\n${withoutTtsr}\n`);
+    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => (d as { messages: string[] }).messages);
+    expect(warned.some((m) => m.includes("pi-ttsr"))).toBe(false);
+  });
+
+  it("read_rule returns rule contents by name or rule:// and errors with the available names otherwise", async () => {
+    const { contexts, step } = recorder();
+    t = await createTestSession({
+      files: FILES,
+      extensions: [rulebook, ttsrAnnouncer],
+      model: {
+        kind: "faux",
+        responses: [
+          step(
+            fauxAssistantMessage([
+              fauxToolCall("read_rule", { name: "rule://api" }),
+              fauxToolCall("read_rule", { name: "style" }),
+              fauxToolCall("read_rule", { name: "nope" }),
+              fauxToolCall("read_rule", { name: "no-console" }),
+              fauxToolCall("read_rule", { name: "manual" }),
+              fauxToolCall("read_rule", { name: "../.pi/rules/style.md" }),
+            ]),
+          ),
+          step(fauxAssistantMessage("done")),
+        ],
+      },
+    });
+    await t.prompt("read rules");
+    const available = "Available rules: style, api, tests";
+    expect(toolResults(contexts[1]!)).toEqual([
+      { text: "Return JSON errors.", isError: false },
+      { text: "Use two spaces.", isError: false },
+      { text: `Unknown rule "nope". ${available}`, isError: true },
+      // with pi-ttsr loaded, stream rules are its business, not readable here
+      { text: `Unknown rule "no-console". ${available}`, isError: true },
+      { text: `Unknown rule "manual". ${available}`, isError: true },
+      { text: `Unknown rule "../.pi/rules/style.md". ${available}`, isError: true },
+    ]);
+  });
+
+  it("attaches a glob rule once per session to the result of a read or edit of a matching file", async () => {
+    const { contexts, step } = recorder();
+    t = await createTestSession({
+      files: FILES,
+      extensions: [rulebook],
+      model: {
+        kind: "faux",
+        responses: [
+          step(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
+          step(
+            fauxAssistantMessage([
+              fauxToolCall("read", { path: "src/api/orders.ts" }),
+              fauxToolCall("edit", {
+                path: "src/a.test.ts",
+                edits: [{ oldText: "test('x'", newText: "test('y'" }],
+              }),
+            ]),
+          ),
+          step(fauxAssistantMessage("done")),
+        ],
+      },
+    });
+    await t.prompt("work");
+    const first = toolResults(contexts[1]!);
+    expect(first).toHaveLength(1);
+    expect(first[0]!.text).toContain("export const users = [];");
+    expect(first[0]!.text).toContain(
+      '<rule name="api" reason="auto-attached: src/api/users.ts matches its globs">\nReturn JSON errors.\n</rule>',
+    );
+    const later = toolResults(contexts[2]!).slice(1);
+    // api was already attached: not again; tests is attached to the edit of a test file
+    expect(later[0]!.text).not.toContain('<rule name="api"');
+    expect(later[1]!.text).toContain(
+      '<rule name="tests" reason="auto-attached: src/a.test.ts matches its globs">\nUse vitest.\n</rule>',
+    );
+    expect(customEntries(t, ATTACHED_ENTRY)).toEqual([
+      { names: ["api"], path: "src/api/users.ts" },
+      { names: ["tests"], path: "src/a.test.ts" },
+    ]);
+  });
+
+  it("glob attach can be switched off in settings; bad settings are reported with file and key, not a crash", async () => {
+    const { contexts, step } = recorder();
+    t = await createTestSession({
+      files: FILES,
+      extensions: [rulebook],
+      projectSettings: { rulebook: { globAttach: false, disabledRules: ["style"], typo: true } },
+      model: {
+        kind: "faux",
+        responses: [
+          step(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
+          step(fauxAssistantMessage("done")),
+        ],
+      },
+    });
+    await t.prompt("work");
+    expect(toolResults(contexts[1]!)[0]!.text).not.toContain("<rule");
+    expect(contexts[0]!.systemPrompt).not.toContain("Use two spaces.");
+    expect(contexts[0]!.systemPrompt).not.toContain('<rule name="tests">');
+    expect(t.extensionErrors).toEqual([]);
+    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => (d as { messages: string[] }).messages);
+    expect(warned).toContainEqual(expect.stringMatching(/\.pi\/settings\.json: unknown key "rulebook\.typo"/));
+  });
+});
