@@ -1,0 +1,76 @@
+// Deterministic bench workload: 200 rules (literal-like and regex) and a code-like response that matches none.
+
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** 100 literal-like and 100 regex rules, as pattern specs (accumulated window, like lifecycle rules). */
+export function benchRules() {
+  const specs = [];
+  for (let i = 0; i < 100; i++) {
+    const lit = [
+      `forbiddenCall${i}\\(`,
+      `legacy-module-${i}`,
+      `@deprecated/pkg${i}`,
+      `TODO\\(ticket-${i}\\)`,
+      `oldApi\\.v${i}\\.`,
+    ][i % 5];
+    specs.push({ source: lit, flags: "", window: "accumulated" });
+  }
+  for (let i = 0; i < 100; i++) {
+    const re = [
+      `import\\s+\\{[^}]*OldThing${i}[^}]*\\}\\s+from`,
+      `:\\s*Any${i}[\\s;,)\\]]`,
+      `console\\.(log|debug|info)\\(\\s*"tag${i}`,
+      `password${i}\\s*[=:]\\s*['"][^'"]{8,}`,
+      `\\bnew\\s+Legacy${i}Client\\b`,
+      `eval\\(\\s*user${i}`,
+      `from\\s+['"]old-sdk-${i}/`,
+      `setTimeout\\([^,]*,\\s*${1000 + i}\\d{3}\\)`,
+    ][i % 8];
+    specs.push({ source: re, flags: i % 3 === 0 ? "i" : "", window: "accumulated" });
+  }
+  return specs;
+}
+
+const IDENTS = ["value", "result", "config", "items", "client", "handler", "options", "index", "buffer", "state"];
+const TYPES = ["string", "number", "boolean", "Record<string, unknown>", "Item[]", "Promise<void>"];
+
+/** A TypeScript-looking response of about `size` characters. */
+export function benchText(size, seed = 42) {
+  const r = rng(seed);
+  const pick = (a) => a[Math.floor(r() * a.length)];
+  const lines = [];
+  let len = 0;
+  while (len < size) {
+    const kind = Math.floor(r() * 8);
+    let line;
+    const id = pick(IDENTS);
+    if (kind === 0) line = `import { ${pick(IDENTS)}, ${pick(IDENTS)} } from "./${pick(IDENTS)}.js";`;
+    else if (kind === 1)
+      line = `export function ${id}${Math.floor(r() * 100)}(${pick(IDENTS)}: ${pick(TYPES)}): ${pick(TYPES)} {`;
+    else if (kind === 2)
+      line = `  const ${id} = await ${pick(IDENTS)}.get(${pick(IDENTS)}, { retries: ${Math.floor(r() * 5)} });`;
+    else if (kind === 3) line = `  console.log("processing", ${id}.length);`;
+    else if (kind === 4) line = `  // The ${id} is ready; now update the ${pick(IDENTS)} and return.`;
+    else if (kind === 5) line = `  if (${id} === undefined) throw new Error("missing ${id}");`;
+    else if (kind === 6) line = `  return ${id}.map((x) => x * ${Math.floor(r() * 9)});`;
+    else line = "}";
+    lines.push(line);
+    len += line.length + 1;
+  }
+  return lines.join("\n").slice(0, size);
+}
+
+export function deltas(text, size = 4) {
+  const out = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}

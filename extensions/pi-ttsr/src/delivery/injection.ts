@@ -1,0 +1,94 @@
+import type { RuleMatch } from "../manager/ttsr-manager.ts";
+import type { TtsrRule } from "../rules/types.ts";
+import type { TtsrSettings } from "../settings/schema.ts";
+import { dedupeRules, renderInterrupt, renderReminder } from "./templates.ts";
+
+/** customType of the hidden message the model sees (interrupt retry and prose follow-up). */
+export const INJECTION_MESSAGE_TYPE = "ttsr-injection";
+/** customType of the session entry that records which rules were injected (restored on resume). */
+export const INJECTION_ENTRY_TYPE = "ttsr-injection";
+/** pi.events channel announcing each trigger. */
+export const TRIGGERED_EVENT = "ttsr_triggered";
+
+export type DeliveryKind = "interrupt" | "follow-up" | "tool-reminder" | "tool-block";
+
+/** Persisted with `pi.appendEntry`: enough to restore the repeat policy on resume. */
+export interface InjectionEntryData {
+  rules: string[];
+  kind: DeliveryKind;
+  /** Completed turns at injection time. */
+  turn: number;
+  toolCallId?: string;
+}
+
+export interface TriggeredPayload {
+  rules: Array<{ name: string; path: string; content: string; description?: string }>;
+  kind: DeliveryKind;
+  source: RuleMatch["source"];
+  toolCallId?: string;
+}
+
+export function rulesOf(matches: readonly RuleMatch[]): TtsrRule[] {
+  return dedupeRules(matches.map((m) => m.rule));
+}
+
+/** The `retry` of a stream_text abort: one hidden message carrying every matched rule. */
+export function interruptRetry(matches: readonly RuleMatch[], settings: Pick<TtsrSettings, "contextMode">) {
+  const rules = rulesOf(matches);
+  return {
+    content: renderInterrupt(rules, settings.contextMode),
+    role: "system" as const,
+    keepPartial: settings.contextMode === "keep",
+    customType: INJECTION_MESSAGE_TYPE,
+    details: { rules: rules.map((r) => r.name) },
+  };
+}
+
+/** The hidden follow-up sent after a successful message whose prose matched non-interrupting rules. */
+export function followUpMessage(matches: readonly RuleMatch[]) {
+  const rules = rulesOf(matches);
+  return {
+    customType: INJECTION_MESSAGE_TYPE,
+    content: renderReminder(rules, "prose"),
+    display: false,
+    details: { rules: rules.map((r) => r.name) },
+  };
+}
+
+/** The tool result with the reminder prepended as its own leading text block; the tool's content is kept verbatim. */
+export function withToolReminder<T>(
+  matches: readonly RuleMatch[],
+  content: readonly T[],
+): Array<T | { type: "text"; text: string }> {
+  return [{ type: "text", text: renderReminder(rulesOf(matches), "tool") }, ...content];
+}
+
+export function triggeredPayload(matches: readonly RuleMatch[], kind: DeliveryKind): TriggeredPayload {
+  const rules = rulesOf(matches).map((r) => ({
+    name: r.name,
+    path: r.path,
+    content: r.content,
+    ...(r.description ? { description: r.description } : {}),
+  }));
+  const first = matches[0];
+  return {
+    rules,
+    kind,
+    source: first?.source ?? "text",
+    ...(first?.toolCallId ? { toolCallId: first.toolCallId } : {}),
+  };
+}
+
+/** A one-line notice for interactive mode. */
+export function noticeText(matches: readonly RuleMatch[], kind: DeliveryKind): string {
+  const names = rulesOf(matches)
+    .map((r) => r.name)
+    .join(", ");
+  const how = {
+    interrupt: "interrupted the response and retried with the rule",
+    "follow-up": "the rule follows the message",
+    "tool-reminder": "the rule was added to the tool result",
+    "tool-block": "the tool call was blocked",
+  }[kind];
+  return `TTSR: rule ${names} fired (${how})`;
+}

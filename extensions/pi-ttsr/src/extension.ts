@@ -1,0 +1,219 @@
+/**
+ * pi adapter for TTSR: loads rules at session start, feeds every streamed delta to the TtsrManager and
+ * delivers its decisions through pi. All policy lives in the manager and delivery modules.
+ */
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import {
+  type DeliveryKind,
+  followUpMessage,
+  INJECTION_ENTRY_TYPE,
+  type InjectionEntryData,
+  interruptRetry,
+  noticeText,
+  rulesOf,
+  TRIGGERED_EVENT,
+  triggeredPayload,
+  withToolReminder,
+} from "./delivery/injection.ts";
+import { renderInterrupt } from "./delivery/templates.ts";
+import { type RuleMatch, TtsrManager } from "./manager/ttsr-manager.ts";
+import { hasStreamTextHook } from "./patch.ts";
+import { loadTtsrRules } from "./rules/load.ts";
+import { formatIssue, type StreamSource } from "./rules/types.ts";
+import { defaultAgentDir, readTtsrSettings } from "./settings/read.ts";
+import { formatSettingsIssue } from "./settings/schema.ts";
+
+/** Handoff to rulebook: while this is active, rules with a stream condition are ours. */
+export const TTSR_STATUS_EVENT = "pi-rails:ttsr:status";
+
+const STOCK_PI_NOTICE =
+  "pi-ttsr: this pi has no stream_text hook (stock pi, without the pi-rails patch). Degraded: prose rules cannot " +
+  "interrupt a response and are delivered as a hidden follow-up after it; interrupting tool rules block the tool " +
+  "call before it runs; reminders on tool results work as usual.";
+
+/** Messages already shown in this process, so a warning is said once even across reloads. */
+const SHOWN_KEY = Symbol.for("@pi-rails/pi-ttsr/shown");
+const registry = globalThis as Record<symbol, unknown>;
+if (!(registry[SHOWN_KEY] instanceof Set)) registry[SHOWN_KEY] = new Set<string>();
+const shown = registry[SHOWN_KEY] as Set<string>;
+
+function tell(ctx: ExtensionContext, message: string, level: "info" | "warning" = "warning"): void {
+  if (shown.has(message)) return;
+  shown.add(message);
+  if (ctx.hasUI) ctx.ui.notify(message, level);
+  else process.stderr.write(`${message}\n`);
+}
+
+function readInjectionEntries(ctx: ExtensionContext): InjectionEntryData[] {
+  const out: InjectionEntryData[] = [];
+  for (const entry of ctx.sessionManager.getBranch()) {
+    if (entry.type !== "custom" || entry.customType !== INJECTION_ENTRY_TYPE) continue;
+    const data = entry.data as Partial<InjectionEntryData> | undefined;
+    if (data && Array.isArray(data.rules)) out.push(data as InjectionEntryData);
+  }
+  return out;
+}
+
+function completedTurns(ctx: ExtensionContext): number {
+  let turns = 0;
+  for (const entry of ctx.sessionManager.getBranch()) {
+    if (entry.type === "message" && entry.message.role === "assistant") turns++;
+  }
+  return turns;
+}
+
+export default function ttsrExtension(pi: ExtensionAPI): void {
+  let manager: TtsrManager | undefined;
+  let patched = false;
+  /** Stock pi: tool calls to block at `tool_call`, with the rules that matched their arguments. */
+  const blocked = new Map<string, RuleMatch[]>();
+
+  const deliver = (
+    ctx: ExtensionContext | undefined,
+    matches: RuleMatch[],
+    kind: DeliveryKind,
+    toolCallId?: string,
+  ) => {
+    if (!manager || matches.length === 0) return;
+    const names = rulesOf(matches).map((r) => r.name);
+    manager.markInjected(names);
+    const data: InjectionEntryData = { rules: names, kind, turn: manager.completedTurns };
+    if (toolCallId) data.toolCallId = toolCallId;
+    pi.appendEntry(INJECTION_ENTRY_TYPE, data);
+    pi.events.emit(TRIGGERED_EVENT, triggeredPayload(matches, kind));
+    if (ctx?.hasUI) ctx.ui.notify(noticeText(matches, kind), "info");
+  };
+
+  pi.on("session_start", async (_event, ctx) => {
+    patched = hasStreamTextHook();
+    const agentDir = defaultAgentDir();
+    const { settings, issues: settingsIssues } = await readTtsrSettings(ctx.cwd, agentDir);
+    for (const issue of settingsIssues) tell(ctx, `pi-ttsr: ${formatSettingsIssue(issue)}`);
+    let loaded: Awaited<ReturnType<typeof loadTtsrRules>> = { rules: [], issues: [], dropped: [] };
+    if (settings.enabled) {
+      try {
+        loaded = await loadTtsrRules({ cwd: ctx.cwd, agentDir, settings });
+      } catch (error) {
+        tell(ctx, `pi-ttsr: loading rules failed, TTSR is off for this session: ${(error as Error).message}`);
+      }
+    }
+    manager = new TtsrManager(loaded.rules, { settings, cwd: ctx.cwd });
+    const warnings = [
+      ...settingsIssues.map(formatSettingsIssue),
+      ...[...loaded.issues, ...manager.registry.issues].map(formatIssue),
+    ];
+    for (const issue of [...loaded.issues, ...manager.registry.issues]) tell(ctx, `pi-ttsr: ${formatIssue(issue)}`);
+    manager.setCompletedTurns(completedTurns(ctx));
+    manager.restoreInjected(readInjectionEntries(ctx));
+    blocked.clear();
+    if (manager.active && !patched) tell(ctx, STOCK_PI_NOTICE);
+    pi.events.emit(TTSR_STATUS_EVENT, {
+      active: settings.enabled,
+      patched,
+      rules: manager.registry.rules.map((r) => r.rule.name),
+      warnings,
+    });
+  });
+
+  /** One delta from either host path; returns the abort answer on patched pi. */
+  const onDelta = (
+    ctx: ExtensionContext,
+    source: StreamSource,
+    chunk: string,
+    toolCall: { id: string; name: string } | undefined,
+  ) => {
+    if (!manager?.active) return undefined;
+    let decision: ReturnType<TtsrManager["checkDelta"]>;
+    try {
+      decision = manager.checkDelta({ source, chunk, ...(toolCall ? { toolCall } : {}) });
+    } catch (error) {
+      tell(ctx, `pi-ttsr: matching failed, this stream is not checked further: ${(error as Error).message}`);
+      return undefined;
+    }
+    if (decision.deferred.length > 0) {
+      pi.events.emit("pi-rails:ttsr:matched", { rules: decision.deferred.map((m) => m.rule.name), deferred: true });
+    }
+    if (decision.interrupt.length === 0) return undefined;
+    if (patched) {
+      const retry = interruptRetry(decision.interrupt, manager.settings);
+      deliver(ctx, decision.interrupt, "interrupt");
+      return { abort: true as const, retry };
+    }
+    // Stock pi: no abort-and-retry inside the loop. Prose waits for the end of the message; tool calls are blocked.
+    const prose = decision.interrupt.filter((m) => m.source !== "tool");
+    manager.queueProse(prose);
+    for (const m of decision.interrupt) {
+      if (m.source !== "tool" || !m.toolCallId) continue;
+      const list = blocked.get(m.toolCallId) ?? [];
+      list.push(m);
+      blocked.set(m.toolCallId, list);
+    }
+    return undefined;
+  };
+
+  pi.on("stream_text", (event, ctx) => {
+    if (!patched) return undefined; // stock detection wins: message_update carries the deltas then
+    const source: StreamSource = event.source === "toolcall" ? "tool" : event.source;
+    const toolCall = event.toolCall ? { id: event.toolCall.id, name: event.toolCall.name } : undefined;
+    return onDelta(ctx, source, event.chunk, toolCall);
+  });
+
+  pi.on("message_update", (event, ctx) => {
+    if (patched || !manager?.active) return;
+    const e = event.assistantMessageEvent;
+    if (e.type === "text_delta") onDelta(ctx, "text", e.delta, undefined);
+    else if (e.type === "thinking_delta") onDelta(ctx, "thinking", e.delta, undefined);
+    else if (e.type === "toolcall_delta") {
+      const block = event.message.role === "assistant" ? event.message.content[e.contentIndex] : undefined;
+      const id = block?.type === "toolCall" ? block.id : `index-${e.contentIndex}`;
+      const name = block?.type === "toolCall" ? block.name : "";
+      onDelta(ctx, "tool", e.delta, { id, name });
+    }
+  });
+
+  pi.on("message_start", (event) => {
+    if (event.message.role === "assistant") manager?.resetStreams();
+  });
+
+  pi.on("message_end", (event, ctx) => {
+    if (!manager || event.message.role !== "assistant") return;
+    const due = manager.onMessageEnd(event.message.stopReason);
+    if (event.message.stopReason === "aborted" || event.message.stopReason === "error") blocked.clear();
+    if (due.length === 0) return;
+    pi.sendMessage(followUpMessage(due), { deliverAs: "followUp", triggerTurn: true });
+    deliver(ctx, due, "follow-up");
+  });
+
+  pi.on("tool_call", (event, ctx) => {
+    const matches = blocked.get(event.toolCallId);
+    if (!matches || !manager) return;
+    blocked.delete(event.toolCallId);
+    deliver(ctx, matches, "tool-block", event.toolCallId);
+    return { block: true, reason: renderInterrupt(rulesOf(matches), "keep") };
+  });
+
+  pi.on("tool_result", (event, ctx) => {
+    if (!manager) return;
+    const bucket = manager.takeToolBucket(event.toolCallId);
+    if (bucket.length === 0) return;
+    deliver(ctx, bucket, "tool-reminder", event.toolCallId);
+    return { content: withToolReminder(bucket, event.content) };
+  });
+
+  pi.on("turn_end", () => {
+    manager?.onTurnEnd();
+  });
+
+  pi.registerCommand("ttsr", {
+    description: "TTSR: list the rules watching the stream, and their warnings",
+    handler: async (_args, ctx) => {
+      if (!manager) return;
+      const lines = manager.registry.rules.map((r) => {
+        const f = manager!.firings(r.rule.name);
+        return `${r.rule.name}  ${r.rule.conditions.map((c) => `/${c.source}/${c.flags}`).join(" | ")}  fired ${f?.count ?? 0}x`;
+      });
+      for (const s of manager.registry.skipped) lines.push(`skipped ${s.name} (${s.path}): ${s.reason}`);
+      ctx.ui.notify(lines.length > 0 ? lines.join("\n") : "TTSR: no rules", "info");
+    },
+  });
+}

@@ -1,0 +1,152 @@
+import { Minimatch } from "minimatch";
+import type { PatternSpec } from "../matcher/compile.ts";
+import { PatternSet } from "../matcher/stream-matcher.ts";
+import { scopeReachesAStream } from "../rules/normalize.ts";
+import type { RuleIssue, StreamSource, TtsrRule } from "../rules/types.ts";
+
+/** A rule accepted by the registry, with its compiled gates. */
+export interface RegisteredRule {
+  rule: TtsrRule;
+  index: number;
+  /** Pattern ids (in the shared PatternSet) of its conditions that compiled. */
+  patterns: number[];
+  globs?: Minimatch[];
+  toolScopes: Array<{ name?: string; glob?: Minimatch }>;
+}
+
+export interface SkippedRegistration {
+  name: string;
+  path: string;
+  reason: string;
+}
+
+function compileGlob(glob: string): Minimatch {
+  // A glob without a slash matches the file name anywhere (like .gitignore and the reference).
+  return new Minimatch(glob, { dot: true, matchBase: !glob.includes("/"), nocomment: true });
+}
+
+/**
+ * Compiles rules into one PatternSet (one shared automaton) and the per-rule gates. Registration skips, with a
+ * warning, rules whose conditions all fail to compile, duplicate names, and scopes that reach no stream.
+ */
+export class RuleRegistry {
+  readonly rules: RegisteredRule[] = [];
+  readonly skipped: SkippedRegistration[] = [];
+  readonly issues: RuleIssue[] = [];
+  readonly patternSet: PatternSet;
+  /** Pattern id -> index into `rules`. */
+  readonly patternOwner: number[] = [];
+
+  constructor(input: readonly TtsrRule[]) {
+    const specs: PatternSpec[] = [];
+    const owners: number[] = [];
+    const candidates: TtsrRule[] = [];
+    const names = new Set<string>();
+    for (const rule of input) {
+      if (names.has(rule.name)) {
+        this.skip(rule, `duplicate rule name "${rule.name}" (the first one registered wins)`);
+        continue;
+      }
+      if (!scopeReachesAStream(rule.scope)) {
+        this.skip(rule, "its scope reaches no stream (use text, thinking, tool, tool:<name> or tool:<name>(<glob>))");
+        continue;
+      }
+      names.add(rule.name);
+      const at = candidates.length;
+      candidates.push(rule);
+      for (const c of rule.conditions) {
+        specs.push({ source: c.source, flags: c.flags, window: rule.window });
+        owners.push(at);
+      }
+    }
+    this.patternSet = new PatternSet(specs);
+    const patternsOf: number[][] = candidates.map(() => []);
+    specs.forEach((spec, id) => {
+      const owner = owners[id]!;
+      const error = this.patternSet.errors[id];
+      const rule = candidates[owner]!;
+      if (error) {
+        this.issues.push({ rule: rule.name, path: rule.path, key: rule.conditionKey, message: error });
+        return;
+      }
+      for (const note of this.patternSet.patterns[id]!.notes) {
+        this.issues.push({
+          rule: rule.name,
+          path: rule.path,
+          key: rule.conditionKey,
+          message: `/${spec.source}/: ${note}`,
+        });
+      }
+      patternsOf[owner]!.push(id);
+    });
+    candidates.forEach((rule, i) => {
+      if (patternsOf[i]!.length === 0) {
+        names.delete(rule.name);
+        this.skip(rule, `no condition compiled (${rule.conditionKey})`);
+        return;
+      }
+      const registered: RegisteredRule = {
+        rule,
+        index: this.rules.length,
+        patterns: patternsOf[i]!,
+        toolScopes: rule.scope.tools.map((t) => ({
+          ...(t.name ? { name: t.name } : {}),
+          ...(t.glob ? { glob: compileGlob(t.glob) } : {}),
+        })),
+      };
+      if (rule.globs) registered.globs = rule.globs.map(compileGlob);
+      for (const id of registered.patterns) this.patternOwner[id] = registered.index;
+      this.rules.push(registered);
+    });
+  }
+
+  private skip(rule: TtsrRule, reason: string): void {
+    this.skipped.push({ name: rule.name, path: rule.path, reason });
+    this.issues.push({ rule: rule.name, path: rule.path, message: `not registered: ${reason}` });
+  }
+
+  byName(name: string): RegisteredRule | undefined {
+    return this.rules.find((r) => r.rule.name === name);
+  }
+}
+
+export type GateVerdict = "pass" | "fail" | "needs-path";
+
+/**
+ * Whether a rule applies to a stream: its scope (source, tool name, tool glob) and its `globs` file gate.
+ * `needs-path` when a glob decides and the tool call's path has not streamed yet.
+ */
+export function gate(
+  entry: RegisteredRule,
+  source: StreamSource,
+  toolName: string | undefined,
+  paths: readonly string[],
+): GateVerdict {
+  const scope = entry.rule.scope;
+  let needsPath = false;
+  if (source === "text" || source === "thinking") {
+    if (!scope[source]) return "fail";
+    // A file gate on prose has no path to match: the rule only acts on tool calls.
+    if (entry.globs) return "fail";
+    return "pass";
+  }
+  let scoped = false;
+  for (const t of entry.toolScopes) {
+    if (t.name && t.name !== toolName) continue;
+    if (!t.glob) {
+      scoped = true;
+      break;
+    }
+    if (paths.length === 0) needsPath = true;
+    else if (paths.some((p) => t.glob!.match(p))) {
+      scoped = true;
+      break;
+    }
+  }
+  if (!scoped) return needsPath ? "needs-path" : "fail";
+  if (entry.globs) {
+    if (paths.length === 0) return "needs-path";
+    if (!paths.some((p) => entry.globs!.some((g) => g.match(p)))) return "fail";
+  }
+  return "pass";
+}

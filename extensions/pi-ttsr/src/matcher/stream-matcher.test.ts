@@ -1,0 +1,164 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { PatternSpec } from "./compile.ts";
+import { naiveFirstMatches, PatternSet } from "./stream-matcher.ts";
+
+/** The seeds' example rules plus patterns that exercise every matcher mode. */
+const SPECS: PatternSpec[] = [
+  { source: "import.*from ['\"]deprecated-module['\"]", flags: "i", window: "line" },
+  { source: "from ['\"]@old-sdk/", flags: "", window: "line" },
+  { source: ":\\s*any[\\s;,)\\]]", flags: "", window: "line" },
+  { source: "console\\.(log|debug|info)\\(", flags: "", window: "line" },
+  { source: "(api[_-]?key|secret|password|token)\\s*[=:]\\s*['\"][^'\"]{8,}", flags: "i", window: "line" },
+  { source: "import.*from ['\"]deprecated-module['\"]", flags: "i", window: "accumulated" },
+  { source: ":\\s*any[\\s;,)\\]]", flags: "", window: "accumulated" },
+  { source: "\\bany\\b", flags: "", window: "accumulated" },
+  { source: "\\bany\\b", flags: "", window: "line" },
+  { source: "foo(?=bar)", flags: "", window: "accumulated" },
+  { source: "x(?!y)", flags: "", window: "accumulated" },
+  { source: "(?<=\\.)then", flags: "", window: "accumulated" },
+  { source: "^import", flags: "m", window: "accumulated" },
+  { source: "^import", flags: "", window: "line" },
+  { source: "END$", flags: "", window: "accumulated" },
+  { source: "END$", flags: "m", window: "accumulated" },
+  { source: "BEGIN[\\s\\S]*?END", flags: "", window: "accumulated" },
+  { source: "BEGIN.*END", flags: "s", window: "accumulated" },
+  { source: "foo\\nbar", flags: "", window: "accumulated" },
+  { source: "(\\w+) \\1", flags: "", window: "accumulated" },
+  { source: "(\\w+) \\1", flags: "", window: "line" },
+  { source: "TODO", flags: "", window: "chunk" },
+  { source: "é+x", flags: "u", window: "accumulated" },
+  { source: "secret", flags: "i", window: "accumulated" },
+  { source: "(a|b)\\1c", flags: "", window: "accumulated" },
+];
+
+const FRAGMENTS = [
+  "import",
+  "Import ",
+  " from ",
+  "'",
+  '"',
+  "deprecated-module",
+  "@old-sdk/",
+  ": any",
+  "any",
+  "many",
+  " ",
+  " ",
+  "\n",
+  "\n",
+  ";",
+  ")",
+  "console.log(",
+  "console.",
+  "api_key = '",
+  'token: "',
+  "abcdefghij",
+  "foo",
+  "bar",
+  "BEGIN",
+  "END",
+  "x",
+  "y",
+  "TODO",
+  ".then",
+  "then",
+  "word",
+  "é",
+  "secret",
+  "aac",
+  "bb",
+];
+
+const textArb = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }).map((parts) => parts.join(""));
+
+function chunk(text: string, cuts: number[]): string[] {
+  const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+  const out: string[] = [];
+  let last = 0;
+  for (const p of points) {
+    if (p > last) out.push(text.slice(last, p));
+    last = Math.max(last, p);
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}
+
+function ours(set: PatternSet, deltas: string[]): Array<number | null> {
+  const m = set.stream();
+  const result: Array<number | null> = set.patterns.map(() => null);
+  deltas.forEach((d, k) => {
+    for (const hit of m.push(d)) {
+      expect(result[hit.pattern]).toBeNull();
+      result[hit.pattern] = k;
+    }
+  });
+  return result;
+}
+
+describe("StreamMatcher", () => {
+  const set = new PatternSet(SPECS);
+
+  it("compiles every example, choosing the automaton when it can", () => {
+    expect(set.errors.filter(Boolean)).toEqual([]);
+    const modes = set.patterns.map((p) => p?.mode);
+    expect(modes[0]).toBe("dfa");
+    expect(modes[7]).toBe("dfa-verify");
+    expect(modes[19]).toBe("native");
+    expect(modes[21]).toBe("chunk");
+    expect(modes[24]).toBe("dfa");
+  });
+
+  it("fires on the same delta as a full-buffer matcher, for random texts and chunkings", () => {
+    fc.assert(
+      fc.property(textArb, fc.array(fc.nat(), { maxLength: 60 }), (text, cuts) => {
+        const deltas = chunk(text, cuts);
+        expect(ours(set, deltas)).toEqual(naiveFirstMatches(SPECS, deltas));
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it("agrees for one-character deltas", () => {
+    fc.assert(
+      fc.property(textArb, (text) => {
+        const deltas = [...text];
+        expect(ours(set, deltas)).toEqual(naiveFirstMatches(SPECS, deltas));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("catches a multi-line accumulated match split across many deltas", () => {
+    const s = new PatternSet([{ source: "BEGIN[\\s\\S]*?END", flags: "", window: "accumulated" }]);
+    const m = s.stream();
+    expect(m.push("BEG")).toEqual([]);
+    expect(m.push("IN\nline\n")).toEqual([]);
+    expect(m.push("more E")).toEqual([]);
+    expect(m.push("ND tail")).toEqual([{ pattern: 0, end: "BEGIN\nline\nmore END".length }]);
+    expect(m.push("BEGIN END")).toEqual([]);
+  });
+
+  it("rejects invalid and empty-matching patterns with a reason", () => {
+    const s = new PatternSet([
+      { source: "(unclosed", flags: "", window: "accumulated" },
+      { source: "a*", flags: "", window: "accumulated" },
+    ]);
+    expect(s.errors[0]).toMatch(/invalid regex/);
+    expect(s.errors[1]).toMatch(/matches empty text/);
+  });
+
+  it("runs a catastrophic pattern on the automaton without backtracking", () => {
+    const s = new PatternSet([{ source: "(a+)+b", flags: "", window: "accumulated" }]);
+    expect(s.patterns[0]?.mode).toBe("dfa");
+    const m = s.stream();
+    for (let i = 0; i < 1000; i++) m.push("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    expect(m.push("!")).toEqual([]);
+    expect(m.push("aab")).toHaveLength(1);
+  });
+
+  it("refuses an exponential pattern that needs the native engine", () => {
+    const s = new PatternSet([{ source: "(a+)+$", flags: "", window: "accumulated" }]);
+    expect(s.errors[0]).toMatch(/exponential backtracking/);
+  });
+});

@@ -1,0 +1,60 @@
+import { readdir, readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseFrontmatter } from "@pi-rails/rulebook";
+import type { RuleIssue, SourceRule } from "./types.ts";
+
+/** The `rules/` folder shipped with the package (next to `src/` and `dist/`). */
+export const BUILTIN_RULES_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "rules");
+
+/** Provider id of the shipped rules: lowest precedence, so a user rule of the same name replaces one. */
+export const BUILTIN_PROVIDER = "pi-ttsr-builtin";
+
+/** Parses one rule file into rulebook's rule shape, the way rulebook would (same frontmatter parser). */
+export function ruleFromText(path: string, text: string, provider: string): { rule: SourceRule; issues: RuleIssue[] } {
+  const parsed = parseFrontmatter(text);
+  const issues: RuleIssue[] = [];
+  if (parsed.fallback)
+    issues.push({ path, message: `YAML frontmatter failed (${parsed.fallback.error}); read line by line` });
+  if (parsed.unclosed) issues.push({ path, message: "frontmatter is never closed; the whole file is the body" });
+  const data = parsed.data;
+  const name = path
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.(md|mdc)$/i, "");
+  const rule: SourceRule = {
+    name,
+    path,
+    content: parsed.body,
+    source: { provider, priority: -1, scope: "user", path },
+    meta: data,
+  };
+  if (typeof data["description"] === "string") rule.description = data["description"];
+  const globs = data["globs"];
+  if (typeof globs === "string")
+    rule.globs = globs
+      .split(",")
+      .map((g) => g.trim())
+      .filter(Boolean);
+  else if (Array.isArray(globs)) rule.globs = globs.filter((g): g is string => typeof g === "string");
+  return { rule, issues };
+}
+
+/** Loads the shipped rules. */
+export async function loadBuiltinRules(dir = BUILTIN_RULES_DIR): Promise<{ rules: SourceRule[]; issues: RuleIssue[] }> {
+  const rules: SourceRule[] = [];
+  const issues: RuleIssue[] = [];
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => /\.(md|mdc)$/i.test(n)).sort();
+  } catch {
+    return { rules, issues: [{ path: dir, message: "builtin rules folder is missing" }] };
+  }
+  for (const n of names) {
+    const path = join(dir, n);
+    const { rule, issues: fileIssues } = ruleFromText(path, await readFile(path, "utf8"), BUILTIN_PROVIDER);
+    rules.push(rule);
+    issues.push(...fileIssues);
+  }
+  return { rules, issues };
+}

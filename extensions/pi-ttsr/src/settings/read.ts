@@ -1,0 +1,45 @@
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_TTSR_SETTINGS, parseTtsrSettings, type SettingsIssue, type TtsrSettings } from "./schema.ts";
+
+/** pi's agent dir: `PI_CODING_AGENT_DIR` or `~/.pi/agent` (same rule as pi's `getAgentDir`). */
+export function defaultAgentDir(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env["PI_CODING_AGENT_DIR"];
+  if (fromEnv) return fromEnv.startsWith("~/") ? join(homedir(), fromEnv.slice(2)) : fromEnv;
+  return join(homedir(), ".pi", "agent");
+}
+
+/** The settings files in precedence order (later wins): user, then project. */
+export function ttsrSettingsFiles(cwd: string, agentDir: string): string[] {
+  return [join(agentDir, "settings.json"), join(cwd, ".pi", "settings.json")];
+}
+
+/** Reads `ttsr` from pi's settings files. Never throws: unreadable JSON and bad keys become issues. */
+export async function readTtsrSettings(
+  cwd: string,
+  agentDir: string,
+): Promise<{ settings: TtsrSettings; issues: SettingsIssue[] }> {
+  let settings = DEFAULT_TTSR_SETTINGS;
+  const issues: SettingsIssue[] = [];
+  for (const file of ttsrSettingsFiles(cwd, agentDir)) {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch {
+      continue;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      issues.push({ file, key: "ttsr", message: `settings file is not valid JSON (${(error as Error).message})` });
+      continue;
+    }
+    const raw = json && typeof json === "object" ? (json as Record<string, unknown>)["ttsr"] : undefined;
+    const parsed = parseTtsrSettings(raw, file, settings);
+    settings = parsed.settings;
+    issues.push(...parsed.issues);
+  }
+  return { settings, issues };
+}

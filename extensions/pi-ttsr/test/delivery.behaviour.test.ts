@@ -1,0 +1,304 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { createTestSession, fauxText, fauxToolCall, type TestSession } from "@pi-rails/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import ttsrExtension from "../src/extension.ts";
+import { eventProbe, recorder, ruleFile, sentText } from "./helpers.ts";
+
+const NO_CONSOLE = ruleFile(
+  { description: "no console.log", condition: "console\\.log\\(", scope: "text" },
+  "Use the project logger (`log.info`) instead of console.log.",
+);
+const NO_ANY_TS = ruleFile(
+  { condition: ":\\s*any\\b", scope: "tool:write(*.ts)" },
+  "Do not use the any type; use unknown and narrow it.",
+);
+
+let t: TestSession | undefined;
+afterEach(async () => {
+  await t?.dispose();
+  t = undefined;
+});
+
+function assistantTextDeltas(session: TestSession, messageIndex: number): string[] {
+  // Deltas of the n-th assistant message that started (aborted ones included).
+  let index = -1;
+  const out: string[] = [];
+  for (const e of session.events) {
+    if (e.type === "message_start" && e.message.role === "assistant") index++;
+    if (index === messageIndex && e.type === "message_update" && e.assistantMessageEvent.type === "text_delta") {
+      out.push(e.assistantMessageEvent.delta);
+    }
+  }
+  return out;
+}
+
+function injectionEntries(session: TestSession) {
+  return session
+    .readSessionEntries()
+    .filter((e) => e.type === "custom" && (e as { customType?: string }).customType === "ttsr-injection")
+    .map((e) => (e as { data: { rules: string[]; kind: string } }).data);
+}
+
+describe("interrupting prose match (patched pi)", () => {
+  it("aborts on the completing delta, injects the rule hidden, and retries; the rule cost 0 prompt tokens before", async () => {
+    const r = recorder();
+    const probe = eventProbe();
+    const seen: Array<{ chunk: string; attempt: number }> = [];
+    const observer = (pi: ExtensionAPI) =>
+      pi.on("stream_text", (e) => {
+        seen.push({ chunk: e.chunk, attempt: e.attempt });
+      });
+    t = await createTestSession({
+      files: { ".pi/rules/no-console.md": NO_CONSOLE },
+      extensions: [observer, ttsrExtension, probe.factory],
+      persist: true,
+      model: {
+        kind: "faux",
+        responses: [
+          r.reply("Sure. First I will call console.log(value) and then keep talking for a long while after it."),
+          r.reply("Sure. I will call log.info(value)."),
+        ],
+      },
+    });
+    const final = await t.prompt("print the value");
+    expect(final?.content).toEqual([{ type: "text", text: "Sure. I will call log.info(value)." }]);
+    expect(r.contexts).toHaveLength(2);
+    // Zero cost until it fires: the first request carries nothing of the rule.
+    expect(sentText(r.contexts[0])).not.toContain("project logger");
+    // The retry carries the interrupt, and not the discarded partial.
+    const second = sentText(r.contexts[1]);
+    expect(second).toContain('<system-interrupt reason=\\"rule_violation\\" rule=\\"no-console\\"');
+    expect(second).toContain("project logger");
+    expect(second).not.toContain("console.log(value)");
+    // The match completed in the last delta the stream consumed: zero deltas after it.
+    const firstAttempt = seen.filter((d) => d.attempt === 0).map((d) => d.chunk);
+    expect(firstAttempt.join("")).toMatch(/console\.log\($/);
+    expect(firstAttempt.slice(0, -1).join("")).not.toMatch(/console\.log\(/);
+    // pi never showed the completing delta as a message update.
+    expect(assistantTextDeltas(t, 0).join("")).toBe(firstAttempt.slice(0, -1).join(""));
+    // Persisted, announced.
+    expect(injectionEntries(t)).toEqual([expect.objectContaining({ rules: ["no-console"], kind: "interrupt" })]);
+    expect(probe.triggered).toEqual([
+      expect.objectContaining({ kind: "interrupt", rules: [expect.objectContaining({ name: "no-console" })] }),
+    ]);
+    expect(probe.status).toEqual([
+      expect.objectContaining({ active: true, patched: true, rules: expect.arrayContaining(["no-console"]) }),
+    ]);
+  });
+
+  it("keeps the partial before the reminder with contextMode keep", async () => {
+    const r = recorder();
+    t = await createTestSession({
+      files: { ".pi/rules/no-console.md": NO_CONSOLE },
+      projectSettings: { ttsr: { contextMode: "keep" } },
+      extensions: [ttsrExtension],
+      model: { kind: "faux", responses: [r.reply("Plan: console.log(x) then more."), r.reply("Plan: log.info(x).")] },
+    });
+    await t.prompt("go");
+    const second = sentText(r.contexts[1]);
+    expect(second).toContain("Plan: console.log(");
+    expect(second).toContain("rule_violation");
+  });
+
+  it("fires a once rule a single time per session", async () => {
+    const r = recorder();
+    t = await createTestSession({
+      files: { ".pi/rules/no-console.md": NO_CONSOLE },
+      extensions: [ttsrExtension],
+      model: {
+        kind: "faux",
+        responses: [r.reply("a console.log(1)"), r.reply("fixed"), r.reply("again console.log(2) here")],
+      },
+    });
+    await t.prompt("one");
+    const final = await t.prompt("two");
+    expect(r.contexts).toHaveLength(3);
+    expect(final?.content).toEqual([{ type: "text", text: "again console.log(2) here" }]);
+  });
+
+  it("fires again after the gap in after-gap mode", async () => {
+    const r = recorder();
+    t = await createTestSession({
+      files: { ".pi/rules/no-console.md": NO_CONSOLE },
+      projectSettings: { ttsr: { repeatMode: "after-gap", repeatGap: 1 } },
+      extensions: [ttsrExtension],
+      model: {
+        kind: "faux",
+        responses: [r.reply("a console.log(1)"), r.reply("fixed"), r.reply("again console.log(2)"), r.reply("fixed 2")],
+      },
+    });
+    await t.prompt("one");
+    const final = await t.prompt("two");
+    expect(r.contexts).toHaveLength(4);
+    expect(final?.content).toEqual([{ type: "text", text: "fixed 2" }]);
+  });
+
+  it("does nothing when ttsr.enabled is false", async () => {
+    const r = recorder();
+    const probe = eventProbe();
+    t = await createTestSession({
+      files: { ".pi/rules/no-console.md": NO_CONSOLE },
+      projectSettings: { ttsr: { enabled: false } },
+      extensions: [ttsrExtension, probe.factory],
+      model: { kind: "faux", responses: [r.reply("a console.log(1)")] },
+    });
+    await t.prompt("one");
+    expect(r.contexts).toHaveLength(1);
+    expect(probe.status).toEqual([expect.objectContaining({ active: false, patched: true, rules: [] })]);
+  });
+});
+
+describe("non-interrupting matches", () => {
+  it("queues a prose match and sends a hidden follow-up after the message", async () => {
+    const r = recorder();
+    t = await createTestSession({
+      files: { ".pi/rules/no-console.md": NO_CONSOLE },
+      projectSettings: { ttsr: { interruptMode: "tool-only" } },
+      extensions: [ttsrExtension],
+      persist: true,
+      model: {
+        kind: "faux",
+        responses: [r.reply("I used console.log(x) here."), r.reply("Noted, switching to log.info.")],
+      },
+    });
+    const final = await t.prompt("go");
+    expect(r.contexts).toHaveLength(2);
+    const second = sentText(r.contexts[1]);
+    expect(second).toContain("I used console.log(x) here."); // the message was not interrupted
+    expect(second).toContain('<system-reminder reason=\\"rule_violation\\" rule=\\"no-console\\"');
+    expect(final?.content).toEqual([{ type: "text", text: "Noted, switching to log.info." }]);
+    expect(injectionEntries(t)).toEqual([expect.objectContaining({ rules: ["no-console"], kind: "follow-up" })]);
+  });
+
+  it("prepends a reminder to exactly one sibling tool call's result, before the tool ran unchanged", async () => {
+    const r = recorder();
+    t = await createTestSession({
+      files: { ".pi/rules/no-any.md": NO_ANY_TS },
+      projectSettings: { ttsr: { interruptMode: "prose-only" } },
+      extensions: [ttsrExtension],
+      persist: true,
+      model: {
+        kind: "faux",
+        responses: [
+          r.reply([
+            fauxToolCall("write", { path: "a.ts", content: "export let x: any = 1;\n" }, { id: "call-a" }),
+            fauxToolCall("write", { path: "b.ts", content: "export let y: any = 2;\n" }, { id: "call-b" }),
+          ]),
+          r.reply("done"),
+        ],
+      },
+    });
+    await t.prompt("write files");
+    expect(readFileSync(join(t.cwd, "a.ts"), "utf8")).toContain("x: any");
+    const results = (r.contexts[1]?.messages ?? []).filter((m) => m.role === "toolResult");
+    expect(results).toHaveLength(2);
+    const texts = results.map((m) =>
+      m.role === "toolResult" ? m.content.map((c) => (c.type === "text" ? c.text : "")) : [],
+    );
+    expect(texts[0]![0]).toMatch(/^<system-reminder reason="rule_violation" rule="no-any"/);
+    expect(texts[0]!.length).toBe(2);
+    expect(texts[1]!.join("")).not.toContain("system-reminder");
+    expect(injectionEntries(t)).toEqual([expect.objectContaining({ rules: ["no-any"], kind: "tool-reminder" })]);
+  });
+});
+
+describe("interrupting tool match", () => {
+  it("aborts a tool call whose streamed arguments match, before the tool runs; the path glob gates it", async () => {
+    const r = recorder();
+    t = await createTestSession({
+      files: { ".pi/rules/no-any.md": NO_ANY_TS },
+      extensions: [ttsrExtension],
+      model: {
+        kind: "faux",
+        responses: [
+          r.reply([
+            fauxText("Writing."),
+            fauxToolCall("write", { path: "src/a.ts", content: "let x: any = 1;\n".repeat(20) }),
+          ]),
+          r.reply([fauxToolCall("write", { path: "notes.md", content: "x: any is fine in prose\n" })]),
+          r.reply([fauxToolCall("write", { path: "src/a.ts", content: "let x: unknown = 1;\n" })]),
+          r.reply("done"),
+        ],
+      },
+    });
+    await t.prompt("write it");
+    expect(r.contexts).toHaveLength(2 + 2);
+    expect(sentText(r.contexts[1])).toContain("rule_violation");
+    // notes.md does not match the scope glob: it ran untouched. src/a.ts was rewritten after the interrupt.
+    expect(readFileSync(join(t.cwd, "notes.md"), "utf8")).toContain("x: any");
+    expect(readFileSync(join(t.cwd, "src/a.ts"), "utf8")).toBe("let x: unknown = 1;\n");
+  });
+});
+
+describe("robustness", () => {
+  it("skips a ReDoS rule with a warning and keeps streaming adversarial output", async () => {
+    const r = recorder();
+    const probe = eventProbe();
+    const adversarial = `${"a".repeat(30_000)}!`;
+    t = await createTestSession({
+      files: {
+        ".pi/rules/redos.md": ruleFile({ condition: "(a+)+$" }, "exponential"),
+        ".pi/rules/nested.md": ruleFile({ condition: "(a|aa)+b" }, "runs on the automaton"),
+        ".pi/rules/bad.md": ruleFile({ condition: "(unclosed" }, "broken"),
+      },
+      extensions: [ttsrExtension, probe.factory],
+      model: { kind: "faux", tokenSize: 8, responses: [r.reply(adversarial)] },
+    });
+    const started = performance.now();
+    const final = await t.prompt("go");
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(final?.content).toEqual([{ type: "text", text: adversarial }]);
+    expect(t.extensionErrors).toEqual([]);
+    const status = probe.status[0] as { rules: string[]; warnings: string[] };
+    expect(status.rules).toContain("nested");
+    expect(status.rules).not.toContain("redos");
+    expect(status.warnings.join("\n")).toMatch(/redos\.md \(condition\).*exponential backtracking/);
+    expect(status.warnings.join("\n")).toMatch(/bad\.md \(condition\).*invalid regex/);
+  });
+
+  it("says once what is degraded on stock pi, and still delivers prose rules after the message", async () => {
+    const key = Symbol.for("@pi-rails/pi-patch");
+    const saved = (globalThis as Record<symbol, unknown>)[key];
+    delete (globalThis as Record<symbol, unknown>)[key];
+    try {
+      const r = recorder();
+      const probe = eventProbe();
+      t = await createTestSession({
+        files: { ".pi/rules/no-console.md": NO_CONSOLE },
+        extensions: [ttsrExtension, probe.factory],
+        model: { kind: "faux", responses: [r.reply("I used console.log(x)."), r.reply("ok")] },
+      });
+      await t.prompt("go");
+      expect(probe.status).toEqual([expect.objectContaining({ active: true, patched: false })]);
+      expect(r.contexts).toHaveLength(2);
+      expect(sentText(r.contexts[1])).toContain("I used console.log(x).");
+      expect(sentText(r.contexts[1])).toContain("system-reminder");
+    } finally {
+      (globalThis as Record<symbol, unknown>)[key] = saved;
+    }
+  });
+
+  it("on stock pi blocks an interrupting tool call instead", async () => {
+    const key = Symbol.for("@pi-rails/pi-patch");
+    const saved = (globalThis as Record<symbol, unknown>)[key];
+    delete (globalThis as Record<symbol, unknown>)[key];
+    try {
+      const r = recorder();
+      t = await createTestSession({
+        files: { ".pi/rules/no-any.md": NO_ANY_TS },
+        extensions: [ttsrExtension],
+        model: {
+          kind: "faux",
+          responses: [r.reply([fauxToolCall("write", { path: "a.ts", content: "let x: any;\n" })]), r.reply("ok")],
+        },
+      });
+      await t.prompt("go");
+      expect(existsSync(join(t.cwd, "a.ts"))).toBe(false);
+      expect(sentText(r.contexts[1])).toContain("rule_violation");
+    } finally {
+      (globalThis as Record<symbol, unknown>)[key] = saved;
+    }
+  });
+});

@@ -1,0 +1,39 @@
+import type { AssistantMessage, Context } from "@mariozechner/pi-ai";
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { fauxAssistantMessage } from "@pi-rails/testkit";
+
+/** A scripted model turn that records what the model was sent. */
+export function recorder() {
+  const contexts: Context[] = [];
+  const reply =
+    (content: Parameters<typeof fauxAssistantMessage>[0]) =>
+    (context: Context): AssistantMessage => {
+      contexts.push({ systemPrompt: context.systemPrompt, messages: structuredClone(context.messages) } as Context);
+      return fauxAssistantMessage(content);
+    };
+  return { contexts, reply };
+}
+
+/** Everything the model saw in one request, as text (system prompt + messages). */
+export function sentText(context: Context | undefined): string {
+  if (!context) return "";
+  return `${context.systemPrompt ?? ""}\n${JSON.stringify(context.messages)}`;
+}
+
+export function ruleFile(front: Record<string, unknown>, body: string): string {
+  const yaml = Object.entries(front)
+    .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+    .join("\n");
+  return `---\n${yaml}\n---\n${body}\n`;
+}
+
+/** An extension that records what pi-ttsr says on pi.events. */
+export function eventProbe() {
+  const triggered: unknown[] = [];
+  const status: unknown[] = [];
+  const factory = (pi: ExtensionAPI) => {
+    pi.events.on("ttsr_triggered", (data) => triggered.push(data));
+    pi.events.on("pi-rails:ttsr:status", (data) => status.push(data));
+  };
+  return { triggered, status, factory };
+}
