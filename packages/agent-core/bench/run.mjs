@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// Side-by-side cost of the patched loop against the unpatched one on a long faux stream (one process, interleaved
+// runs, medians). Goal: with no hook registered, at most 2% overhead. Also shown: the cost of a no-op stream hook.
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { fauxAssistantMessage, registerFauxProvider } from "@mariozechner/pi-ai";
+import { ensureUpstreamCore } from "../scripts/core-files.mjs";
+
+const patched = await import("../dist/index.js");
+const upstream = await import(pathToFileURL(join(ensureUpstreamCore(), "dist", "index.js")).href);
+
+const RESPONSE_CHARS = Number(process.env.BENCH_CHARS ?? 256 * 1024);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
+const text = "The quick brown fox jumps over the lazy dog; "
+  .repeat(Math.ceil(RESPONSE_CHARS / 45))
+  .slice(0, RESPONSE_CHARS);
+const faux = registerFauxProvider({ tokenSize: { min: 1, max: 1 }, models: [{ id: "bench" }] });
+
+async function once(AgentImpl, options = {}) {
+  faux.setResponses([fauxAssistantMessage(text)]);
+  const agent = new AgentImpl({ initialState: { model: faux.getModel(), systemPrompt: "bench" }, ...options });
+  let updates = 0;
+  agent.subscribe((event) => {
+    if (event.type === "message_update") updates++;
+  });
+  const start = process.hrtime.bigint();
+  await agent.prompt("go");
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (updates < RESPONSE_CHARS / 4) throw new Error(`expected ~${RESPONSE_CHARS / 4} deltas, saw ${updates}`);
+  return ms;
+}
+
+const variants = {
+  "upstream loop": () => once(upstream.Agent),
+  "patched loop, no hook": () => once(patched.Agent),
+  "patched loop, no-op hook": () => once(patched.Agent, { onStreamText: () => undefined }),
+};
+const samples = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+for (const run of Object.values(variants)) await run(); // warm-up
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [name, run] of Object.entries(variants)) samples[name].push(await run());
+}
+faux.unregister();
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+const base = median(samples["upstream loop"]);
+console.log(
+  `agent-core bench: ${(RESPONSE_CHARS / 1024).toFixed(0)} KB faux response in 4-char deltas, ${ROUNDS} interleaved rounds, median`,
+);
+console.log("variant                      median ms   vs upstream");
+for (const [name, values] of Object.entries(samples)) {
+  const m = median(values);
+  const ratio = ((m / base - 1) * 100).toFixed(1);
+  console.log(
+    `${name.padEnd(28)} ${m.toFixed(1).padStart(9)}   ${name === "upstream loop" ? "      —" : `${ratio.padStart(6)}%`}`,
+  );
+}
+const overhead = (median(samples["patched loop, no hook"]) / base - 1) * 100;
+console.log(`no-hook overhead: ${overhead.toFixed(1)}% (goal: at most 2%) ${overhead <= 2 ? "OK" : "OVER"}`);

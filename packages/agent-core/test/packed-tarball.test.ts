@@ -1,0 +1,66 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const packageDir = join(import.meta.dirname, "..");
+const scratch = mkdtempSync(join(tmpdir(), "agent-core-pack-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+// The published tarball must carry the patched loop itself: a pnpm patch does not travel to npm.
+describe("the packed @pi-rails/agent-core", () => {
+  it("installs outside the workspace and runs a faux-provider agent that aborts and retries", () => {
+    execFileSync("pnpm", ["pack", "--pack-destination", scratch], { cwd: packageDir, stdio: "pipe" });
+    const tarball = readdirSync(scratch).find((name) => name.endsWith(".tgz"));
+    expect(tarball).toBeDefined();
+    const listing = execFileSync("tar", ["-tzf", join(scratch, tarball!)], { encoding: "utf8" });
+    expect(listing).toContain("package/dist/core/agent-loop.js");
+    expect(listing).not.toContain("package/src/");
+
+    const project = join(scratch, "project");
+    execFileSync("mkdir", ["-p", project]);
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({
+        name: "consumer",
+        private: true,
+        type: "module",
+        dependencies: { "@pi-rails/agent-core": `file:${join(scratch, tarball!)}` },
+      }),
+    );
+    execFileSync(
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", "--loglevel=error"],
+      {
+        cwd: project,
+        stdio: "pipe",
+        timeout: 240_000,
+      },
+    );
+    writeFileSync(
+      join(project, "run.mjs"),
+      `import { Agent, LOOP_SEAMS } from "@pi-rails/agent-core";
+import { fauxAssistantMessage, registerFauxProvider } from "@mariozechner/pi-ai";
+const faux = registerFauxProvider({ tokenSize: { min: 1, max: 1 } });
+faux.setResponses([fauxAssistantMessage("I will use eval() here"), fauxAssistantMessage("No eval needed.")]);
+const agent = new Agent({
+  initialState: { model: faux.getModel(), systemPrompt: "s" },
+  onStreamText: (e) => (e.accumulated.includes("eval(") ? { abort: true, retry: { content: "never eval" } } : undefined),
+});
+const aborts = [];
+agent.subscribe((e) => { if (e.type === "stream_abort") aborts.push(e.consecutive); });
+await agent.prompt("go");
+console.log(JSON.stringify({ aborts, seams: LOOP_SEAMS.length, roles: agent.state.messages.map((m) => m.role),
+  final: agent.state.messages.at(-1).content[0].text }));
+`,
+    );
+    const output = execFileSync(process.execPath, ["run.mjs"], { cwd: project, encoding: "utf8" });
+    expect(JSON.parse(output.trim())).toEqual({
+      aborts: [1],
+      seams: 9,
+      roles: ["user", "user", "assistant"],
+      final: "No eval needed.",
+    });
+  }, 300_000);
+});
