@@ -13,6 +13,7 @@ export {
   type PiPatchFeature,
   type PiPatchInfo,
 } from "./patch/detect.ts";
+export { NoticeBoard, type NoticeContext, type NoticeLevel } from "./pi/notices.ts";
 export {
   DELIVERY_MODES,
   type DeliveryMode,

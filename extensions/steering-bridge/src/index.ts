@@ -1,0 +1,1 @@
+export { formatSeamLog, SeamLog } from "./seams/seam-log.ts";
