@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS, parseRulebookSettings } from "./schema.ts";
+
+describe("parseRulebookSettings", () => {
+  it("defaults when absent", () => {
+    expect(parseRulebookSettings(undefined, "s.json")).toEqual({ settings: DEFAULT_SETTINGS, errors: [] });
+  });
+
+  it("keeps good keys, reports bad and unknown ones by file and key, never throws", () => {
+    const { settings, errors } = parseRulebookSettings(
+      { globAttach: false, maxRuleChars: -5, disabledProviders: ["cursor", "nope"], colour: "red" },
+      "/p/.pi/settings.json",
+    );
+    expect(settings).toEqual({ ...DEFAULT_SETTINGS, globAttach: false });
+    expect(errors.map((e) => [e.key, e.message])).toEqual([
+      ["rulebook.maxRuleChars", expect.stringMatching(/^\/p\/\.pi\/settings\.json: "rulebook\.maxRuleChars": /)],
+      ["rulebook.disabledProviders", expect.stringMatching(/"rulebook\.disabledProviders\[1\]"/)],
+      ["rulebook.colour", expect.stringMatching(/unknown key "rulebook\.colour" \(known keys: disabledRules/)],
+    ]);
+  });
+
+  it("a non-object value is one error", () => {
+    expect(parseRulebookSettings("yes", "s.json").errors).toEqual([
+      expect.objectContaining({ message: 's.json: "rulebook" must be an object, got string' }),
+    ]);
+  });
+});
