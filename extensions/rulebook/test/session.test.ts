@@ -1,6 +1,16 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { createTestSession, fauxAssistantMessage, fauxToolCall, type TestSession } from "@pi-rails/testkit";
+import {
+  createTestSession,
+  fauxAssistantMessage,
+  fauxToolCall,
+  type ModelServer,
+  messageText,
+  startModelServer,
+  type TestSession,
+} from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import rulebook, { ATTACHED_ENTRY, WARNINGS_ENTRY } from "../src/extension.ts";
 import { TTSR_STATUS_EVENT, type TtsrStatusPayload } from "../src/handoff/ttsr.ts";
@@ -25,9 +35,12 @@ const ttsrAnnouncer = (pi: ExtensionAPI) => {
 };
 
 let t: TestSession | undefined;
+let server: ModelServer | undefined;
 afterEach(async () => {
   await t?.dispose();
+  await server?.close();
   t = undefined;
+  server = undefined;
 });
 
 /** Faux responses that record every context the model was sent. */
@@ -197,6 +210,30 @@ describe("rulebook in a real pi session", () => {
       { names: ["api"], path: "src/api/users.ts" },
       { names: ["tests"], path: "src/a.test.ts" },
     ]);
+  });
+
+  it("after a reload (new extension instance, same session) attached rules are not repeated and new rule files appear", async () => {
+    // reload() resets pi-ai's API registry, which drops the faux provider: use the loopback server instead
+    server = await startModelServer({
+      script: [
+        { toolCalls: [{ name: "read", arguments: { path: "src/api/users.ts" } }] },
+        { text: "done" },
+        { toolCalls: [{ name: "read", arguments: { path: "src/api/orders.ts" } }] },
+        { text: "done" },
+      ],
+    });
+    t = await createTestSession({ files: FILES, extensions: [rulebook], model: { kind: "loopback", server } });
+    await t.prompt("first");
+    const toolText = (i: number) =>
+      server!.requests[i]!.messages.filter((m) => m.role === "tool").map((m) => messageText(m.content));
+    expect(toolText(1)[0]).toContain('<rule name="api"');
+    writeFileSync(join(t.cwd, ".pi/rules/new.md"), "---\ndescription: Added later\n---\nNew rule.");
+    await t.session.reload();
+    const second = await t.prompt("second");
+    expect(second?.errorMessage).toBeUndefined();
+    const system = messageText(server.requests[2]!.messages.find((m) => m.role === "system")?.content);
+    expect(system).toContain('<rule name="new">\n<description>Added later</description>\n</rule>');
+    expect(toolText(3)).toEqual([expect.stringContaining('<rule name="api"'), "export const orders = [];\n"]);
   });
 
   it("glob attach can be switched off in settings; bad settings are reported with file and key, not a crash", async () => {
