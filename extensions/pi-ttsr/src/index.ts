@@ -1,3 +1,38 @@
-export * from "./matcher/compile.ts";
-export * from "./matcher/json-strings.ts";
-export * from "./matcher/stream-matcher.ts";
+/**
+ * @pi-rails/pi-ttsr library: the incremental stream matcher, rule normalization, the TtsrManager (buffers,
+ * repeat policy, decisions), delivery templates, settings and the CLI entry. The pi extension is
+ * `src/extension.ts` (the package's `pi.extensions` entry); nothing here imports pi.
+ */
+
+export { main as runCli, processIo, USAGE } from "./cli/main.ts";
+export {
+  followUpMessage,
+  INJECTION_ENTRY_TYPE,
+  INJECTION_MESSAGE_TYPE,
+  type InjectionEntryData,
+  interruptRetry,
+  TRIGGERED_EVENT,
+  type TriggeredPayload,
+  withToolReminder,
+} from "./delivery/injection.ts";
+export { INTERRUPT_TEMPLATE, REMINDER_TEMPLATE, renderInterrupt, renderReminder } from "./delivery/templates.ts";
+export { canFire, type FiringRecord, shouldInterrupt } from "./manager/policy.ts";
+export { gate, type RegisteredRule, RuleRegistry } from "./manager/registry.ts";
+export { type DeltaDecision, type DeltaInput, type RuleMatch, TtsrManager } from "./manager/ttsr-manager.ts";
+export {
+  type CompiledPattern,
+  compilePattern,
+  type MatchWindow,
+  type PatternMode,
+  type PatternSpec,
+  splitLiteral,
+} from "./matcher/compile.ts";
+export { JsonStringDecoder, pathsFromArgs } from "./matcher/json-strings.ts";
+export { naiveFirstMatches, type PatternHit, PatternSet, StreamMatcher } from "./matcher/stream-matcher.ts";
+export { hasStreamTextHook, piPatchFeatures } from "./patch.ts";
+export { BUILTIN_RULES_DIR, loadBuiltinRules } from "./rules/builtin.ts";
+export { type LoadedRules, loadTtsrRules } from "./rules/load.ts";
+export { normalizeRule, parseScope } from "./rules/normalize.ts";
+export type { RuleIssue, RuleScope, StreamSource, ToolScope, TtsrRule } from "./rules/types.ts";
+export { defaultAgentDir, readTtsrSettings } from "./settings/read.ts";
+export { DEFAULT_TTSR_SETTINGS, parseTtsrSettings, type TtsrSettings, TtsrSettingsSchema } from "./settings/schema.ts";

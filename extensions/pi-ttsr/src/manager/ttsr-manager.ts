@@ -21,6 +21,8 @@ export interface RuleMatch {
   toolName?: string;
   /** File paths of the tool call at match time (cwd-relative). */
   paths: string[];
+  /** Offset just past the match in the stream's (decoded) text. */
+  end: number;
 }
 
 /** What to do after a delta. */
@@ -38,8 +40,8 @@ interface StreamState {
   toolName?: string;
   toolCallId?: string;
   paths: string[];
-  /** Rules whose condition matched but whose file gate waits for the path to stream. */
-  awaitingPath: Set<number>;
+  /** Rules whose condition matched but whose file gate waits for the path to stream (rule index -> match end). */
+  awaitingPath: Map<number, number>;
 }
 
 export interface TtsrManagerOptions {
@@ -66,8 +68,9 @@ export class TtsrManager {
   /** Tool-source matches waiting for their tool call's result, by tool call id. */
   private toolBuckets = new Map<string, RuleMatch[]>();
 
-  constructor(rules: readonly TtsrRule[], options: TtsrManagerOptions = {}) {
-    this.registry = new RuleRegistry(rules);
+  /** Pass a RuleRegistry to share one compiled rule set between managers (the CLI scans file by file). */
+  constructor(rules: readonly TtsrRule[] | RuleRegistry, options: TtsrManagerOptions = {}) {
+    this.registry = rules instanceof RuleRegistry ? rules : new RuleRegistry(rules);
     this.settings = options.settings ?? DEFAULT_TTSR_SETTINGS;
     this.cwd = options.cwd ?? process.cwd();
     this.now = options.now ?? Date.now;
@@ -99,25 +102,25 @@ export class TtsrManager {
       if (decoded.length > stream.paths.length) stream.paths = decoded.map((p) => this.relativePath(p));
       if (input.toolCall?.name) stream.toolName = input.toolCall.name;
     }
-    const candidates = new Set<number>(stream.awaitingPath);
+    const candidates = new Map<number, number>(stream.awaitingPath);
     if (text.length > 0) {
       for (const hit of stream.matcher.push(text)) {
         const owner = this.registry.patternOwner[hit.pattern];
-        if (owner !== undefined) candidates.add(owner);
+        if (owner !== undefined && !candidates.has(owner)) candidates.set(owner, hit.end);
       }
     }
     if (candidates.size === 0) return decision;
     const matches: RuleMatch[] = [];
-    for (const index of candidates) {
+    for (const [index, end] of candidates) {
       const entry = this.registry.rules[index]!;
       const verdict = gate(entry, stream.source, stream.toolName, stream.paths);
       if (verdict === "needs-path") {
-        stream.awaitingPath.add(index);
+        stream.awaitingPath.set(index, end);
         continue;
       }
       stream.awaitingPath.delete(index);
       if (verdict === "fail" || !this.eligible(entry)) continue;
-      matches.push(this.matchOf(entry, stream));
+      matches.push(this.matchOf(entry, stream, end));
     }
     for (const match of matches) {
       if (shouldInterrupt(match.rule, match.source, this.settings.interruptMode)) decision.interrupt.push(match);
@@ -153,8 +156,8 @@ export class TtsrManager {
     return canFire(entry.rule, this.records.get(name), this.settings, this.turn, this.now());
   }
 
-  private matchOf(entry: RegisteredRule, stream: StreamState): RuleMatch {
-    const match: RuleMatch = { rule: entry.rule, source: stream.source, paths: [...stream.paths] };
+  private matchOf(entry: RegisteredRule, stream: StreamState, end: number): RuleMatch {
+    const match: RuleMatch = { rule: entry.rule, source: stream.source, paths: [...stream.paths], end };
     if (stream.toolCallId) match.toolCallId = stream.toolCallId;
     if (stream.toolName) match.toolName = stream.toolName;
     return match;
@@ -168,7 +171,7 @@ export class TtsrManager {
         matcher: this.registry.patternSet.stream(),
         source: input.source,
         paths: [],
-        awaitingPath: new Set(),
+        awaitingPath: new Map(),
       };
       if (input.source === "tool") {
         stream.decoder = new JsonStringDecoder();

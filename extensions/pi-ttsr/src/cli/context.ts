@@ -1,0 +1,35 @@
+import { resolve } from "node:path";
+import { RuleRegistry } from "../manager/registry.ts";
+import { loadTtsrRules } from "../rules/load.ts";
+import { formatIssue } from "../rules/types.ts";
+import { defaultAgentDir, readTtsrSettings } from "../settings/read.ts";
+import { formatSettingsIssue, type TtsrSettings } from "../settings/schema.ts";
+import type { CliIo } from "./io.ts";
+
+export interface CliRules {
+  registry: RuleRegistry;
+  settings: TtsrSettings;
+  warnings: string[];
+  dropped: Array<{ name: string; path: string; reason: string }>;
+  cwd: string;
+}
+
+/** Loads what a session in `cwd` would load (or only `ruleFiles`), with every warning as text. */
+export async function loadCliRules(io: CliIo, options: { cwd?: string; ruleFiles?: string[] }): Promise<CliRules> {
+  const cwd = resolve(io.cwd, options.cwd ?? ".");
+  const agentDir = defaultAgentDir(io.env);
+  const { settings, issues } = await readTtsrSettings(cwd, agentDir);
+  const loaded = await loadTtsrRules({
+    cwd,
+    agentDir,
+    settings,
+    ...(options.ruleFiles ? { ruleFiles: options.ruleFiles.map((f) => resolve(io.cwd, f)) } : {}),
+  });
+  const registry = new RuleRegistry(loaded.rules);
+  const warnings = [
+    ...issues.map(formatSettingsIssue),
+    ...loaded.issues.map(formatIssue),
+    ...registry.issues.map(formatIssue),
+  ];
+  return { registry, settings, warnings: [...new Set(warnings)], dropped: loaded.dropped, cwd };
+}

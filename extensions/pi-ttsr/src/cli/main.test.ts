@@ -1,0 +1,92 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { CliIo } from "./io.ts";
+import { main } from "./main.ts";
+
+function sandbox(files: Record<string, string>, stdin?: string) {
+  const root = mkdtempSync(join(tmpdir(), "ttsr-cli-"));
+  const cwd = join(root, "p");
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(join(cwd, rel, ".."), { recursive: true });
+    writeFileSync(join(cwd, rel), text);
+  }
+  mkdirSync(join(root, "agent"), { recursive: true });
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    readStdin: async () => stdin,
+    cwd,
+    env: { PI_CODING_AGENT_DIR: join(root, "agent") },
+  };
+  return { io, cwd, out: () => out.join(""), err: () => err.join("") };
+}
+
+const NO_CONSOLE = '---\ntrigger: "console\\\\.log\\\\("\n---\nUse the logger.\n';
+const TS_ONLY = '---\ncondition: ":\\\\s*any\\\\b"\nscope: tool:write(*.ts)\n---\nNo any.\n';
+
+describe("ttsr CLI", () => {
+  it("test: exit 1 on a match with its position, 0 without", async () => {
+    const s = sandbox({ ".pi/rules/no-console.md": NO_CONSOLE });
+    expect(await main(["test", "a\nb console.log(1)"], s.io)).toBe(1);
+    expect(s.out()).toMatch(/MATCH no-console \(interrupt\) at 2:14/);
+    const t = sandbox({ ".pi/rules/no-console.md": NO_CONSOLE });
+    expect(await main(["test", "log.info(1)"], t.io)).toBe(0);
+  });
+
+  it("test: reads stdin and --file, takes --source/--tool/--path, and --rule tests one rule alone", async () => {
+    const s = sandbox({ "rules/ts.md": TS_ONLY, "x.ts": "let a: any;" }, "let b: any;");
+    expect(await main(["test", "--rule", "rules/ts.md", "--path", "src/a.ts", "--json"], s.io)).toBe(1);
+    const json = JSON.parse(s.out());
+    expect(json.matches).toEqual([expect.objectContaining({ rule: "ts", delivery: "interrupt", line: 1, column: 10 })]);
+    const md = sandbox({ "rules/ts.md": TS_ONLY }, "let b: any;");
+    expect(await main(["test", "--rule", "rules/ts.md", "--path", "notes.md"], md.io)).toBe(0);
+    const prose = sandbox({ "rules/ts.md": TS_ONLY, "x.ts": "let a: any;" });
+    expect(await main(["test", "--rule", "rules/ts.md", "--file", "x.ts", "--source", "text"], prose.io)).toBe(0);
+  });
+
+  it("exit 2 on usage and load errors, with a message", async () => {
+    const s = sandbox({ "bad.md": '---\ncondition: "("\n---\nx\n' });
+    expect(await main(["test", "--rule", "bad.md", "x"], s.io)).toBe(2);
+    expect(s.err()).toMatch(/bad\.md \(condition\).*invalid regex/);
+    expect(await main(["frobnicate"], s.io)).toBe(2);
+    expect(await main(["test", "--nope"], s.io)).toBe(2);
+    expect(await main(["scan", "missing-dir"], s.io)).toBe(2);
+  });
+
+  it("list: rules, conditions, engines, scope, source file, skipped rules and warnings", async () => {
+    const s = sandbox({
+      ".pi/rules/no-console.md": NO_CONSOLE,
+      ".pi/rules/nowhere.md": '---\ncondition: "x"\nscope: bogus\n---\nx\n',
+    });
+    expect(await main(["list", "--json"], s.io)).toBe(0);
+    const json = JSON.parse(s.out());
+    const mine = json.rules.find((r: { name: string }) => r.name === "no-console");
+    expect(mine).toMatchObject({
+      format: "proposal",
+      window: "line",
+      engines: ["dfa"],
+      conditions: ["/console\\.log\\(/"],
+    });
+    expect(json.skipped).toEqual([
+      expect.objectContaining({ name: "nowhere", reason: expect.stringMatching(/reaches no stream/) }),
+    ]);
+    expect(json.warnings.join("\n")).toMatch(/nowhere\.md \(scope\): unknown token "bogus"/);
+  });
+
+  it("scan: runs the rules over files like a linter, honoring .gitignore", async () => {
+    const s = sandbox({
+      ".pi/rules/ts.md": TS_ONLY,
+      ".gitignore": "dist/\n",
+      "src/a.ts": "ok\nlet a: any = 1;\n",
+      "src/b.md": "let a: any = 1;\n",
+      "dist/c.ts": "let c: any;\n",
+    });
+    expect(await main(["scan", ".", "--json"], s.io)).toBe(1);
+    const json = JSON.parse(s.out());
+    expect(json.findings).toEqual([expect.objectContaining({ file: "src/a.ts", rule: "ts", line: 2 })]);
+  });
+});

@@ -1,0 +1,59 @@
+import { type RuleMatch, TtsrManager } from "../manager/ttsr-manager.ts";
+import type { StreamSource } from "../rules/types.ts";
+import type { CliRules } from "./context.ts";
+
+export interface SimulatedHit {
+  rule: string;
+  file: string;
+  /** What a session would do: interrupt the stream, or deliver a reminder later. */
+  delivery: "interrupt" | "reminder";
+  /** Offset just past the match in `text`. */
+  end: number;
+}
+
+export interface SimulateInput {
+  text: string;
+  source: StreamSource;
+  tool?: string;
+  path?: string;
+}
+
+/** Deltas like a model's (a few characters each), so the CLI exercises the same incremental path as a session. */
+const DELTA = 16;
+
+/**
+ * Streams a text through a fresh manager as a session would (tool sources as streamed JSON arguments with the
+ * content first, so path gates resolve late like they can in a session) and reports every rule that fires.
+ */
+export function simulate(rules: CliRules, input: SimulateInput, manager?: TtsrManager): SimulatedHit[] {
+  const m =
+    manager ?? new TtsrManager(rules.registry, { settings: { ...rules.settings, enabled: true }, cwd: rules.cwd });
+  m.resetStreams();
+  const hits = new Map<string, SimulatedHit>();
+  const record = (matches: RuleMatch[], delivery: SimulatedHit["delivery"]) => {
+    for (const match of matches) {
+      if (hits.has(match.rule.name)) continue;
+      hits.set(match.rule.name, { rule: match.rule.name, file: match.rule.path, delivery, end: match.end });
+    }
+  };
+  let raw = input.text;
+  let toolCall: { id: string; name: string } | undefined;
+  if (input.source === "tool") {
+    const args: Record<string, string> = { content: input.text };
+    if (input.path) args["path"] = input.path;
+    raw = JSON.stringify(args);
+    toolCall = { id: "cli", name: input.tool ?? "write" };
+  }
+  for (let i = 0; i < raw.length; i += DELTA) {
+    const decision = m.checkDelta({
+      source: input.source,
+      chunk: raw.slice(i, i + DELTA),
+      ...(toolCall ? { toolCall } : {}),
+    });
+    record(decision.deferred, "reminder");
+    record(decision.interrupt, "interrupt");
+  }
+  m.onMessageEnd("stop");
+  m.resetStreams();
+  return [...hits.values()];
+}

@@ -1,0 +1,50 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_TTSR_SETTINGS } from "../settings/schema.ts";
+import { loadTtsrRules } from "./load.ts";
+
+function project(files: Record<string, string>) {
+  const root = mkdtempSync(join(tmpdir(), "ttsr-load-"));
+  const cwd = join(root, "p");
+  const home = join(root, "home");
+  const agentDir = join(home, ".pi", "agent");
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(join(cwd, rel, ".."), { recursive: true });
+    writeFileSync(join(cwd, rel), text);
+  }
+  mkdirSync(agentDir, { recursive: true });
+  return { cwd, home, agentDir };
+}
+
+describe("loadTtsrRules", () => {
+  it("loads project rules through rulebook plus the shipped rules; user rules shadow builtins by name", async () => {
+    const p = project({
+      ".pi/rules/mine.md": '---\ncondition: "foo"\n---\nNo foo.\n',
+      ".pi/rules/no-force-push.md": '---\ncondition: "push -f"\nscope: tool:bash\n---\nMine.\n',
+      ".pi/rules/plain.md": "---\ndescription: not a stream rule\n---\nbody\n",
+      ".cursor/rules/cur.mdc": '---\nttsr_trigger: "bar"\n---\nNo bar.\n',
+    });
+    const loaded = await loadTtsrRules({ ...p, settings: DEFAULT_TTSR_SETTINGS });
+    const names = loaded.rules.map((r) => r.name);
+    expect(names).toEqual(
+      expect.arrayContaining(["mine", "no-force-push", "cur", "no-ts-ignore", "no-hardcoded-secrets"]),
+    );
+    expect(names).not.toContain("plain");
+    expect(loaded.rules.find((r) => r.name === "no-force-push")?.builtin).toBe(false);
+    expect(loaded.dropped).toEqual([
+      expect.objectContaining({ name: "no-force-push", reason: "shadowed by a user rule" }),
+    ]);
+  });
+
+  it("drops builtins with builtinRules false and names with disabledRules", async () => {
+    const p = project({ ".pi/rules/mine.md": '---\ncondition: "foo"\n---\nNo foo.\n' });
+    const loaded = await loadTtsrRules({
+      ...p,
+      settings: { ...DEFAULT_TTSR_SETTINGS, builtinRules: false, disabledRules: ["mine"] },
+    });
+    expect(loaded.rules).toEqual([]);
+    expect(loaded.dropped.map((d) => d.reason)).toEqual(["listed in ttsr.disabledRules"]);
+  });
+});

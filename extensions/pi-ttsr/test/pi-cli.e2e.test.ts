@@ -1,0 +1,68 @@
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { ruleFile } from "./helpers.ts";
+
+const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
+const RULE = ruleFile(
+  { description: "no eval", condition: "\\beval\\(", scope: "text" },
+  "Never call eval(). Parse the input with JSON.parse or a real parser.",
+);
+
+let server: ModelServer | undefined;
+let home: CliHome | undefined;
+afterEach(async () => {
+  await server?.close();
+  home?.dispose();
+  server = undefined;
+  home = undefined;
+});
+
+function userText(messages: Array<{ role: string; content?: unknown }>): string {
+  return JSON.stringify(messages.filter((m) => m.role !== "system" && m.role !== "developer"));
+}
+
+describe("pi -p with pi-ttsr (patched pi, loopback model)", () => {
+  it("interrupts, retries with the rule, and a resumed session does not fire the once rule again", async () => {
+    server = await startModelServer({
+      script: [
+        { text: "Easy: just call eval(input) on it and return the result to the caller.", chunkSize: 4, delayMs: 5 },
+        { text: "Use JSON.parse(input) instead.", chunkSize: 4 },
+        { text: "Again I would eval(input) here.", chunkSize: 4 },
+      ],
+    });
+    home = prepareCliHome({ server, files: { ".pi/rules/no-eval.md": RULE } });
+
+    const first = await runPi(["-e", PACKAGE_DIR, "-p", "parse this"], { home });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain("Use JSON.parse(input) instead.");
+    expect(first.stdout).not.toContain("eval(input)");
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[0]!.closedEarly).toBe(true);
+    expect(server.requests[0]!.deltasSent).toBeLessThan(server.requests[0]!.deltasPlanned);
+    // Zero tokens before: the rule text was not in the first request; the retry carries it.
+    expect(JSON.stringify(server.requests[0]!.messages)).not.toContain("Never call eval()");
+    const retry = userText(server.requests[1]!.messages);
+    expect(retry).toContain('system-interrupt reason=\\"rule_violation\\" rule=\\"no-eval\\"');
+    expect(retry).not.toContain("just call eval(input)");
+
+    const resumed = await runPi(["-e", PACKAGE_DIR, "-p", "--continue", "and now?"], { home });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    expect(server.requests[2]!.closedEarly).toBe(false);
+    expect(resumed.stdout).toContain("Again I would eval(input) here.");
+  });
+
+  it("says what is wrong with a rule file and goes on", async () => {
+    server = await startModelServer({ script: [{ text: "fine" }] });
+    home = prepareCliHome({
+      server,
+      files: { ".pi/rules/broken.md": ruleFile({ condition: "(unclosed" }, "x"), ".pi/rules/no-eval.md": RULE },
+    });
+    const run = await runPi(["-e", PACKAGE_DIR, "-p", "hi"], { home });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("fine");
+    expect(run.stderr).toMatch(/broken\.md \(condition\).*invalid regex/);
+  });
+});

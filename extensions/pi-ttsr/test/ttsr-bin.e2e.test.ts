@@ -1,0 +1,35 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "bin", "ttsr.mjs");
+const run = promisify(execFile);
+
+async function ttsr(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd, env });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe("bin/ttsr.mjs (built dist)", () => {
+  it("exits 0 / 1 / 2 for no match / match / usage error", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ttsr-bin-"));
+    const cwd = join(root, "p");
+    mkdirSync(join(cwd, ".pi", "rules"), { recursive: true });
+    writeFileSync(join(cwd, ".pi", "rules", "no-eval.md"), '---\ncondition: "\\\\beval\\\\("\n---\nNo eval.\n');
+    const env = { ...process.env, HOME: root, PI_CODING_AGENT_DIR: join(root, "agent") };
+    expect((await ttsr(["test", "JSON.parse(x)"], cwd, env)).code).toBe(0);
+    const hit = await ttsr(["test", "eval(x)"], cwd, env);
+    expect(hit.code).toBe(1);
+    expect(hit.stdout).toContain("MATCH no-eval");
+    expect((await ttsr(["nonsense"], cwd, env)).code).toBe(2);
+  });
+});
