@@ -65,5 +65,5 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
 
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.split("\n")[0]!.trim();
+  return message.split("\n")[0]!.trim().replace(/:$/, "");
 }
