@@ -60,7 +60,20 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
       const home = options.home ?? homedir();
       const agentDir = options.agentDir ?? getAgentDir();
       const { settings, errors } = await readRulebookSettings(ctx.cwd, agentDir);
-      const result = await loadRules({ cwd: ctx.cwd, home, agentDir, settings });
+      let result: RuleLoadResult;
+      try {
+        result = await loadRules({ cwd: ctx.cwd, home, agentDir, settings });
+      } catch (error) {
+        // loadRules reports bad files instead of throwing; this is the last line so pi never loses a session to us
+        result = {
+          rules: [],
+          shadowed: [],
+          skipped: [],
+          warnings: [{ message: `rule discovery failed: ${(error as Error).message}` }],
+          providers: [],
+          stats: { files: 0, cacheHits: 0, ms: 0 },
+        };
+      }
       result.warnings.unshift(...errors);
       const attached = new Set<string>();
       for (const entry of ctx.sessionManager.getEntries()) {
