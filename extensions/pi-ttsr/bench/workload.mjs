@@ -1,4 +1,5 @@
-// Deterministic bench workload: 200 rules (literal-like and regex) and a code-like response that matches none.
+// Deterministic bench workload: 200 rules (literal-like and regex) and a code-like response full of near misses
+// (words the rules start with) that matches none of them, so every matcher scans all of it.
 
 function rng(seed) {
   let s = seed >>> 0;
@@ -50,7 +51,7 @@ export function benchText(size, seed = 42) {
   const lines = [];
   let len = 0;
   while (len < size) {
-    const kind = Math.floor(r() * 8);
+    const kind = Math.floor(r() * 11);
     let line;
     const id = pick(IDENTS);
     if (kind === 0) line = `import { ${pick(IDENTS)}, ${pick(IDENTS)} } from "./${pick(IDENTS)}.js";`;
@@ -62,6 +63,10 @@ export function benchText(size, seed = 42) {
     else if (kind === 4) line = `  // The ${id} is ready; now update the ${pick(IDENTS)} and return.`;
     else if (kind === 5) line = `  if (${id} === undefined) throw new Error("missing ${id}");`;
     else if (kind === 6) line = `  return ${id}.map((x) => x * ${Math.floor(r() * 9)});`;
+    else if (kind === 7) line = `  const client = new LegacyClient(); // not Legacy${Math.floor(r() * 100)}Client`;
+    else if (kind === 8) line = `  const password = process.env.PASSWORD ?? ""; // token: read from env`;
+    else if (kind === 9)
+      line = `  import { OldThing } from "old-sdk"; // forbiddenCall${Math.floor(r() * 100)} is gone`;
     else line = "}";
     lines.push(line);
     len += line.length + 1;

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { createTestSession, fauxText, fauxToolCall, type TestSession } from "@pi-rails/testkit";
+import { createTestSession, fauxText, fauxThinking, fauxToolCall, type TestSession } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import ttsrExtension from "../src/extension.ts";
 import { eventProbe, recorder, ruleFile, sentText } from "./helpers.ts";
@@ -88,6 +89,29 @@ describe("interrupting prose match (patched pi)", () => {
     ]);
   });
 
+  it("watches the thinking stream when the scope says so", async () => {
+    const r = recorder();
+    t = await createTestSession({
+      files: {
+        ".pi/rules/no-rm.md": ruleFile({ condition: "rm -rf /", scope: "thinking" }, "Never plan to delete the root."),
+      },
+      extensions: [ttsrExtension],
+      model: {
+        kind: "faux",
+        reasoning: true,
+        responses: [
+          r.reply([fauxThinking("I could just rm -rf / and start over."), fauxText("ok")]),
+          r.reply("Let me look first."),
+        ],
+      },
+      thinkingLevel: "low",
+    });
+    const final = await t.prompt("clean up");
+    expect(r.contexts).toHaveLength(2);
+    expect(sentText(r.contexts[1])).toContain("Never plan to delete the root.");
+    expect(final?.content).toEqual([{ type: "text", text: "Let me look first." }]);
+  });
+
   it("keeps the partial before the reminder with contextMode keep", async () => {
     const r = recorder();
     t = await createTestSession({
@@ -147,6 +171,26 @@ describe("interrupting prose match (patched pi)", () => {
     await t.prompt("one");
     expect(r.contexts).toHaveLength(1);
     expect(probe.status).toEqual([expect.objectContaining({ active: false, patched: true, rules: [] })]);
+  });
+});
+
+describe("with rulebook installed", () => {
+  it("rulebook leaves stream rules to TTSR: 0 system-prompt tokens until the rule fires", async () => {
+    const rulebookDir = dirname(createRequire(import.meta.url).resolve("@pi-rails/rulebook/package.json"));
+    const listed = ruleFile({ description: "Describe the logging policy", alwaysApply: true }, "ALWAYS-RULE-BODY");
+    const r = recorder();
+    t = await createTestSession({
+      files: { ".pi/rules/no-console.md": NO_CONSOLE, ".pi/rules/always.md": listed },
+      extensionPaths: [rulebookDir],
+      extensions: [ttsrExtension],
+      model: { kind: "faux", responses: [r.reply("x console.log(1) y"), r.reply("ok")] },
+    });
+    await t.prompt("go");
+    expect(r.contexts).toHaveLength(2);
+    expect(r.contexts[0]?.systemPrompt).toContain("ALWAYS-RULE-BODY"); // rulebook is active
+    expect(sentText(r.contexts[0])).not.toContain("project logger");
+    expect(sentText(r.contexts[0])).not.toContain("no-console");
+    expect(sentText(r.contexts[1])).toContain("project logger");
   });
 });
 

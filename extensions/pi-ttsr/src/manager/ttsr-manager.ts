@@ -33,6 +33,12 @@ export interface DeltaDecision {
   deferred: RuleMatch[];
 }
 
+/** The answer for the common delta: nothing matched (shared, never mutated). */
+const NOTHING: DeltaDecision = Object.freeze({
+  interrupt: Object.freeze([]),
+  deferred: Object.freeze([]),
+}) as unknown as DeltaDecision;
+
 interface StreamState {
   matcher: StreamMatcher;
   source: StreamSource;
@@ -92,8 +98,7 @@ export class TtsrManager {
 
   /** Feeds one delta; returns what to do. The hot path: bounded work per delta. */
   checkDelta(input: DeltaInput): DeltaDecision {
-    const decision: DeltaDecision = { interrupt: [], deferred: [] };
-    if (!this.active) return decision;
+    if (!this.active) return NOTHING;
     const stream = this.streamFor(input);
     let text = input.chunk;
     if (stream.decoder) {
@@ -102,12 +107,13 @@ export class TtsrManager {
       if (decoded.length > stream.paths.length) stream.paths = decoded.map((p) => this.relativePath(p));
       if (input.toolCall?.name) stream.toolName = input.toolCall.name;
     }
+    const hits = text.length > 0 ? stream.matcher.push(text) : [];
+    if (hits.length === 0 && stream.awaitingPath.size === 0) return NOTHING;
+    const decision: DeltaDecision = { interrupt: [], deferred: [] };
     const candidates = new Map<number, number>(stream.awaitingPath);
-    if (text.length > 0) {
-      for (const hit of stream.matcher.push(text)) {
-        const owner = this.registry.patternOwner[hit.pattern];
-        if (owner !== undefined && !candidates.has(owner)) candidates.set(owner, hit.end);
-      }
+    for (const hit of hits) {
+      const owner = this.registry.patternOwner[hit.pattern];
+      if (owner !== undefined && !candidates.has(owner)) candidates.set(owner, hit.end);
     }
     if (candidates.size === 0) return decision;
     const matches: RuleMatch[] = [];

@@ -37,6 +37,9 @@ export class PatternSet {
   }
 }
 
+/** Shared empty result (never mutated: a push that finds something allocates its own array). */
+const NO_HITS: PatternHit[] = [];
+
 export interface PatternHit {
   pattern: number;
   /** Offset in the stream's text just past the match (for automaton hits) or of the native match's end. */
@@ -78,8 +81,9 @@ export class StreamMatcher {
   }
 
   push(chunk: string): PatternHit[] {
-    if (chunk.length === 0) return [];
-    const hits: PatternHit[] = [];
+    if (chunk.length === 0) return NO_HITS;
+    // Allocated lazily: the common delta matches nothing and must not create garbage.
+    let hits = NO_HITS;
     const base = this.text.length;
     this.text += chunk;
     const dfa = this.set.dfa;
@@ -87,9 +91,14 @@ export class StreamMatcher {
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk.charCodeAt(i);
       s = (c < 128 ? s.ascii[c] : undefined) ?? dfa.step(s, c);
-      if (s.accepts.length !== 0) this.onAccept(s.accepts, base + i + 1, hits);
+      if (s.accepts.length !== 0) {
+        if (hits === NO_HITS) hits = [];
+        this.onAccept(s.accepts, base + i + 1, hits);
+      }
     }
     this.state = s;
+    if (this.candidates.size === 0 && this.set.nativeIds.length === 0 && this.set.chunkIds.length === 0) return hits;
+    if (hits === NO_HITS) hits = [];
     if (this.candidates.size !== 0) this.verifyCandidates(hits);
     for (const id of this.set.nativeIds) {
       if (!this.matched.has(id)) this.runNative(id, base, hits);
@@ -101,7 +110,7 @@ export class StreamMatcher {
       const m = re.exec(chunk);
       if (m) this.hit(id, base + m.index + m[0].length, hits);
     }
-    return hits;
+    return hits.length === 0 ? NO_HITS : hits;
   }
 
   private hit(pattern: number, end: number, hits: PatternHit[]): void {
