@@ -7,6 +7,7 @@ import {
   type DeliveryKind,
   followUpMessage,
   INJECTION_ENTRY_TYPE,
+  INJECTION_MESSAGE_TYPE,
   type InjectionEntryData,
   interruptRetry,
   noticeText,
@@ -81,7 +82,8 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
     if (toolCallId) data.toolCallId = toolCallId;
     pi.appendEntry(INJECTION_ENTRY_TYPE, data);
     pi.events.emit(TRIGGERED_EVENT, triggeredPayload(matches, kind));
-    if (ctx?.hasUI) ctx.ui.notify(noticeText(matches, kind), "info");
+    // Patched pi's interactive mode already shows a notice line naming the rules of an interrupt.
+    if (ctx?.hasUI && !(patched && kind === "interrupt")) ctx.ui.notify(noticeText(matches, kind), "info");
   };
 
   pi.on("session_start", async (_event, ctx) => {
@@ -198,6 +200,16 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
     if (bucket.length === 0) return;
     deliver(ctx, bucket, "tool-reminder", event.toolCallId);
     return { content: withToolReminder(bucket, event.content) };
+  });
+
+  // At the abort cap the loop ends the turn without sending the retry: those rules were not delivered.
+  pi.on("stream_abort", (event) => {
+    if (!manager || !event.capReached || event.retry?.customType !== INJECTION_MESSAGE_TYPE) return;
+    const rules = (event.retry.details as { rules?: unknown } | undefined)?.rules;
+    if (!Array.isArray(rules)) return;
+    const names = rules.filter((r): r is string => typeof r === "string");
+    manager.revokeInjected(names);
+    pi.appendEntry(INJECTION_ENTRY_TYPE, { rules: names, kind: "revoked", turn: manager.completedTurns });
   });
 
   pi.on("turn_end", () => {

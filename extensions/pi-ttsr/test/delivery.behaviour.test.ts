@@ -159,6 +159,43 @@ describe("interrupting prose match (patched pi)", () => {
     expect(final?.content).toEqual([{ type: "text", text: "fixed 2" }]);
   });
 
+  it("at the loop's abort cap the undelivered rule is revoked and stays eligible", async () => {
+    const r = recorder();
+    const files: Record<string, string> = {};
+    for (const n of [1, 2, 3, 4]) files[`.pi/rules/r${n}.md`] = ruleFile({ condition: `BAD${n}!` }, `Rule ${n}.`);
+    t = await createTestSession({
+      files,
+      extensions: [ttsrExtension],
+      persist: true,
+      model: {
+        kind: "faux",
+        responses: [
+          r.reply("a BAD1! b"),
+          r.reply("a BAD2! b"),
+          r.reply("a BAD3! b"),
+          r.reply("a BAD4! b"),
+          r.reply("again BAD4! here"),
+          r.reply("fixed"),
+        ],
+      },
+    });
+    const capped = await t.prompt("one");
+    expect(capped?.stopReason).toBe("error");
+    expect(r.contexts).toHaveLength(4);
+    const final = await t.prompt("two");
+    expect(r.contexts).toHaveLength(6);
+    expect(sentText(r.contexts[5])).toContain("Rule 4.");
+    expect(final?.content).toEqual([{ type: "text", text: "fixed" }]);
+    expect(injectionEntries(t).map((e) => `${e.kind}:${e.rules.join(",")}`)).toEqual([
+      "interrupt:r1",
+      "interrupt:r2",
+      "interrupt:r3",
+      "interrupt:r4",
+      "revoked:r4",
+      "interrupt:r4",
+    ]);
+  });
+
   it("does nothing when ttsr.enabled is false", async () => {
     const r = recorder();
     const probe = eventProbe();
@@ -270,7 +307,12 @@ describe("interrupting tool match", () => {
     await t.prompt("write it");
     expect(r.contexts).toHaveLength(2 + 2);
     expect(sentText(r.contexts[1])).toContain("rule_violation");
-    // notes.md does not match the scope glob: it ran untouched. src/a.ts was rewritten after the interrupt.
+    // The violating call never ran: the only write to src/a.ts is the clean one.
+    const writes = t.events.flatMap((e) => (e.type === "tool_execution_start" ? [JSON.stringify(e.args)] : []));
+    expect(writes.filter((w) => w.includes("src/a.ts"))).toEqual([
+      JSON.stringify({ path: "src/a.ts", content: "let x: unknown = 1;\n" }),
+    ]);
+    // notes.md does not match the scope glob: it ran untouched.
     expect(readFileSync(join(t.cwd, "notes.md"), "utf8")).toContain("x: any");
     expect(readFileSync(join(t.cwd, "src/a.ts"), "utf8")).toBe("let x: unknown = 1;\n");
   });

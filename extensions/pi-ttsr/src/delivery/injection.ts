@@ -12,10 +12,13 @@ export const TRIGGERED_EVENT = "ttsr_triggered";
 
 export type DeliveryKind = "interrupt" | "follow-up" | "tool-reminder" | "tool-block";
 
+/** Kind of a persisted entry: a delivery, or `revoked` when the loop's abort cap dropped an interrupt's retry. */
+export type InjectionEntryKind = DeliveryKind | "revoked";
+
 /** Persisted with `pi.appendEntry`: enough to restore the repeat policy on resume. */
 export interface InjectionEntryData {
   rules: string[];
-  kind: DeliveryKind;
+  kind: InjectionEntryKind;
   /** Completed turns at injection time. */
   turn: number;
   toolCallId?: string;

@@ -168,6 +168,18 @@ describe("matching decisions", () => {
     expect(m.checkDelta({ source: "text", chunk: "bad(" }).interrupt).toEqual([]);
   });
 
+  it("a revoked injection makes the rule eligible again, also when restored", () => {
+    const m = new TtsrManager([rule("r")]);
+    m.restoreInjected([
+      { rules: ["r"], turn: 0, kind: "interrupt" },
+      { rules: ["r"], turn: 0, kind: "revoked" },
+    ]);
+    expect(m.checkDelta({ source: "text", chunk: "bad(" }).interrupt).toHaveLength(1);
+    m.markInjected(["r"]);
+    m.revokeInjected(["r"]);
+    expect(m.firings("r")).toBeUndefined();
+  });
+
   it("does nothing when disabled", () => {
     const m = new TtsrManager([rule("r")], { settings: settings({ enabled: false }) });
     expect(m.active).toBe(false);

@@ -200,9 +200,23 @@ export class TtsrManager {
     for (const name of new Set(names)) this.records.set(name, recordFiring(this.records.get(name), this.turn, now));
   }
 
-  /** Restores firings persisted in the session (resume). */
-  restoreInjected(entries: ReadonlyArray<{ rules: readonly string[]; turn?: number }>): void {
+  /** Undoes one firing of each rule (its injection never reached the model). */
+  revokeInjected(names: readonly string[]): void {
+    for (const name of new Set(names)) {
+      const prev = this.records.get(name);
+      if (!prev) continue;
+      if (prev.count <= 1) this.records.delete(name);
+      else this.records.set(name, { ...prev, count: prev.count - 1 });
+    }
+  }
+
+  /** Restores firings persisted in the session (resume), in order; `revoked` entries undo one firing. */
+  restoreInjected(entries: ReadonlyArray<{ rules: readonly string[]; turn?: number; kind?: string }>): void {
     for (const entry of entries) {
+      if (entry.kind === "revoked") {
+        this.revokeInjected(entry.rules);
+        continue;
+      }
       for (const name of new Set(entry.rules)) {
         const prev = this.records.get(name);
         this.records.set(name, { count: (prev?.count ?? 0) + 1, lastTurn: entry.turn ?? 0, lastTime: 0 });
