@@ -1,7 +1,6 @@
 import { join } from "node:path";
-import { collectRules, type Normalizer, type RuleFileSpec, ruleName, sortByStem } from "./collect.ts";
+import { loadRuleFolder, type Normalizer } from "./collect.ts";
 import { CONDITION_KEYS, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
-import { listRuleFiles } from "./fs.ts";
 import { type DiscoveryContext, mergeOutputs, type ProviderOutput, type RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.md$/;
@@ -19,17 +18,13 @@ export const normalizeClaude: Normalizer = (f) => {
   return { description, globs, alwaysApply, condition };
 };
 
-async function loadDir(dir: string, scope: "project" | "user", ctx: DiscoveryContext): Promise<ProviderOutput> {
-  const listing = await listRuleFiles(dir, { accept: (n) => SUFFIX.test(n), recursive: true });
-  const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".md"]).map((file) => ({
-    file,
-    name: ruleName(file.relPath, SUFFIX),
-    scope,
-    root: dir,
-  }));
-  const out = await collectRules(claudeProvider, specs, listing.problems, normalizeClaude, ctx);
-  out.searched.push(dir);
-  return out;
+function loadDir(dir: string, scope: "project" | "user", ctx: DiscoveryContext): Promise<ProviderOutput> {
+  return loadRuleFolder(
+    claudeProvider,
+    { dir, scope, suffix: SUFFIX, preferred: [".md"], recursive: true },
+    normalizeClaude,
+    ctx,
+  );
 }
 
 /** Claude Code: `<cwd>/.claude/rules/**\/*.md`, then `~/.claude/rules/**\/*.md`. */

@@ -1,7 +1,7 @@
 import { basename, dirname, join } from "node:path";
-import { collectRules, type Normalizer, type RuleFileSpec, ruleName, sortByStem } from "./collect.ts";
+import { collectRules, loadRuleFolder, type Normalizer, type RuleFileSpec } from "./collect.ts";
 import { CONDITION_KEYS, drop, has, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
-import { listRuleFiles, statIfExists } from "./fs.ts";
+import { statIfExists } from "./fs.ts";
 import type { RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.(md|txt)$/;
@@ -73,16 +73,14 @@ export const clineProvider: RuleProvider = {
       out.searched.push(found.path);
       return out;
     }
-    const listing = await listRuleFiles(found.path, { accept: (n) => SUFFIX.test(n), recursive: false });
-    const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".md", ".txt"]).map((file) => ({
-      file,
-      name: ruleName(file.relPath, SUFFIX),
+    const folder = {
+      dir: found.path,
       scope,
-      root: found.path,
-      level: found.level,
-    }));
-    const out = await collectRules(clineProvider, specs, listing.problems, normalizeCline, ctx);
-    out.searched.push(found.path);
-    return out;
+      suffix: SUFFIX,
+      preferred: [".md", ".txt"],
+      recursive: false,
+      decorate: (spec: RuleFileSpec): RuleFileSpec => ({ ...spec, level: found.level }),
+    };
+    return loadRuleFolder(clineProvider, folder, normalizeCline, ctx);
   },
 };

@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import type { Rule, RuleSource, RuleWarning } from "../rule.ts";
 import type { FieldContext } from "./fields.ts";
-import { type Candidate, compareNames, type Problem } from "./fs.ts";
+import { type Candidate, compareNames, listRuleFiles, type Problem } from "./fs.ts";
 import { readParsed } from "./parse-cache.ts";
 import { type DiscoveryContext, emptyOutput, type ProviderOutput } from "./provider.ts";
 
@@ -168,4 +168,42 @@ export function sortByStem(files: Candidate[], suffix: RegExp, preferred: readon
     if (sa !== sb) return compareNames(sa, sb);
     return rank(a.relPath) - rank(b.relPath);
   });
+}
+
+/** One folder of rule files as a provider describes it. */
+export interface RuleFolder {
+  dir: string;
+  scope: RuleSource["scope"];
+  /** Which file names are rules; stripping it from the relative path gives the rule name. */
+  suffix: RegExp;
+  /** Extension preference when two files share a stem (the first wins, the other is shadowed). */
+  preferred: readonly string[];
+  recursive: boolean;
+  /** Provider-specific additions to each file's spec (nested folders, levels). */
+  decorate?: (spec: RuleFileSpec) => RuleFileSpec;
+}
+
+/** List, order, read and normalize one folder of rule files: the common path of every folder-based provider. */
+export async function loadRuleFolder(
+  provider: ProviderInfo,
+  folder: RuleFolder,
+  normalize: Normalizer,
+  ctx: DiscoveryContext,
+): Promise<ProviderOutput> {
+  const listing = await listRuleFiles(folder.dir, {
+    accept: (n) => folder.suffix.test(n),
+    recursive: folder.recursive,
+  });
+  const specs = sortByStem(listing.files, folder.suffix, folder.preferred).map((file) => {
+    const spec: RuleFileSpec = {
+      file,
+      name: ruleName(file.relPath, folder.suffix),
+      scope: folder.scope,
+      root: folder.dir,
+    };
+    return folder.decorate ? folder.decorate(spec) : spec;
+  });
+  const out = await collectRules(provider, specs, listing.problems, normalize, ctx);
+  out.searched.push(folder.dir);
+  return out;
 }

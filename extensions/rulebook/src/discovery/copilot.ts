@@ -1,7 +1,6 @@
 import { join } from "node:path";
-import { collectRules, type Normalizer, type RuleFileSpec, ruleName, sortByStem } from "./collect.ts";
+import { loadRuleFolder, type Normalizer } from "./collect.ts";
 import { CONDITION_KEYS, readCondition, readGlobs, readString } from "./fields.ts";
-import { listRuleFiles } from "./fs.ts";
 import type { RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.instructions\.md$/;
@@ -27,15 +26,7 @@ export const copilotProvider: RuleProvider = {
   description: "GitHub Copilot: <cwd>/.github/instructions/**/*.instructions.md (applyTo)",
   async load(ctx) {
     const dir = join(ctx.cwd, ".github", "instructions");
-    const listing = await listRuleFiles(dir, { accept: (n) => SUFFIX.test(n), recursive: true });
-    const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".instructions.md"]).map((file) => ({
-      file,
-      name: ruleName(file.relPath, SUFFIX),
-      scope: "project",
-      root: dir,
-    }));
-    const out = await collectRules(copilotProvider, specs, listing.problems, normalizeCopilot, ctx);
-    out.searched.push(dir);
-    return out;
+    const folder = { dir, scope: "project" as const, suffix: SUFFIX, preferred: [".instructions.md"], recursive: true };
+    return loadRuleFolder(copilotProvider, folder, normalizeCopilot, ctx);
   },
 };

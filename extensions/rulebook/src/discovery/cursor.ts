@@ -1,7 +1,6 @@
 import { join } from "node:path";
-import { collectRules, type Normalizer, type RuleFileSpec, ruleName, sortByStem } from "./collect.ts";
+import { loadRuleFolder, type Normalizer, type RuleFileSpec } from "./collect.ts";
 import { CONDITION_KEYS, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
-import { listRuleFiles } from "./fs.ts";
 import { findNestedRuleDirs } from "./nested.ts";
 import { type DiscoveryContext, mergeOutputs, type ProviderOutput, type RuleProvider } from "./provider.ts";
 
@@ -15,26 +14,22 @@ export const normalizeCursor: Normalizer = (f) => ({
   condition: readCondition(f, CONDITION_KEYS),
 });
 
-async function loadCursorDir(
+function loadCursorDir(
   dir: string,
   scope: "project" | "user",
   ctx: DiscoveryContext,
   nested?: { base: string; level: number },
 ): Promise<ProviderOutput> {
-  const listing = await listRuleFiles(dir, { accept: (n) => SUFFIX.test(n), recursive: true });
-  const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".mdc", ".md"]).map((file) => {
-    const name = ruleName(file.relPath, SUFFIX);
-    return {
-      file,
-      name: nested ? `${nested.base}/${name}` : name,
-      scope,
-      root: dir,
-      ...(nested ? { level: nested.level, globBase: nested.base } : {}),
-    };
-  });
-  const out = await collectRules(cursorProvider, specs, listing.problems, normalizeCursor, ctx);
-  out.searched.push(dir);
-  return out;
+  const decorate = nested
+    ? (spec: RuleFileSpec): RuleFileSpec => ({
+        ...spec,
+        name: `${nested.base}/${spec.name}`,
+        level: nested.level,
+        globBase: nested.base,
+      })
+    : undefined;
+  const folder = { dir, scope, suffix: SUFFIX, preferred: [".mdc", ".md"], recursive: true, decorate };
+  return loadRuleFolder(cursorProvider, folder, normalizeCursor, ctx);
 }
 
 /**

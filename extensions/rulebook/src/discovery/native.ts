@@ -1,14 +1,6 @@
 import { join, resolve } from "node:path";
-import {
-  collectRules,
-  type Normalizer,
-  type ProviderInfo,
-  type RuleFileSpec,
-  ruleName,
-  sortByStem,
-} from "./collect.ts";
+import { loadRuleFolder, type Normalizer, type ProviderInfo } from "./collect.ts";
 import { NATIVE_CONDITION_KEYS, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
-import { listRuleFiles } from "./fs.ts";
 import { type DiscoveryContext, mergeOutputs, type ProviderOutput, type RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.(md|mdc)$/;
@@ -33,16 +25,12 @@ export async function loadNativeDirs(
       const key = resolve(dir);
       if (seen.has(key)) return { ...mergeOutputs([]), searched: [dir] };
       seen.add(key);
-      const listing = await listRuleFiles(dir, { accept: (n) => SUFFIX.test(n), recursive: false });
-      const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".md", ".mdc"]).map((file) => ({
-        file,
-        name: ruleName(file.relPath, SUFFIX),
-        scope,
-        root: dir,
-      }));
-      const out = await collectRules(provider, specs, listing.problems, normalizeNative, ctx);
-      out.searched.push(dir);
-      return out;
+      return loadRuleFolder(
+        provider,
+        { dir, scope, suffix: SUFFIX, preferred: [".md", ".mdc"], recursive: false },
+        normalizeNative,
+        ctx,
+      );
     }),
   );
   return mergeOutputs(outputs);
