@@ -1,6 +1,6 @@
 // pnpm bench: our incremental matcher vs the reference's naive full-buffer re-scan vs one pass (the floor).
 import { PatternSet, TtsrManager } from "../dist/index.js";
-import { benchRules, benchText, deltas } from "./workload.mjs";
+import { benchRules, benchText, deltas, verifyHeavyRules, verifyHeavyText } from "./workload.mjs";
 
 const specs = benchRules();
 const regexes = specs.map((s) => new RegExp(s.source, s.flags));
@@ -108,10 +108,54 @@ for (const size of SIZES) {
   });
 }
 
-if (json) console.log(JSON.stringify({ rules: specs.length, modes, rows }, null, 2));
-else {
+// Second workload: rules that need the native engine (verified candidates, backreferences).
+const heavySpecs = verifyHeavyRules();
+const heavyRegexes = heavySpecs.map((s) => new RegExp(s.source, s.flags));
+const heavySet = new PatternSet(heavySpecs);
+const heavyErrors = heavySet.errors.filter(Boolean);
+if (heavyErrors.length) throw new Error(`heavy rules failed to compile: ${heavyErrors.join("; ")}`);
+const heavyModes = {};
+for (const p of heavySet.patterns) heavyModes[p.mode] = (heavyModes[p.mode] ?? 0) + 1;
+const heavyRows = [];
+for (const size of SIZES) {
+  const text = verifyHeavyText(size);
+  const ds = deltas(text, 4);
+  for (const re of heavyRegexes) if (re.test(text)) throw new Error(`heavy workload text matches ${re}`);
+  const ours = time(() => {
+    const m = heavySet.stream();
+    for (const d of ds) if (m.push(d).length) throw new Error("unexpected match");
+  });
+  const floor = time(() => {
+    for (const re of heavyRegexes) re.test(text);
+  });
+  const stride = Math.max(1, Math.floor(ds.length / 512));
+  const naive =
+    time(() => {
+      for (let k = stride - 1; k < ds.length; k += stride) {
+        const acc = text.slice(0, (k + 1) * 4);
+        for (const re of heavyRegexes) re.test(acc);
+      }
+    }, 100) * stride;
+  heavyRows.push({
+    size: `${size / 1024} KB`,
+    oursMs: +ours.toFixed(2),
+    floorMs: +floor.toFixed(2),
+    naiveMs: +naive.toFixed(0),
+    oursVsFloor: +(ours / floor).toFixed(2),
+    naiveVsOurs: +(naive / ours).toFixed(0),
+  });
+}
+
+if (json) {
+  const heavy = { rules: heavySpecs.length, modes: heavyModes, rows: heavyRows };
+  console.log(JSON.stringify({ rules: specs.length, modes, rows, heavy }, null, 2));
+} else {
   console.log(
     `pi-ttsr bench: ${specs.length} rules (${JSON.stringify(modes)}), 4-character deltas, node ${process.version}`,
   );
   console.table(rows);
+  console.log(
+    `\nassertion-heavy: ${heavySpecs.length} rules (${JSON.stringify(heavyModes)}), candidates on most lines`,
+  );
+  console.table(heavyRows);
 }

@@ -79,3 +79,35 @@ export function deltas(text, size = 4) {
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out;
 }
+
+/**
+ * The harder case for us: rules the automaton cannot decide alone. 40 rules with `\b` whose assertion-free
+ * superset matches all over the text (every `value<i>x` is a candidate that the native check rejects), 10 with
+ * lookarounds, and 10 with backreferences (native engine on the current line, every delta).
+ */
+export function verifyHeavyRules() {
+  const specs = [];
+  for (let i = 0; i < 40; i++) specs.push({ source: `\\bvalue${i}\\b`, flags: "", window: "accumulated" });
+  for (let i = 0; i < 10; i++) specs.push({ source: `(?<!\\.)result${i}(?=\\s*=)`, flags: "", window: "accumulated" });
+  for (let i = 0; i < 10; i++)
+    specs.push({ source: `(\\w+)_${i}\\s*===\\s*\\1_${i}\\b`, flags: "", window: "accumulated" });
+  return specs;
+}
+
+export function verifyHeavyText(size, seed = 42) {
+  const r = rng(seed);
+  const lines = [];
+  let len = 0;
+  while (len < size) {
+    const i = Math.floor(r() * 40);
+    const kind = Math.floor(r() * 4);
+    let line;
+    if (kind === 0) line = `  const value${i}x = compute(value${i}x, other.result${i % 10});`;
+    else if (kind === 1) line = `  if (value${i}x === other${i % 10}) return value${i}xy;`;
+    else if (kind === 2) line = `  this.result${i % 10} = value${i}x + 1; // value${i}x`;
+    else line = `  log("value${i}x", result${i % 10}x);`;
+    lines.push(line);
+    len += line.length + 1;
+  }
+  return lines.join("\n").slice(0, size);
+}

@@ -153,8 +153,25 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
     return undefined;
   };
 
+  /**
+   * Message boundaries seen from inside the stream. pi dispatches message_start to extensions through an async
+   * queue, so on patched pi it may arrive after the first deltas of the message; the stream itself says when a
+   * new response begins: a new attempt, or content indexes starting over.
+   */
+  let lastAttempt = -1;
+  let lastContentIndex = -1;
+  const isNewResponse = (attempt: number, contentIndex: number, fresh: boolean): boolean => {
+    const isNew =
+      attempt !== lastAttempt || contentIndex < lastContentIndex || (contentIndex === lastContentIndex && fresh);
+    lastAttempt = attempt;
+    lastContentIndex = contentIndex;
+    return isNew;
+  };
+
   pi.on("stream_text", (event, ctx) => {
     if (!patched) return undefined; // stock detection wins: message_update carries the deltas then
+    const fresh = event.accumulated.length === event.chunk.length;
+    if (isNewResponse(event.attempt, event.contentIndex, fresh)) manager?.resetStreams();
     const source: StreamSource = event.source === "toolcall" ? "tool" : event.source;
     const toolCall = event.toolCall ? { id: event.toolCall.id, name: event.toolCall.name } : undefined;
     return onDelta(ctx, source, event.chunk, toolCall);
@@ -174,12 +191,40 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
   });
 
   pi.on("message_start", (event) => {
-    if (event.message.role === "assistant") manager?.resetStreams();
+    if (!patched && event.message.role === "assistant") manager?.resetStreams();
+  });
+
+  // Patched pi: queued prose rules (and what only the end of the stream settled) are delivered at the next loop
+  // seam, which the loop awaits: after the tools ran, or where the run would otherwise end (the loop continues).
+  pi.on("checkpoint", (event, ctx) => {
+    if (!patched || !manager?.active) return undefined;
+    if (event.kind !== "post_tool_dispatch" && event.kind !== "iteration_end") return undefined;
+    const settled = manager.finishStreams();
+    if (settled.deferred.length > 0) {
+      pi.events.emit("pi-rails:ttsr:matched", { rules: settled.deferred.map((m) => m.rule.name), deferred: true });
+    }
+    const due = manager.takeProseQueue();
+    if (due.length === 0) return undefined;
+    deliver(ctx, due, "follow-up");
+    return { messages: [{ ...followUpMessage(due), role: "custom" as const, timestamp: Date.now() }] };
   });
 
   pi.on("message_end", (event, ctx) => {
     if (!manager || event.message.role !== "assistant") return;
-    const due = manager.onMessageEnd(event.message.stopReason);
+    const stopReason = event.message.stopReason;
+    if (patched) {
+      if (stopReason === "aborted" || stopReason === "error") manager.dropToolBuckets();
+      return;
+    }
+    // Stock pi: no seam to wait at; the follow-up is queued for when the agent would stop (best effort).
+    if (stopReason !== "aborted" && stopReason !== "error") {
+      // What only the end of the response completes (a trailing `\b`, `$`): delivered as reminders.
+      const settled = manager.finishStreams();
+      if (settled.deferred.length > 0) {
+        pi.events.emit("pi-rails:ttsr:matched", { rules: settled.deferred.map((m) => m.rule.name), deferred: true });
+      }
+    }
+    const due = manager.onMessageEnd(stopReason);
     if (event.message.stopReason === "aborted" || event.message.stopReason === "error") blocked.clear();
     if (due.length === 0) return;
     pi.sendMessage(followUpMessage(due), { deliverAs: "followUp", triggerTurn: true });

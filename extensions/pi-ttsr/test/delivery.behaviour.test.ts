@@ -253,6 +253,23 @@ describe("non-interrupting matches", () => {
     expect(injectionEntries(t)).toEqual([expect.objectContaining({ rules: ["no-console"], kind: "follow-up" })]);
   });
 
+  it("does not take `any` of `anything` for `\\bany\\b`; a match only the end settles comes as a follow-up", async () => {
+    const r = recorder();
+    t = await createTestSession({
+      files: { ".pi/rules/no-any.md": ruleFile({ condition: "\\bany\\b" }, "Say which type, not any.") },
+      extensions: [ttsrExtension],
+      model: {
+        kind: "faux",
+        responses: [r.reply("Is there anything else? It returns any"), r.reply("It returns a number.")],
+      },
+    });
+    const final = await t.prompt("go");
+    expect(r.contexts).toHaveLength(2);
+    expect(sentText(r.contexts[1])).toContain("It returns any"); // not interrupted: the stream had ended
+    expect(sentText(r.contexts[1])).toContain('<system-reminder reason=\\"rule_violation\\" rule=\\"no-any\\"');
+    expect(final?.content).toEqual([{ type: "text", text: "It returns a number." }]);
+  });
+
   it("prepends a reminder to exactly one sibling tool call's result, before the tool ran unchanged", async () => {
     const r = recorder();
     t = await createTestSession({

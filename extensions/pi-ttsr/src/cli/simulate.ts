@@ -53,6 +53,7 @@ export function simulate(rules: CliRules, input: SimulateInput, manager?: TtsrMa
     record(decision.deferred, "reminder");
     record(decision.interrupt, "interrupt");
   }
+  record(m.finishStreams().deferred, "reminder");
   m.onMessageEnd("stop");
   m.resetStreams();
   return [...hits.values()];

@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import { JsonStringDecoder } from "../matcher/json-strings.ts";
-import type { StreamMatcher } from "../matcher/stream-matcher.ts";
+import type { PatternHit, StreamMatcher } from "../matcher/stream-matcher.ts";
 import type { StreamSource, TtsrRule } from "../rules/types.ts";
 import { DEFAULT_TTSR_SETTINGS, type TtsrSettings } from "../settings/schema.ts";
 import { canFire, type FiringRecord, recordFiring, shouldInterrupt } from "./policy.ts";
@@ -109,6 +109,26 @@ export class TtsrManager {
     }
     const hits = text.length > 0 ? stream.matcher.push(text) : [];
     if (hits.length === 0 && stream.awaitingPath.size === 0) return NOTHING;
+    return this.decide(stream, hits, true);
+  }
+
+  /**
+   * The assistant message finished streaming: matches that only the end of a stream completes (a trailing `\b`
+   * or `$`) are decided now. Nothing is left to interrupt, so they are delivered as reminders (a follow-up for
+   * prose, the tool result for tool calls). Call before `onMessageEnd`.
+   */
+  finishStreams(): DeltaDecision {
+    if (!this.active) return NOTHING;
+    const decision: DeltaDecision = { interrupt: [], deferred: [] };
+    for (const stream of this.streams.values()) {
+      const hits = stream.matcher.finish();
+      if (hits.length === 0 && stream.awaitingPath.size === 0) continue;
+      decision.deferred.push(...this.decide(stream, hits, false).deferred);
+    }
+    return decision;
+  }
+
+  private decide(stream: StreamState, hits: readonly PatternHit[], canInterrupt: boolean): DeltaDecision {
     const decision: DeltaDecision = { interrupt: [], deferred: [] };
     const candidates = new Map<number, number>(stream.awaitingPath);
     for (const hit of hits) {
@@ -129,8 +149,9 @@ export class TtsrManager {
       matches.push(this.matchOf(entry, stream, end));
     }
     for (const match of matches) {
-      if (shouldInterrupt(match.rule, match.source, this.settings.interruptMode)) decision.interrupt.push(match);
-      else if (match.source === "tool" && match.toolCallId) {
+      if (canInterrupt && shouldInterrupt(match.rule, match.source, this.settings.interruptMode)) {
+        decision.interrupt.push(match);
+      } else if (match.source === "tool" && match.toolCallId) {
         const bucket = this.toolBuckets.get(match.toolCallId) ?? [];
         bucket.push(match);
         this.toolBuckets.set(match.toolCallId, bucket);
@@ -250,6 +271,18 @@ export class TtsrManager {
     const due = this.proseQueue;
     this.proseQueue = [];
     return due;
+  }
+
+  /** The queued prose matches, taken for delivery (patched pi delivers them at the next loop seam). */
+  takeProseQueue(): RuleMatch[] {
+    const due = this.proseQueue;
+    this.proseQueue = [];
+    return due;
+  }
+
+  /** The message ended aborted or in error before its tools ran: their reminders are dropped, rules stay eligible. */
+  dropToolBuckets(): void {
+    this.toolBuckets = new Map();
   }
 
   /** The tool call produced its result: the rules bucketed on it, consumed. */

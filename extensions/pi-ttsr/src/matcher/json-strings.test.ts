@@ -21,7 +21,7 @@ describe("JsonStringDecoder", () => {
     fc.assert(
       fc.property(fc.array(fc.nat(), { maxLength: 20 }), (cuts) => {
         const { text, paths } = feed(raw, cuts);
-        expect(text).toBe('src/a.ts\nsay "hi"\n\nit\'s \u00e9 \\ done');
+        expect(text).toBe('src/a.ts\nsay "hi"\n\nit\'s \u00e9 \\ done\n');
         expect(paths).toEqual(["src/a.ts"]);
       }),
     );
@@ -30,6 +30,6 @@ describe("JsonStringDecoder", () => {
   it("reads path lists and unicode escapes", () => {
     const { text, paths } = feed('{"paths":["a.ts","b\\u002ejs"],"command":"ls"}', [3, 9, 17]);
     expect(paths).toEqual(["a.ts", "b.js"]);
-    expect(text).toBe("a.ts\nb.js\nls");
+    expect(text).toBe("a.ts\nb.js\nls\n");
   });
 });

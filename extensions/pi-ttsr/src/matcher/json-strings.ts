@@ -22,7 +22,7 @@ interface Frame {
  * Turns a tool call's raw JSON argument deltas into the decoded text of its string values, incrementally
  * (constant work per character; the partial JSON is never re-parsed). Rules are written against what the tool
  * receives (`it's` in a file, not a JSON-escaped `it\'s`), so tool streams are matched on decoded values; keys
- * are skipped and consecutive values are separated by a line feed. File paths (`path`, `file_path`, `paths`,
+ * are skipped and each value ends with a line feed. File paths (`path`, `file_path`, `paths`,
  * ...) are collected as soon as their string closes, so path gates act while the rest still streams.
  */
 export class JsonStringDecoder {
@@ -30,7 +30,6 @@ export class JsonStringDecoder {
   private isKey = false;
   private escape = false;
   private unicode = "";
-  private valuesSeen = 0;
   private readonly stack: Frame[] = [];
   private lastKey: string | undefined;
   private keyText = "";
@@ -60,7 +59,8 @@ export class JsonStringDecoder {
           this.inString = false;
           if (this.isKey) this.lastKey = this.keyText;
           else {
-            this.valuesSeen++;
+            // The value is complete: a line feed ends it, so a `\b` or `$` at its end is settled right away.
+            out += "\n";
             if (this.capture !== undefined && this.capture.length > 0) this.paths.push(this.capture);
           }
           this.capture = undefined;
@@ -80,10 +80,7 @@ export class JsonStringDecoder {
           this.inString = true;
           this.isKey = top?.object === true && top.expectKey;
           if (this.isKey) this.keyText = "";
-          else {
-            if (this.valuesSeen > 0) out += "\n";
-            this.capture = this.isPathValue(top) ? "" : undefined;
-          }
+          else this.capture = this.isPathValue(top) ? "" : undefined;
           break;
         case "{":
         case "[": {

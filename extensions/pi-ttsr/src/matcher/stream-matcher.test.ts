@@ -93,6 +93,10 @@ function ours(set: PatternSet, deltas: string[]): Array<number | null> {
       result[hit.pattern] = k;
     }
   });
+  for (const hit of m.finish()) {
+    expect(result[hit.pattern]).toBeNull();
+    result[hit.pattern] = deltas.length;
+  }
   return result;
 }
 
@@ -104,7 +108,8 @@ describe("StreamMatcher", () => {
     const modes = set.patterns.map((p) => p?.mode);
     expect(modes[0]).toBe("dfa");
     expect(modes[7]).toBe("dfa-verify");
-    expect(modes[19]).toBe("native");
+    expect(modes[19]).toBe("dfa-verify"); // backreference: superset automaton, native verification
+    expect(modes[22]).toBe("native"); // u flag
     expect(modes[21]).toBe("chunk");
     expect(modes[24]).toBe("dfa");
   });
@@ -113,9 +118,23 @@ describe("StreamMatcher", () => {
     fc.assert(
       fc.property(textArb, fc.array(fc.nat(), { maxLength: 60 }), (text, cuts) => {
         const deltas = chunk(text, cuts);
-        expect(ours(set, deltas)).toEqual(naiveFirstMatches(SPECS, deltas));
+        expect(ours(set, deltas)).toEqual(naiveFirstMatches(SPECS, deltas, { final: true }));
       }),
       { numRuns: 600 },
+    );
+  });
+
+  it("agrees on long texts (several internal blocks)", () => {
+    // A long match-free prefix, so matches (and their native windows) lie deep in the buffer.
+    const longText = fc
+      .tuple(fc.integer({ min: 1000, max: 4000 }), textArb, textArb)
+      .map(([n, a, b]) => `${a.replace(/x/g, "")}${"qa wb\n".repeat(n)}${b}`);
+    fc.assert(
+      fc.property(longText, fc.array(fc.nat(), { minLength: 50, maxLength: 400 }), (text, cuts) => {
+        const deltas = chunk(text, cuts);
+        expect(ours(set, deltas)).toEqual(naiveFirstMatches(SPECS, deltas, { final: true }));
+      }),
+      { numRuns: 25 },
     );
   });
 
@@ -123,7 +142,7 @@ describe("StreamMatcher", () => {
     fc.assert(
       fc.property(textArb, (text) => {
         const deltas = [...text];
-        expect(ours(set, deltas)).toEqual(naiveFirstMatches(SPECS, deltas));
+        expect(ours(set, deltas)).toEqual(naiveFirstMatches(SPECS, deltas, { final: true }));
       }),
       { numRuns: 200 },
     );
@@ -137,6 +156,20 @@ describe("StreamMatcher", () => {
     expect(m.push("more E")).toEqual([]);
     expect(m.push("ND tail")).toEqual([{ pattern: 0, end: "BEGIN\nline\nmore END".length }]);
     expect(m.push("BEGIN END")).toEqual([]);
+  });
+
+  it("waits for the character after a trailing \\b or $: `any` of `anything` is not `\\bany\\b`", () => {
+    const s = new PatternSet([
+      { source: "\\bany\\b", flags: "", window: "accumulated" },
+      { source: "END$", flags: "m", window: "accumulated" },
+    ]);
+    const m = s.stream();
+    expect(m.push("x: any")).toEqual([]);
+    expect(m.push("thing END")).toEqual([]);
+    expect(m.push("ING; y: any")).toEqual([]);
+    expect(m.push(";")).toEqual([{ pattern: 0, end: "x: anything ENDING; y: any".length }]);
+    expect(m.push(" END")).toEqual([]);
+    expect(m.finish()).toEqual([{ pattern: 1, end: "x: anything ENDING; y: any; END".length }]);
   });
 
   it("rejects invalid and empty-matching patterns with a reason", () => {

@@ -1,8 +1,15 @@
 import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec } from "./compile.ts";
 import { type DfaState, LazyDfa } from "./lazy-dfa.ts";
+import { TextBuffer } from "./text-buffer.ts";
 
 /** Native searches never look further back than this (bounds time on pathological long windows). */
 export const NATIVE_MAX_WINDOW = 64 * 1024;
+/**
+ * An unbounded lookahead that refa could not inline (a negative one, say `(?![\s\S]*done)`) is decided on the
+ * text so far, like the plain matcher does, for at most this many characters after the match; then the candidate
+ * is dropped. Keeps the per-delta work bounded.
+ */
+export const LOOKAHEAD_HORIZON = 1024;
 
 /** A compiled set of patterns sharing one lazy automaton; create once per rule set, reuse across streams. */
 export class PatternSet {
@@ -49,31 +56,46 @@ export interface PatternHit {
 interface Candidate {
   /** Earliest offset a true match ending at the candidate could start from. */
   from: number;
-  /** The buffer length past which the candidate can no longer become a match (its lookaheads are settled). */
+  /** Buffer length at which the candidate's lookahead context has fully streamed (Infinity: never). */
   settledAt: number;
-  /** For line windows: the line the candidate lies on. */
+  /** The line the candidate lies on (line windows). */
   lineStart: number;
+  /** Unbounded lookaheads only: dropped once the buffer is longer than this. */
+  deadline: number;
 }
 
 /**
  * Incremental matcher for one stream (the text, the thinking, or one tool call's arguments).
- * `push(delta)` returns the patterns whose first match completes within this delta: exactly the patterns
- * for which a plain `regex.test(everythingSoFar)` turns true now (per line / per chunk for those windows).
- * Each character is examined once by the automaton; native work is confined to candidates and windows.
+ *
+ * `push(delta)` returns the patterns whose first match completes within this delta, where a match is complete
+ * once the characters its lookaheads read (`\b`, `$`, `(?=...)`) have streamed too: `any` at the end of a delta
+ * does not yet match `\bany\b`, since the next delta may say `anything`. `finish()` settles what only the end of
+ * the stream completes. Exactly: a pattern fires on the first delta after which `settledRegex.test(text so far)`
+ * holds (per closed line / per chunk for those windows), as the plain matcher `naiveFirstMatches` computes.
+ *
+ * Each character is examined once by the automaton; native work is confined to candidates and bounded windows,
+ * read from a TextBuffer so its cost does not depend on the length of the response.
  */
 export class StreamMatcher {
-  private text = "";
+  private readonly text = new TextBuffer();
   private state: DfaState;
   private readonly matched = new Set<number>();
   private readonly candidates = new Map<number, Candidate[]>();
+  /** Start offset of the line the next character belongs to. */
+  private lineStart = 0;
+  private finished = false;
 
   constructor(private readonly set: PatternSet) {
     this.state = set.dfa.start;
   }
 
-  /** Everything pushed so far (tools use it to locate matches). */
+  /** Everything pushed so far. */
   get buffer(): string {
-    return this.text;
+    return this.text.toString();
+  }
+
+  get length(): number {
+    return this.text.length;
   }
 
   hasMatched(pattern: number): boolean {
@@ -81,27 +103,30 @@ export class StreamMatcher {
   }
 
   push(chunk: string): PatternHit[] {
-    if (chunk.length === 0) return NO_HITS;
+    if (chunk.length === 0 || this.finished) return NO_HITS;
     // Allocated lazily: the common delta matches nothing and must not create garbage.
     let hits = NO_HITS;
     const base = this.text.length;
-    this.text += chunk;
+    this.text.append(chunk);
     const dfa = this.set.dfa;
     let s = this.state;
+    let lineStart = this.lineStart;
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk.charCodeAt(i);
       s = (c < 128 ? s.ascii[c] : undefined) ?? dfa.step(s, c);
       if (s.accepts.length !== 0) {
         if (hits === NO_HITS) hits = [];
-        this.onAccept(s.accepts, base + i + 1, hits);
+        this.onAccept(s.accepts, base + i + 1, lineStart, hits);
       }
+      if (c === 10) lineStart = base + i + 1;
     }
     this.state = s;
+    this.lineStart = lineStart;
     if (this.candidates.size === 0 && this.set.nativeIds.length === 0 && this.set.chunkIds.length === 0) return hits;
     if (hits === NO_HITS) hits = [];
-    if (this.candidates.size !== 0) this.verifyCandidates(hits);
+    if (this.candidates.size !== 0) this.verifyCandidates(hits, false);
     for (const id of this.set.nativeIds) {
-      if (!this.matched.has(id)) this.runNative(id, base, hits);
+      if (!this.matched.has(id)) this.runNative(id, base, hits, false);
     }
     for (const id of this.set.chunkIds) {
       if (this.matched.has(id)) continue;
@@ -113,13 +138,28 @@ export class StreamMatcher {
     return hits.length === 0 ? NO_HITS : hits;
   }
 
+  /**
+   * The stream ended: the end of the text is now a real end, so matches that only waited for more text to
+   * settle a lookahead (`\b`, `$` at the very end) are decided. Later pushes are ignored.
+   */
+  finish(): PatternHit[] {
+    if (this.finished) return NO_HITS;
+    this.finished = true;
+    const hits: PatternHit[] = [];
+    if (this.candidates.size !== 0) this.verifyCandidates(hits, true);
+    for (const id of this.set.nativeIds) {
+      if (!this.matched.has(id)) this.runNative(id, this.text.length, hits, true);
+    }
+    return hits.length === 0 ? NO_HITS : hits;
+  }
+
   private hit(pattern: number, end: number, hits: PatternHit[]): void {
     this.matched.add(pattern);
     this.candidates.delete(pattern);
     hits.push({ pattern, end });
   }
 
-  private onAccept(accepts: Int32Array, end: number, hits: PatternHit[]): void {
+  private onAccept(accepts: Int32Array, end: number, lineStart: number, hits: PatternHit[]): void {
     for (const id of accepts) {
       if (this.matched.has(id)) continue;
       const p = this.set.patterns[id]!;
@@ -129,115 +169,161 @@ export class StreamMatcher {
       }
       // dfa-verify: the assertion-free superset matched; queue a candidate for the native check.
       const line = p.spec.window === "line";
-      const lineStart = this.text.lastIndexOf("\n", end - 1) + 1;
       let from = 0;
       if (line || !p.crossesLines) from = lineStart;
       else if (Number.isFinite(p.maxLength)) from = Math.max(0, end - p.maxLength);
       from = Math.max(from, end - NATIVE_MAX_WINDOW);
       const settledAt = end + p.lookahead;
+      const deadline = end + LOOKAHEAD_HORIZON;
       const list = this.candidates.get(id);
-      const candidate = { from, settledAt, lineStart };
-      if (list) list.push(candidate);
-      else this.candidates.set(id, [candidate]);
+      if (!list) {
+        this.candidates.set(id, [{ from, settledAt, lineStart, deadline }]);
+        continue;
+      }
+      // Candidates of one line / one settling point are checked by one search: merge them.
+      const last = list[list.length - 1]!;
+      if (last.settledAt === settledAt || (!Number.isFinite(settledAt) && !Number.isFinite(last.settledAt))) {
+        if (!line || last.lineStart === lineStart) {
+          last.from = Math.min(last.from, from);
+          last.deadline = Math.max(last.deadline, deadline);
+          continue;
+        }
+      }
+      list.push({ from, settledAt, lineStart, deadline });
     }
   }
 
-  private verifyCandidates(hits: PatternHit[]): void {
+  /** Searches the buffer from `from` on (with the context its lookbehinds need); returns the match end or -1. */
+  private searchFrom(p: CompiledPattern, re: RegExp, from: number): number {
+    const windowStart = Number.isFinite(p.lookbehind) ? Math.max(0, from - p.lookbehind) : 0;
+    const window = this.text.slice(windowStart);
+    re.lastIndex = from - windowStart;
+    const m = re.exec(window);
+    return m ? windowStart + m.index + m[0].length : -1;
+  }
+
+  /** The line starting at `lineStart`, searched on its own (closed lines are final; the open one may grow). */
+  private searchLine(p: CompiledPattern, lineStart: number, final: boolean): number {
+    const tail = this.text.slice(lineStart, lineStart + NATIVE_MAX_WINDOW);
+    const nl = tail.indexOf("\n");
+    const line = nl < 0 ? tail : tail.slice(0, nl);
+    const re = nl >= 0 || final ? p.regex : p.settledRegex;
+    re.lastIndex = 0;
+    const m = re.exec(line);
+    return m ? lineStart + m.index + m[0].length : -1;
+  }
+
+  private verifyCandidates(hits: PatternHit[], final: boolean): void {
     const len = this.text.length;
     for (const [id, list] of this.candidates) {
       const p = this.set.patterns[id]!;
-      const re = p.regex;
+      const line = p.spec.window === "line";
+      // A candidate is due once its lookahead context streamed (or its line closed, or the stream ended).
+      // Unbounded lookaheads never settle before the end: those are checked on every delta, as a prefix.
+      const due = (c: Candidate) =>
+        final || c.settledAt <= len || !Number.isFinite(c.settledAt) || (line && this.text.lastNewline >= c.lineStart);
       let found = -1;
-      if (p.spec.window === "line") {
-        const checked = new Set<number>();
-        for (const c of list) {
-          if (checked.has(c.lineStart)) continue;
-          checked.add(c.lineStart);
-          const nl = this.text.indexOf("\n", c.lineStart);
-          const line = this.text.slice(c.lineStart, nl < 0 ? len : nl);
-          re.lastIndex = 0;
-          const m = re.exec(line);
-          if (m) {
-            found = c.lineStart + m.index + m[0].length;
-            break;
-          }
-        }
-      } else {
-        let from = len;
-        for (const c of list) from = Math.min(from, c.from);
-        re.lastIndex = from;
-        const m = re.exec(this.text);
-        if (m) found = m.index + m[0].length;
+      let from = Number.POSITIVE_INFINITY;
+      for (const c of list) {
+        if (!due(c)) continue;
+        if (line) {
+          found = this.searchLine(p, c.lineStart, final);
+          if (found >= 0) break;
+        } else from = Math.min(from, c.from);
       }
+      if (!line && Number.isFinite(from)) found = this.searchFrom(p, final ? p.regex : p.settledRegex, from);
       if (found >= 0) {
         this.hit(id, found, hits);
         continue;
       }
-      // Keep only candidates whose lookaheads can still change their outcome.
-      const alive = list.filter((c) => {
-        if (c.settledAt <= len) return false;
-        if (p.spec.window === "line" && this.text.indexOf("\n", c.lineStart) >= 0) return false;
-        return true;
-      });
-      if (alive.length === 0) this.candidates.delete(id);
-      else this.candidates.set(id, alive);
+      const waiting = list.filter(
+        (c) =>
+          !due(c) ||
+          (!Number.isFinite(c.settledAt) &&
+            !final &&
+            c.deadline >= len &&
+            !(line && this.text.lastNewline >= c.lineStart)),
+      );
+      if (waiting.length === 0) this.candidates.delete(id);
+      else this.candidates.set(id, waiting);
     }
   }
 
-  private runNative(id: number, base: number, hits: PatternHit[]): void {
+  private runNative(id: number, base: number, hits: PatternHit[], final: boolean): void {
     const p = this.set.patterns[id]!;
-    const re = p.regex;
     const len = this.text.length;
     if (p.spec.window === "line") {
-      // Lines closed in this delta, then the open line; earlier lines were checked when they were open.
-      let start = this.text.lastIndexOf("\n", base - 1) + 1;
-      while (start <= len) {
-        const nl = this.text.indexOf("\n", start);
-        const line = this.text.slice(Math.max(start, len - NATIVE_MAX_WINDOW), nl < 0 ? len : nl);
+      // Lines closed in this delta, then the open line; earlier lines were decided when they closed.
+      const start = this.text.lastNewlineBefore(base, NATIVE_MAX_WINDOW) + 1;
+      const region = this.text.slice(start);
+      let offset = 0;
+      while (offset <= region.length) {
+        const nl = region.indexOf("\n", offset);
+        const line = region.slice(offset, nl < 0 ? region.length : nl);
+        const re = nl >= 0 || final ? p.regex : p.settledRegex;
         re.lastIndex = 0;
         const m = re.exec(line);
         if (m) {
-          this.hit(id, (nl < 0 ? len : nl) - line.length + m.index + m[0].length, hits);
+          this.hit(id, start + offset + m.index + m[0].length, hits);
           return;
         }
         if (nl < 0) break;
-        start = nl + 1;
+        offset = nl + 1;
       }
       return;
     }
-    // A new match must end after `base - lookahead` (else it was already found); bound its start.
-    const settledUpTo = Math.max(0, base - p.lookahead);
+    // A newly settled match ends after `base - lookahead` (else it was found before): bound its start. An
+    // unbounded lookahead is looked at for LOOKAHEAD_HORIZON characters.
+    const settledUpTo = Math.max(0, base - (Number.isFinite(p.lookahead) ? p.lookahead : LOOKAHEAD_HORIZON));
     let from = 0;
-    if (!p.crossesLines) from = this.text.lastIndexOf("\n", settledUpTo - 1) + 1;
+    if (!p.crossesLines) from = this.text.lastNewlineBefore(settledUpTo, NATIVE_MAX_WINDOW) + 1;
     else if (Number.isFinite(p.maxLength)) from = Math.max(0, settledUpTo - p.maxLength);
     from = Math.max(from, len - NATIVE_MAX_WINDOW);
-    re.lastIndex = from;
-    const m = re.exec(this.text);
-    if (m) this.hit(id, m.index + m[0].length, hits);
+    const end = this.searchFrom(p, final ? p.regex : p.settledRegex, from);
+    if (end >= 0) this.hit(id, end, hits);
   }
 }
 
 /**
  * The reference semantics, written plainly: after each delta, test every pattern on the whole text so far
- * (lines of it / the delta, for those windows). Quadratic; used by the property tests and the bench.
+ * (on each line of it / on the delta, for those windows), accepting only matches whose lookahead context has
+ * streamed (`settledRegex`; a closed line is final). With `final`, the end of the stream then settles the rest:
+ * a pattern first matching there gets index `deltas.length`. Quadratic; for the property tests.
  */
-export function naiveFirstMatches(specs: ReadonlyArray<PatternSpec>, deltas: readonly string[]): Array<number | null> {
-  const regexes = specs.map((s) => new RegExp(s.source, s.flags.replace(/[gyd]/g, "")));
+export function naiveFirstMatches(
+  specs: ReadonlyArray<PatternSpec>,
+  deltas: readonly string[],
+  options: { final?: boolean } = {},
+): Array<number | null> {
+  const compiled = specs.map((spec) => {
+    const result = compilePattern(spec);
+    const flags = spec.flags.replace(/[gyd]/g, "");
+    const plain = new RegExp(spec.source, flags);
+    const settled = result.ok ? new RegExp(result.pattern.settledRegex.source, flags) : plain;
+    return { plain, settled };
+  });
   const result: Array<number | null> = specs.map(() => null);
   let acc = "";
+  const test = (i: number, spec: PatternSpec, delta: string, final: boolean): boolean => {
+    const { plain, settled } = compiled[i]!;
+    if (spec.window === "chunk") return !final && plain.test(delta);
+    if (spec.window === "line") {
+      const lines = acc.split("\n");
+      const open = lines.pop()!;
+      return lines.some((line) => plain.test(line)) || (final ? plain : settled).test(open);
+    }
+    return (final ? plain : settled).test(acc);
+  };
   deltas.forEach((delta, k) => {
     acc += delta;
     specs.forEach((spec, i) => {
-      if (result[i] !== null) return;
-      const re = regexes[i]!;
-      const ok =
-        spec.window === "chunk"
-          ? re.test(delta)
-          : spec.window === "line"
-            ? acc.split("\n").some((line) => re.test(line))
-            : re.test(acc);
-      if (ok) result[i] = k;
+      if (result[i] === null && test(i, spec, delta, false)) result[i] = k;
     });
   });
+  if (options.final) {
+    specs.forEach((spec, i) => {
+      if (result[i] === null && test(i, spec, "", true)) result[i] = deltas.length;
+    });
+  }
   return result;
 }

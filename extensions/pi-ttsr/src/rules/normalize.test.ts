@@ -49,7 +49,7 @@ describe("normalizeRule", () => {
       format: "proposal",
       window: "chunk",
       conditions: [{ source: "import.*x", flags: "i" }],
-      scope: { text: true, thinking: true, tools: [{}] },
+      scope: { text: true, thinking: false, tools: [{}] },
       maxFirings: 3,
       cooldown: 30,
     });

@@ -128,7 +128,9 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
   }
 
   // Scope tokens and the match window (the proposal spells the window `scope`).
-  let scope: RuleScope = { text: true, thinking: true, tools: [{}] };
+  // Default: what the model says and does. Thinking is opt-in (`scope: thinking`): a model reasoning "I must not
+  // call eval()" should not be interrupted for it.
+  let scope: RuleScope = { text: true, thinking: false, tools: [{}] };
   let window: MatchWindow | undefined;
   const rawScope = meta["scope"];
   if (rawScope !== undefined) {
