@@ -28,7 +28,15 @@ export {
   splitLiteral,
 } from "./matcher/compile.ts";
 export { JsonStringDecoder, pathsFromArgs } from "./matcher/json-strings.ts";
-export { naiveFirstMatches, type PatternHit, PatternSet, StreamMatcher } from "./matcher/stream-matcher.ts";
+export {
+  LOOKAHEAD_HORIZON,
+  NATIVE_MAX_WINDOW,
+  naiveFirstMatches,
+  type PatternHit,
+  PatternSet,
+  StreamMatcher,
+} from "./matcher/stream-matcher.ts";
+export { TextBuffer } from "./matcher/text-buffer.ts";
 export { hasStreamTextHook, piPatchFeatures } from "./patch.ts";
 export { BUILTIN_RULES_DIR, loadBuiltinRules } from "./rules/builtin.ts";
 export { type LoadedRules, loadTtsrRules } from "./rules/load.ts";
