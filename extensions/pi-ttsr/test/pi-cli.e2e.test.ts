@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
@@ -52,6 +53,54 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", () => {
     expect(server.requests).toHaveLength(3);
     expect(server.requests[2]!.closedEarly).toBe(false);
     expect(resumed.stdout).toContain("Again I would eval(input) here.");
+  });
+
+  it("delivers a non-interrupting prose rule as a hidden follow-up, and pi -p prints the continued answer", async () => {
+    server = await startModelServer({
+      script: [
+        { text: "Just eval(input) it.", chunkSize: 4 },
+        { text: "Correction: use JSON.parse(input).", chunkSize: 4 },
+      ],
+    });
+    home = prepareCliHome({
+      server,
+      files: { ".pi/rules/no-eval.md": RULE },
+      projectSettings: { ttsr: { interruptMode: "never" } },
+    });
+    const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse this"], { home });
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[0]!.closedEarly).toBe(false);
+    const second = userText(server.requests[1]!.messages);
+    expect(second).toContain("Just eval(input) it.");
+    expect(second).toContain('system-reminder reason=\\"rule_violation\\" rule=\\"no-eval\\"');
+    expect(run.stdout).toContain("Correction: use JSON.parse(input).");
+  });
+
+  it("stops a streaming tool call whose arguments break a path-scoped rule, before the tool runs", async () => {
+    server = await startModelServer({
+      script: [
+        {
+          toolCalls: [{ name: "write", arguments: { path: "src/a.ts", content: "export const x: any = 1;\n" } }],
+          chunkSize: 4,
+          delayMs: 5,
+        },
+        { toolCalls: [{ name: "write", arguments: { path: "src/a.ts", content: "export const x: number = 1;\n" } }] },
+        { text: "Written." },
+      ],
+    });
+    home = prepareCliHome({
+      server,
+      files: {
+        ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool:write(*.ts)" }, "Never use any."),
+      },
+    });
+    const run = await runPi(["-e", PACKAGE_DIR, "-p", "write it"], { home });
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests[0]!.closedEarly).toBe(true);
+    expect(userText(server.requests[1]!.messages)).toContain("Never use any.");
+    expect(readFileSync(join(home.cwd, "src", "a.ts"), "utf8")).toBe("export const x: number = 1;\n");
+    expect(run.stdout).toContain("Written.");
   });
 
   it("says what is wrong with a rule file and goes on", async () => {
