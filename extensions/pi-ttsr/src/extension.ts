@@ -17,6 +17,7 @@ import {
   withToolReminder,
 } from "./delivery/injection.ts";
 import { renderInterrupt } from "./delivery/templates.ts";
+import { ResponseBoundary } from "./manager/response-boundary.ts";
 import { type RuleMatch, TtsrManager } from "./manager/ttsr-manager.ts";
 import { hasStreamTextHook } from "./patch.ts";
 import { loadTtsrRules } from "./rules/load.ts";
@@ -26,6 +27,8 @@ import { formatSettingsIssue } from "./settings/schema.ts";
 
 /** Handoff to rulebook: while this is active, rules with a stream condition are ours. */
 export const TTSR_STATUS_EVENT = "pi-rails:ttsr:status";
+/** Every non-interrupting match as it is recorded (before its delivery), for observers. */
+export const MATCHED_EVENT = "pi-rails:ttsr:matched";
 
 const STOCK_PI_NOTICE =
   "pi-ttsr: this pi has no stream_text hook (stock pi, without the pi-rails patch). Degraded: prose rules cannot " +
@@ -133,7 +136,7 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
       return undefined;
     }
     if (decision.deferred.length > 0) {
-      pi.events.emit("pi-rails:ttsr:matched", { rules: decision.deferred.map((m) => m.rule.name), deferred: true });
+      pi.events.emit(MATCHED_EVENT, { rules: decision.deferred.map((m) => m.rule.name), deferred: true });
     }
     if (decision.interrupt.length === 0) return undefined;
     if (patched) {
@@ -153,25 +156,13 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
     return undefined;
   };
 
-  /**
-   * Message boundaries seen from inside the stream. pi dispatches message_start to extensions through an async
-   * queue, so on patched pi it may arrive after the first deltas of the message; the stream itself says when a
-   * new response begins: a new attempt, or content indexes starting over.
-   */
-  let lastAttempt = -1;
-  let lastContentIndex = -1;
-  const isNewResponse = (attempt: number, contentIndex: number, fresh: boolean): boolean => {
-    const isNew =
-      attempt !== lastAttempt || contentIndex < lastContentIndex || (contentIndex === lastContentIndex && fresh);
-    lastAttempt = attempt;
-    lastContentIndex = contentIndex;
-    return isNew;
-  };
+  /** New responses are seen from inside the stream (message_start reaches extensions late). */
+  const boundary = new ResponseBoundary();
 
   pi.on("stream_text", (event, ctx) => {
     if (!patched) return undefined; // stock detection wins: message_update carries the deltas then
     const fresh = event.accumulated.length === event.chunk.length;
-    if (isNewResponse(event.attempt, event.contentIndex, fresh)) manager?.resetStreams();
+    if (boundary.isNewResponse(event.attempt, event.contentIndex, fresh)) manager?.resetStreams();
     const source: StreamSource = event.source === "toolcall" ? "tool" : event.source;
     const toolCall = event.toolCall ? { id: event.toolCall.id, name: event.toolCall.name } : undefined;
     return onDelta(ctx, source, event.chunk, toolCall);
@@ -201,7 +192,7 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
     if (event.kind !== "post_tool_dispatch" && event.kind !== "iteration_end") return undefined;
     const settled = manager.finishStreams();
     if (settled.deferred.length > 0) {
-      pi.events.emit("pi-rails:ttsr:matched", { rules: settled.deferred.map((m) => m.rule.name), deferred: true });
+      pi.events.emit(MATCHED_EVENT, { rules: settled.deferred.map((m) => m.rule.name), deferred: true });
     }
     const due = manager.takeProseQueue();
     if (due.length === 0) return undefined;
@@ -221,7 +212,7 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
       // What only the end of the response completes (a trailing `\b`, `$`): delivered as reminders.
       const settled = manager.finishStreams();
       if (settled.deferred.length > 0) {
-        pi.events.emit("pi-rails:ttsr:matched", { rules: settled.deferred.map((m) => m.rule.name), deferred: true });
+        pi.events.emit(MATCHED_EVENT, { rules: settled.deferred.map((m) => m.rule.name), deferred: true });
       }
     }
     const due = manager.onMessageEnd(stopReason);
