@@ -51,6 +51,10 @@ export class RuleRegistry {
         this.skip(rule, "its scope reaches no stream (use text, thinking, tool, tool:<name> or tool:<name>(<glob>))");
         continue;
       }
+      if (rule.globs && rule.scope.tools.length === 0) {
+        this.skip(rule, "its globs gate file paths, which only tool calls have, but its scope has no tool stream");
+        continue;
+      }
       names.add(rule.name);
       const at = candidates.length;
       candidates.push(rule);

@@ -43,12 +43,14 @@ describe("registration", () => {
         ],
       }),
       rule("nowhere", { scope: { text: false, thinking: false, tools: [] } }),
+      rule("prose-with-globs", { scope: { text: true, thinking: false, tools: [] }, globs: ["*.ts"] }),
     ]);
     expect(m.registry.rules.map((r) => r.rule.name)).toEqual(["ok", "half"]);
-    expect(m.registry.skipped.map((s) => [s.name, s.reason.split(" ")[0]])).toEqual([
-      ["ok", "duplicate"],
-      ["nowhere", "its"],
-      ["broken", "no"],
+    expect(m.registry.skipped.map((s) => [s.name, s.reason.split(" ").slice(0, 2).join(" ")])).toEqual([
+      ["ok", "duplicate rule"],
+      ["nowhere", "its scope"],
+      ["prose-with-globs", "its globs"],
+      ["broken", "no condition"],
     ]);
     expect(m.registry.issues.some((i) => i.rule === "half" && i.key === "condition")).toBe(true);
   });
