@@ -335,6 +335,55 @@ describe("interrupting tool match", () => {
   });
 });
 
+describe("tool arguments", () => {
+  it("matches what an edit writes, not the text it removes", async () => {
+    const r = recorder();
+    t = await createTestSession({
+      files: {
+        ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool:edit(*.ts)" }, "Never use any."),
+        "src/a.ts": "export let x: any = 1;\n",
+      },
+      extensions: [ttsrExtension],
+      model: {
+        kind: "faux",
+        responses: [
+          r.reply([fauxToolCall("edit", { path: "src/a.ts", edits: [{ oldText: "x: any", newText: "x: number" }] })]),
+          r.reply("done"),
+        ],
+      },
+    });
+    await t.prompt("fix the type");
+    expect(r.contexts).toHaveLength(2);
+    expect(sentText(r.contexts[1])).not.toContain("rule_violation");
+    expect(readFileSync(join(t.cwd, "src/a.ts"), "utf8")).toBe("export let x: number = 1;\n");
+  });
+});
+
+describe("repeat policy per rule", () => {
+  it("maxFirings lets a once rule fire that many times per session", async () => {
+    const r = recorder();
+    t = await createTestSession({
+      files: { ".pi/rules/twice.md": ruleFile({ condition: "BAD!", maxFirings: 2 }, "Not BAD!") },
+      extensions: [ttsrExtension],
+      model: {
+        kind: "faux",
+        responses: [
+          r.reply("a BAD! b"),
+          r.reply("ok 1"),
+          r.reply("a BAD! b"),
+          r.reply("ok 2"),
+          r.reply("a BAD! third"),
+        ],
+      },
+    });
+    await t.prompt("one");
+    await t.prompt("two");
+    const third = await t.prompt("three");
+    expect(r.contexts).toHaveLength(5);
+    expect(third?.content).toEqual([{ type: "text", text: "a BAD! third" }]);
+  });
+});
+
 describe("robustness", () => {
   it("skips a ReDoS rule with a warning and keeps streaming adversarial output", async () => {
     const r = recorder();

@@ -9,6 +9,19 @@ export const PATH_KEYS: ReadonlySet<string> = new Set([
   "files",
 ]);
 
+/**
+ * Argument keys whose values are text being removed or searched for, not written: an edit that deletes
+ * `: any` must not trip a rule against `: any` (pi's `edit` sends `edits[].oldText`).
+ */
+export const REMOVED_TEXT_KEYS: ReadonlySet<string> = new Set([
+  "oldText",
+  "old_text",
+  "oldString",
+  "old_string",
+  "old_str",
+  "search",
+]);
+
 const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", '"': '"', "\\": "\\", "/": "/" };
 
 interface Frame {
@@ -22,7 +35,7 @@ interface Frame {
  * Turns a tool call's raw JSON argument deltas into the decoded text of its string values, incrementally
  * (constant work per character; the partial JSON is never re-parsed). Rules are written against what the tool
  * receives (`it's` in a file, not a JSON-escaped `it\'s`), so tool streams are matched on decoded values; keys
- * are skipped and each value ends with a line feed. File paths (`path`, `file_path`, `paths`,
+ * and removed text (`oldText`, see REMOVED_TEXT_KEYS) are skipped, and each value ends with a line feed. File paths (`path`, `file_path`, `paths`,
  * ...) are collected as soon as their string closes, so path gates act while the rest still streams.
  */
 export class JsonStringDecoder {
@@ -34,6 +47,8 @@ export class JsonStringDecoder {
   private lastKey: string | undefined;
   private keyText = "";
   private capture: string | undefined;
+  /** The current value is removed text (see REMOVED_TEXT_KEYS): not part of what is written. */
+  private skipValue = false;
   /** File paths whose JSON string is complete. */
   readonly paths: string[] = [];
 
@@ -60,14 +75,15 @@ export class JsonStringDecoder {
           if (this.isKey) this.lastKey = this.keyText;
           else {
             // The value is complete: a line feed ends it, so a `\b` or `$` at its end is settled right away.
-            out += "\n";
+            if (!this.skipValue) out += "\n";
+            this.skipValue = false;
             if (this.capture !== undefined && this.capture.length > 0) this.paths.push(this.capture);
           }
           this.capture = undefined;
         } else decoded = ch;
         if (decoded !== undefined) {
           if (this.isKey) this.keyText += decoded;
-          else {
+          else if (!this.skipValue) {
             out += decoded;
             if (this.capture !== undefined) this.capture += decoded;
           }
@@ -80,7 +96,10 @@ export class JsonStringDecoder {
           this.inString = true;
           this.isKey = top?.object === true && top.expectKey;
           if (this.isKey) this.keyText = "";
-          else this.capture = this.isPathValue(top) ? "" : undefined;
+          else {
+            this.capture = this.isPathValue(top) ? "" : undefined;
+            this.skipValue = top?.object === true && this.lastKey !== undefined && REMOVED_TEXT_KEYS.has(this.lastKey);
+          }
           break;
         case "{":
         case "[": {
