@@ -30,6 +30,9 @@ const SPECS: PatternSpec[] = [
   { source: "é+x", flags: "u", window: "accumulated" },
   { source: "secret", flags: "i", window: "accumulated" },
   { source: "(a|b)\\1c", flags: "", window: "accumulated" },
+  // Verified, may cross lines, unbounded: the reversed automaton bounds where candidates start.
+  { source: "(?<!\\.)res\\s*=(?!=)", flags: "", window: "accumulated" },
+  { source: "(?<![\\w.])re[\\s\\S]*?s\\b", flags: "", window: "accumulated" },
 ];
 
 const FRAGMENTS = [
@@ -68,6 +71,11 @@ const FRAGMENTS = [
   "secret",
   "aac",
   "bb",
+  "res",
+  ".res",
+  " =",
+  "=",
+  "re",
 ];
 
 const textArb = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }).map((parts) => parts.join(""));

@@ -1,5 +1,6 @@
 import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec } from "./compile.ts";
 import { type DfaState, LazyDfa } from "./lazy-dfa.ts";
+import { StartFinder } from "./start-finder.ts";
 import { TextBuffer } from "./text-buffer.ts";
 
 /** Native searches never look further back than this (bounds time on pathological long windows). */
@@ -42,6 +43,17 @@ export class PatternSet {
   stream(): StreamMatcher {
     return new StreamMatcher(this);
   }
+
+  private readonly startFinders = new Map<number, StartFinder | undefined>();
+
+  /** The reversed automaton of a verified pattern, built on first need. */
+  startFinder(id: number): StartFinder | undefined {
+    if (!this.startFinders.has(id)) {
+      const nfa = this.patterns[id]?.nfa;
+      this.startFinders.set(id, nfa ? new StartFinder(nfa) : undefined);
+    }
+    return this.startFinders.get(id);
+  }
 }
 
 /** Shared empty result (never mutated: a push that finds something allocates its own array). */
@@ -62,6 +74,9 @@ interface Candidate {
   lineStart: number;
   /** Unbounded lookaheads only: dropped once the buffer is longer than this. */
   deadline: number;
+  /** Range of the (merged) candidate match ends. */
+  minEnd: number;
+  maxEnd: number;
 }
 
 /**
@@ -177,7 +192,7 @@ export class StreamMatcher {
       const deadline = end + LOOKAHEAD_HORIZON;
       const list = this.candidates.get(id);
       if (!list) {
-        this.candidates.set(id, [{ from, settledAt, lineStart, deadline }]);
+        this.candidates.set(id, [{ from, settledAt, lineStart, deadline, minEnd: end, maxEnd: end }]);
         continue;
       }
       // Candidates of one line / one settling point are checked by one search: merge them.
@@ -186,10 +201,12 @@ export class StreamMatcher {
         if (!line || last.lineStart === lineStart) {
           last.from = Math.min(last.from, from);
           last.deadline = Math.max(last.deadline, deadline);
+          last.minEnd = Math.min(last.minEnd, end);
+          last.maxEnd = Math.max(last.maxEnd, end);
           continue;
         }
       }
-      list.push({ from, settledAt, lineStart, deadline });
+      list.push({ from, settledAt, lineStart, deadline, minEnd: end, maxEnd: end });
     }
   }
 
@@ -229,7 +246,17 @@ export class StreamMatcher {
         if (line) {
           found = this.searchLine(p, c.lineStart, final);
           if (found >= 0) break;
-        } else from = Math.min(from, c.from);
+          continue;
+        }
+        let start = c.from;
+        // A long window (the pattern may cross lines, or is unbounded): find where the matches can start.
+        if (c.maxEnd - start > 256) {
+          const finder = this.set.startFinder(id);
+          if (finder?.useful) {
+            start = Math.max(start, finder.earliestStart(this.text, c.minEnd, c.maxEnd, c.maxEnd - start));
+          }
+        }
+        from = Math.min(from, start);
       }
       if (!line && Number.isFinite(from)) found = this.searchFrom(p, final ? p.regex : p.settledRegex, from);
       if (found >= 0) {

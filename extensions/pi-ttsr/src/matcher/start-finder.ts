@@ -1,0 +1,78 @@
+import type { CharSet, NFA } from "refa";
+import type { TextBuffer } from "./text-buffer.ts";
+
+/**
+ * Finds where a match that ends at a known offset can start, by running the pattern's (assertion-free superset)
+ * automaton reversed, backwards from the end (RE2's trick). The native check of a candidate then reads only the
+ * match itself, not everything since the line or the window began: `result\s*=` spans a few characters even
+ * though `\s*` could cross lines.
+ */
+/** How far back the reversed automaton reads before giving up (it then costs no more than the window it saves). */
+const SCAN_BUDGET = 1024;
+
+export class StartFinder {
+  private readonly out: Array<Array<{ to: number; cs: CharSet }>> = [];
+  private readonly finals: Uint8Array;
+  private readonly initial: number;
+
+  constructor(nfa: NFA) {
+    const reversed = nfa.copy();
+    reversed.reverse();
+    const ids = new Map<NFA.ReadonlyNode, number>();
+    for (const node of reversed.nodes()) ids.set(node, ids.size);
+    this.finals = new Uint8Array(ids.size);
+    for (const [node, id] of ids) {
+      const edges: Array<{ to: number; cs: CharSet }> = [];
+      for (const [to, cs] of node.out) edges.push({ to: ids.get(to)!, cs });
+      this.out[id] = edges;
+      if ((reversed.finals as ReadonlySet<NFA.ReadonlyNode>).has(node)) this.finals[id] = 1;
+    }
+    this.initial = ids.get(reversed.initial) ?? 0;
+    // A state looping on every character (`[\s\S]*` at the pattern's start, e.g. a widened backreference)
+    // never dies: the backward scan could not bound the start, so it is not worth running.
+    this.useful = !this.out.some((edges, id) => edges.some((e) => e.to === id && e.cs.isAll));
+  }
+
+  /** False when a backward scan cannot bound the start (see the constructor). */
+  readonly useful: boolean;
+
+  /**
+   * Earliest offset ≥ `maxEnd - limit` where a superset match ending anywhere in [minEnd, maxEnd] can start.
+   * Reads back at most SCAN_BUDGET characters past `minEnd`: a pattern like `(\w+) [\s\S]*` can start anywhere,
+   * and then `maxEnd - limit` is the answer anyway.
+   */
+  earliestStart(text: TextBuffer, minEnd: number, maxEnd: number, limit: number): number {
+    const floor = Math.max(0, maxEnd - limit);
+    const from = Math.max(floor, minEnd - SCAN_BUDGET);
+    const result = this.scan(text.slice(from, maxEnd), from, minEnd);
+    if (result.done || from === floor) return result.earliest >= 0 ? result.earliest : floor;
+    return floor;
+  }
+
+  /** Runs backwards over `window` (ending at the last match end), starting a match at every end ≥ `minEnd`. */
+  private scan(window: string, offset: number, minEnd: number): { earliest: number; done: boolean } {
+    const size = this.out.length;
+    let current: number[] = [this.initial];
+    const mark = new Uint8Array(size);
+    let earliest = this.finals[this.initial] === 1 ? offset + window.length : -1;
+    for (let i = window.length - 1; i >= 0; i--) {
+      const c = window.charCodeAt(i);
+      const next: number[] = [];
+      mark.fill(0);
+      for (const node of current) {
+        for (const edge of this.out[node]!) {
+          if (mark[edge.to] === 0 && edge.cs.has(c)) {
+            mark[edge.to] = 1;
+            next.push(edge.to);
+            if (this.finals[edge.to] === 1) earliest = offset + i;
+          }
+        }
+      }
+      // Matches may also end at this offset (every candidate end is at or after minEnd).
+      if (offset + i >= minEnd && mark[this.initial] === 0) next.push(this.initial);
+      if (next.length === 0) return { earliest, done: true };
+      current = next;
+    }
+    return { earliest, done: false };
+  }
+}
