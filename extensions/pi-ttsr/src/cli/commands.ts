@@ -1,5 +1,5 @@
 import { readdir, readFile, stat } from "node:fs/promises";
-import { join, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { TtsrManager } from "../manager/ttsr-manager.ts";
 import type { StreamSource } from "../rules/types.ts";
@@ -135,7 +135,9 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
   const info = await stat(root).catch(() => undefined);
   if (!info?.isDirectory()) throw new UsageError(`not a directory: ${args[0] ?? "."}`);
   const source = sourceOf(flags, "tool");
-  const rules = await rulesFor(io, { ...flags, cwd: flags.cwd ?? root });
+  // Rules of the project being scanned: the current one when the folder is inside it, else the folder itself.
+  const inside = !relative(io.cwd, root).startsWith("..") && !isAbsolute(relative(io.cwd, root));
+  const rules = await rulesFor(io, { ...flags, cwd: flags.cwd ?? (inside ? io.cwd : root) });
   const manager = new TtsrManager(rules.registry, { settings: { ...rules.settings, enabled: true }, cwd: rules.cwd });
   const findings: Array<{
     file: string;

@@ -88,5 +88,9 @@ describe("ttsr CLI", () => {
     expect(await main(["scan", ".", "--json"], s.io)).toBe(1);
     const json = JSON.parse(s.out());
     expect(json.findings).toEqual([expect.objectContaining({ file: "src/a.ts", rule: "ts", line: 2 })]);
+    // A sub-folder is scanned with the project's rules, paths relative to the project.
+    const sub = sandbox({ ".pi/rules/ts.md": TS_ONLY, "src/a.ts": "let a: any = 1;\n" });
+    expect(await main(["scan", "src", "--json"], sub.io)).toBe(1);
+    expect(JSON.parse(sub.out()).findings).toEqual([expect.objectContaining({ file: "src/a.ts", rule: "ts" })]);
   });
 });
