@@ -16,8 +16,9 @@ export interface PatternSpec {
  * - `dfa`: exactly on the shared lazy automaton, linear time, no backtracking at all.
  * - `dfa-verify`: the automaton runs an assertion-free superset of the pattern; only when it accepts is the
  *   native regex run, on a bounded window around the candidate (lookarounds, `\b`, `^`, `$`).
- * - `native`: features the automaton cannot express (unresolvable backreferences, `u`/`v` flags, huge
- *   counted repetitions): native regex over a bounded window per delta.
+ *   Also backreferences refa cannot resolve: the automaton runs them widened to `[\s\S]*`.
+ * - `native`: what the automaton cannot run at all (`u`/`v` flags, huge counted repetitions): the native regex
+ *   over a bounded window per delta.
  * - `chunk`: the proposal's chunk window, the native regex over each raw delta (already bounded).
  */
 export type PatternMode = "dfa" | "dfa-verify" | "native" | "chunk";
@@ -55,10 +56,15 @@ export type CompileResult = { ok: true; pattern: CompiledPattern } | { ok: false
 /** NFAs above this size fall back to the native engine rather than bloating the shared automaton. */
 const MAX_NFA_NODES = 4000;
 
-/** Parses `/source/flags` literals written in rule files; plain strings are the source itself. */
+/**
+ * Parses `/source/flags` literals written in rule files; plain strings are the source itself. Like a JS literal,
+ * the source may not contain an unescaped `/`, so a condition such as `/usr/bin/` stays a plain pattern.
+ */
 export function splitLiteral(condition: string, flags: string): { source: string; flags: string } {
   const literal = /^\/(.+)\/([dgimsuvy]*)$/s.exec(condition);
-  if (literal) return { source: literal[1]!, flags: uniqueFlags(literal[2]! + flags) };
+  if (literal && !/(^|[^\\])\//.test(literal[1]!)) {
+    return { source: literal[1]!, flags: uniqueFlags(literal[2]! + flags) };
+  }
   return { source: condition, flags: uniqueFlags(flags) };
 }
 

@@ -60,6 +60,9 @@ describe("normalizeRule", () => {
     expect(normalizeRule(rule({ ttsr_trigger: "x" })).rule?.conditions).toEqual([{ source: "x", flags: "" }]);
     expect(normalizeRule(rule({ ttsrTrigger: ["x", "y"] })).rule?.conditions).toHaveLength(2);
     expect(normalizeRule(rule({ condition: "/x+/i" })).rule?.conditions).toEqual([{ source: "x+", flags: "i" }]);
+    expect(normalizeRule(rule({ condition: "/usr/bin/" })).rule?.conditions).toEqual([
+      { source: "/usr/bin/", flags: "" },
+    ]);
   });
 
   it("is not a TTSR rule without a condition, nor with a Windsurf activation trigger", () => {
