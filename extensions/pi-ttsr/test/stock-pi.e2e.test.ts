@@ -1,0 +1,80 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ruleFile } from "./helpers.ts";
+
+const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+// The published pi 0.73.1 as a user has it, without the pi-rails patch.
+describe("stock pi (published 0.73.1, no patch)", () => {
+  let scratch: string;
+  let stockCli: string;
+  let server: ModelServer | undefined;
+  let home: CliHome | undefined;
+
+  beforeAll(() => {
+    scratch = mkdtempSync(join(tmpdir(), "pi-ttsr-stock-"));
+    writeFileSync(join(scratch, "package.json"), JSON.stringify({ name: "stock", private: true }));
+    execFileSync(
+      "npm",
+      [
+        "install",
+        "@mariozechner/pi-coding-agent@0.73.1",
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        "--ignore-scripts",
+        "--loglevel=error",
+      ],
+      { cwd: scratch, stdio: "pipe", timeout: 110_000 },
+    );
+    stockCli = join(scratch, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
+  }, 120_000);
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  afterEach(async () => {
+    await server?.close();
+    home?.dispose();
+  });
+
+  it("says once what is degraded, and blocks a tool call whose streamed arguments break a rule", async () => {
+    server = await startModelServer({
+      script: [
+        { toolCalls: [{ name: "write", arguments: { path: "src/a.ts", content: "let x: any = 1;\n" } }], chunkSize: 4 },
+        { text: "Understood, I will not use any." },
+      ],
+    });
+    home = prepareCliHome({
+      server,
+      files: {
+        ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool:write(*.ts)" }, "Never use any."),
+      },
+    });
+    const run = await runPi(["-e", PACKAGE_DIR, "-p", "write it"], { home, piCli: stockCli });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr.split("\n").filter((l) => l.includes("pi-ttsr:") && /stock pi/i.test(l))).toHaveLength(1);
+    expect(existsSync(join(home.cwd, "src", "a.ts"))).toBe(false);
+    const toolResult = JSON.stringify(server.requests[1]?.messages ?? []);
+    expect(toolResult).toContain("Never use any.");
+    expect(run.stdout).toContain("Understood, I will not use any.");
+  });
+
+  it("delivers a prose rule after the message instead of interrupting it", async () => {
+    server = await startModelServer({
+      script: [{ text: "Just eval(input) it.", chunkSize: 4 }, { text: "Correction: use JSON.parse." }],
+    });
+    home = prepareCliHome({
+      server,
+      files: { ".pi/rules/no-eval.md": ruleFile({ condition: "\\beval\\(" }, "Never call eval().") },
+    });
+    const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse it"], { home, piCli: stockCli });
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests[0]!.closedEarly).toBe(false);
+    expect(server.requests).toHaveLength(2);
+    expect(JSON.stringify(server.requests[1]!.messages)).toContain("Never call eval().");
+    expect(run.stdout).toContain("Correction: use JSON.parse.");
+  });
+});
