@@ -18,6 +18,7 @@ export {
 export { INTERRUPT_TEMPLATE, REMINDER_TEMPLATE, renderInterrupt, renderReminder } from "./delivery/templates.ts";
 export { canFire, type FiringRecord, shouldInterrupt } from "./manager/policy.ts";
 export { gate, type RegisteredRule, RuleRegistry } from "./manager/registry.ts";
+export { ResponseBoundary } from "./manager/response-boundary.ts";
 export { type DeltaDecision, type DeltaInput, type RuleMatch, TtsrManager } from "./manager/ttsr-manager.ts";
 export {
   type CompiledPattern,
