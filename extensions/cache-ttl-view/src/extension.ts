@@ -1,5 +1,5 @@
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { NoticeBoard } from "@pi-rails/agent-core";
+import { NoticeBoard } from "@pi-rails/agent-core/kit";
 import { describeCache, judgeCache } from "./clock/cache-clock.ts";
 import { type CacheTtlSettings, loadCacheTtlSettings } from "./settings/settings.ts";
 

@@ -1,14 +1,11 @@
+import { detectPiPatch } from "@pi-rails/agent-core/kit";
+
 /**
- * Patched-pi detection: the patched pi sets `globalThis[Symbol.for("@pi-rails/pi-patch")]`. This mirrors
- * `detectPiPatch()` of @pi-rails/agent-core without importing it, because that package's entry also loads a
- * bundled copy of the agent loop, which an extension running inside pi does not need.
+ * Patched-pi detection (`globalThis[Symbol.for("@pi-rails/pi-patch")]`). Imported from the agent-core kit, which
+ * carries the logic without the bundled agent loop: an extension running inside pi needs no second loop.
  */
 export function piPatchFeatures(): readonly string[] | undefined {
-  const value = (globalThis as Record<symbol, unknown>)[Symbol.for("@pi-rails/pi-patch")];
-  if (typeof value !== "object" || value === null) return undefined;
-  const info = value as { version?: unknown; features?: unknown };
-  if (typeof info.version !== "number" || !Array.isArray(info.features)) return undefined;
-  return info.features.filter((f): f is string => typeof f === "string");
+  return detectPiPatch()?.features;
 }
 
 export function hasStreamTextHook(): boolean {

@@ -1,5 +1,5 @@
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { hasPiPatchFeature, NoticeBoard } from "@pi-rails/agent-core";
+import { hasPiPatchFeature, NoticeBoard } from "@pi-rails/agent-core/kit";
 import { formatSeamLog, SeamLog } from "./seams/seam-log.ts";
 
 /**

@@ -6,34 +6,4 @@
  * bundled into this package at build time because a pnpm patch does not travel to npm.
  */
 export * from "@mariozechner/pi-agent-core";
-export {
-  detectPiPatch,
-  hasPiPatchFeature,
-  PI_PATCH_SYMBOL,
-  type PiPatchFeature,
-  type PiPatchInfo,
-} from "./patch/detect.ts";
-export { NoticeBoard, type NoticeContext, type NoticeLevel } from "./pi/notices.ts";
-export {
-  DELIVERY_MODES,
-  type DeliveryMode,
-  isDeliveryMode,
-  isLoopSeam,
-  LOOP_SEAMS,
-  type LoopSeam,
-  resolveSeamSelector,
-  SEAM_DRAIN_POLICY,
-  type SeamDrainPolicy,
-  type SeamSelector,
-} from "./seams/catalog.ts";
-export {
-  type CheckpointObserver,
-  type CheckpointPass,
-  CheckpointRegistry,
-  type Delivery,
-  type DrainRequest,
-  type DrainSource,
-  decideDispatchSkip,
-  INTERRUPT_SKIP_REASON,
-} from "./seams/checkpoint-registry.ts";
-export { composeStreamHooks, DEFAULT_MAX_CONSECUTIVE_STREAM_ABORTS } from "./stream/compose.ts";
+export * from "./kit.ts";

@@ -1,4 +1,4 @@
-import type { LoopCheckpoint } from "@pi-rails/agent-core";
+import type { LoopCheckpoint } from "@pi-rails/agent-core/kit";
 
 /** A bounded record of the latest loop seam passes: what a host sees when it asks "where is the agent now?". */
 export class SeamLog {

@@ -1,0 +1,52 @@
+/**
+ * @pi-rails/agent-core/kit: the typed logic behind the loop's call sites (seam catalog, checkpoint registry,
+ * stream-hook helpers, patch detection, notices) without the bundled agent loop. Extensions running inside pi use
+ * this entry: pi already has its loop, and loading a second copy would only cost start-up time.
+ */
+
+/** The loop's contract types (type-only: no runtime import of the loop). */
+export type {
+  CheckpointHook,
+  CheckpointOutcome,
+  CheckpointRequest,
+  CreateRetryMessage,
+  LoopCheckpoint,
+  LoopSeamKind,
+  StreamRetry,
+  StreamTextEvent,
+  StreamTextHook,
+  StreamTextResult,
+  StreamTextSource,
+  StreamTextToolCall,
+} from "@mariozechner/pi-agent-core";
+export {
+  detectPiPatch,
+  hasPiPatchFeature,
+  PI_PATCH_SYMBOL,
+  type PiPatchFeature,
+  type PiPatchInfo,
+} from "./patch/detect.ts";
+export { NoticeBoard, type NoticeContext, type NoticeLevel } from "./pi/notices.ts";
+export {
+  DELIVERY_MODES,
+  type DeliveryMode,
+  isDeliveryMode,
+  isLoopSeam,
+  LOOP_SEAMS,
+  type LoopSeam,
+  resolveSeamSelector,
+  SEAM_DRAIN_POLICY,
+  type SeamDrainPolicy,
+  type SeamSelector,
+} from "./seams/catalog.ts";
+export {
+  type CheckpointObserver,
+  type CheckpointPass,
+  CheckpointRegistry,
+  type Delivery,
+  type DrainRequest,
+  type DrainSource,
+  decideDispatchSkip,
+  INTERRUPT_SKIP_REASON,
+} from "./seams/checkpoint-registry.ts";
+export { composeStreamHooks, DEFAULT_MAX_CONSECUTIVE_STREAM_ABORTS } from "./stream/compose.ts";
