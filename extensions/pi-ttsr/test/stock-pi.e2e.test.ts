@@ -1,9 +1,15 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import {
+  type CliHome,
+  installStockPi,
+  type ModelServer,
+  prepareCliHome,
+  runPi,
+  type StockPi,
+  startModelServer,
+} from "@pi-rails/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ruleFile } from "./helpers.ts";
 
@@ -11,30 +17,14 @@ const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 // The published pi 0.73.1 as a user has it, without the pi-rails patch.
 describe("stock pi (published 0.73.1, no patch)", () => {
-  let scratch: string;
-  let stockCli: string;
+  let stock: StockPi;
   let server: ModelServer | undefined;
   let home: CliHome | undefined;
 
   beforeAll(() => {
-    scratch = mkdtempSync(join(tmpdir(), "pi-ttsr-stock-"));
-    writeFileSync(join(scratch, "package.json"), JSON.stringify({ name: "stock", private: true }));
-    execFileSync(
-      "npm",
-      [
-        "install",
-        "@mariozechner/pi-coding-agent@0.73.1",
-        "--no-audit",
-        "--no-fund",
-        "--prefer-offline",
-        "--ignore-scripts",
-        "--loglevel=error",
-      ],
-      { cwd: scratch, stdio: "pipe", timeout: 110_000 },
-    );
-    stockCli = join(scratch, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
-  }, 120_000);
-  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+    stock = installStockPi();
+  }, 300_000);
+  afterAll(() => stock?.dispose());
   afterEach(async () => {
     await server?.close();
     home?.dispose();
@@ -53,7 +43,7 @@ describe("stock pi (published 0.73.1, no patch)", () => {
         ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool:write(*.ts)" }, "Never use any."),
       },
     });
-    const run = await runPi(["-e", PACKAGE_DIR, "-p", "write it"], { home, piCli: stockCli });
+    const run = await runPi(["-e", PACKAGE_DIR, "-p", "write it"], { home, piCli: stock.cli });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr.split("\n").filter((l) => l.includes("pi-ttsr:") && /stock pi/i.test(l))).toHaveLength(1);
     expect(existsSync(join(home.cwd, "src", "a.ts"))).toBe(false);
@@ -70,7 +60,7 @@ describe("stock pi (published 0.73.1, no patch)", () => {
       server,
       files: { ".pi/rules/no-eval.md": ruleFile({ condition: "\\beval\\(" }, "Never call eval().") },
     });
-    const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse it"], { home, piCli: stockCli });
+    const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse it"], { home, piCli: stock.cli });
     expect(run.code, run.stderr).toBe(0);
     expect(server.requests[0]!.closedEarly).toBe(false);
     expect(server.requests).toHaveLength(2);

@@ -1,8 +1,13 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import {
+  type CliHome,
+  installStockPi,
+  type ModelServer,
+  prepareCliHome,
+  runPi,
+  type StockPi,
+  startModelServer,
+} from "@pi-rails/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const repoRoot = join(import.meta.dirname, "..", "..", "..");
@@ -64,34 +69,18 @@ describe("the four extensions are pi packages", () => {
 });
 
 describe("stock pi (the published 0.73.1, without the pi-rails patch)", () => {
-  let stockCli: string;
-  let scratch: string;
+  let stock: StockPi;
   beforeAll(() => {
-    scratch = mkdtempSync(join(tmpdir(), "pi-rails-stock-"));
-    writeFileSync(join(scratch, "package.json"), JSON.stringify({ name: "stock", private: true }));
-    execFileSync(
-      "npm",
-      [
-        "install",
-        "@mariozechner/pi-coding-agent@0.73.1",
-        "--no-audit",
-        "--no-fund",
-        "--prefer-offline",
-        "--ignore-scripts",
-        "--loglevel=error",
-      ],
-      { cwd: scratch, stdio: "pipe", timeout: 280_000 },
-    );
-    stockCli = join(scratch, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
+    stock = installStockPi();
   }, 300_000);
-  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  afterAll(() => stock?.dispose());
 
   it("loads all four without crashing, and those that need the patch say so once", async () => {
     const home: CliHome = prepareCliHome({ server });
     try {
       const args = ["-p", "hello", "-e", probe];
       for (const name of EXTENSIONS) args.push("-e", join(repoRoot, "extensions", name));
-      const run = await runPi(args, { home: home.home, cwd: home.cwd, piCli: stockCli });
+      const run = await runPi(args, { home: home.home, cwd: home.cwd, piCli: stock.cli });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout.trim()).toBe("Hello from the loopback model.");
       expectAllLoaded(probeOutput(run.stderr));

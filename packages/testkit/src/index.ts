@@ -16,6 +16,7 @@ export {
   runPi,
   splitJsonLines,
 } from "./cli/run-pi.ts";
+export { installStockPi, type StockPi } from "./cli/stock-pi.ts";
 export { parseJsonLines } from "./json-lines.ts";
 export { type ChunkContext, type PlannedChunk, planChunks, splitText } from "./model-server/chunks.ts";
 export {
