@@ -1,20 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { TtsrRule } from "../rules/types.ts";
+import { testRule } from "../testing/rule-fixture.ts";
 import { renderInterrupt, renderReminder } from "./templates.ts";
 
-const rule = (name: string, content: string): TtsrRule => ({
-  name,
-  path: `/rules/${name}.md`,
-  content,
-  conditions: [{ source: "x", flags: "" }],
-  conditionKey: "condition",
-  window: "accumulated",
-  scope: { text: true, thinking: true, tools: [{}] },
-  interrupt: true,
-  format: "lifecycle",
-  builtin: false,
-  origin: { provider: "native", scope: "project", path: `/rules/${name}.md` },
-});
+const rule = (name: string, content: string) => testRule(name, { content, conditions: [{ source: "x", flags: "" }] });
 
 describe("templates", () => {
   it("renders one interrupt block per rule, deduplicated, with escaped attributes", () => {

@@ -34,16 +34,7 @@ export function renderInterrupt(rules: readonly TtsrRule[], contextMode: "discar
     contextMode === "discard"
       ? "Your partial output was discarded and is not in the conversation; start the answer again."
       : "Your partial output is kept above; do not repeat the violating part.";
-  return dedupeRules(rules)
-    .map((r) =>
-      fill(INTERRUPT_TEMPLATE, {
-        name: escapeAttribute(r.name),
-        path: escapeAttribute(r.path),
-        partial,
-        content: r.content.trim(),
-      }),
-    )
-    .join("\n\n");
+  return renderBlocks(INTERRUPT_TEMPLATE, rules, { partial });
 }
 
 /** Reminder blocks (tool results, prose follow-ups), separated by a blank line. */
@@ -52,12 +43,17 @@ export function renderReminder(rules: readonly TtsrRule[], where: "tool" | "pros
     where === "tool"
       ? "The arguments of this tool call matched this rule. Check the result against it and fix what violates it."
       : "Your previous message matched this rule. Correct anything in it that violates the rule and follow it from now on.";
+  return renderBlocks(REMINDER_TEMPLATE, rules, { lead });
+}
+
+/** One filled template per rule (deduplicated), separated by a blank line. */
+function renderBlocks(template: string, rules: readonly TtsrRule[], extra: Record<string, string>): string {
   return dedupeRules(rules)
     .map((r) =>
-      fill(REMINDER_TEMPLATE, {
+      fill(template, {
+        ...extra,
         name: escapeAttribute(r.name),
         path: escapeAttribute(r.path),
-        lead,
         content: r.content.trim(),
       }),
     )

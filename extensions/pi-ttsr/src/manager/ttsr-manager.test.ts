@@ -1,25 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { TtsrRule } from "../rules/types.ts";
 import { DEFAULT_TTSR_SETTINGS, type TtsrSettings } from "../settings/schema.ts";
+import { testRule } from "../testing/rule-fixture.ts";
 import { TtsrManager } from "./ttsr-manager.ts";
 
-function rule(name: string, over: Partial<TtsrRule> = {}): TtsrRule {
-  return {
-    name,
-    path: `/r/${name}.md`,
-    content: `${name} content`,
-    conditions: [{ source: "bad\\(", flags: "" }],
-    conditionKey: "condition",
-    window: "accumulated",
-    scope: { text: true, thinking: true, tools: [{}] },
-    interrupt: true,
-    format: "lifecycle",
-    builtin: false,
-    origin: { provider: "native", scope: "project", path: `/r/${name}.md` },
-    ...over,
-  };
-}
+const rule = testRule;
 
 const settings = (over: Partial<TtsrSettings> = {}): TtsrSettings => ({ ...DEFAULT_TTSR_SETTINGS, ...over });
 
