@@ -1,9 +1,22 @@
 #!/usr/bin/env node
 // pnpm demo: the real (patched) pi CLI, with pi-ttsr and rulebook loaded, against the embedded scripted model
 // (a loopback OpenAI-compatible server: no API key, no network). Watch a rule fire while the model streams.
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { prepareCliHome, runPi, startModelServer } from "../packages/testkit/dist/index.js";
+
+// Build first (turbo, cached), quietly: the demo's output is the demo's, not turbo's banner or task log.
+const build = spawnSync("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only"], {
+  cwd: new URL("..", import.meta.url).pathname,
+  env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", TURBO_NO_UPDATE_NOTIFIER: "1" },
+  encoding: "utf8",
+});
+if (build.status !== 0) {
+  console.error(build.stdout, build.stderr);
+  console.error("pnpm demo: the build failed (above)");
+  process.exit(1);
+}
+const { prepareCliHome, runPi, startModelServer } = await import("../packages/testkit/dist/index.js");
 
 const root = new URL("..", import.meta.url).pathname;
 const bold = (text) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
