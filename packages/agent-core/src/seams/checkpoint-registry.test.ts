@@ -22,8 +22,12 @@ describe("CheckpointRegistry", () => {
     });
     const start = await registry.checkpoint("iteration_start", { iteration: 4 });
     expect(texts(start.messages)).toEqual(["bridge:interrupt_immediate", "bridge:finish_step"]);
+    expect(start.inboxMessages).toEqual([]);
+    expect(texts(start.bridgeMessages)).toEqual(texts(start.messages));
     const compact = await registry.checkpoint("pre_compact", { iteration: 4 });
     expect(texts(compact.messages)).toEqual(["inbox"]);
+    expect(texts(compact.inboxMessages)).toEqual(["inbox"]);
+    expect(compact.bridgeMessages).toEqual([]);
     expect(records).toEqual([
       { iteration: 4, kind: "iteration_start", delivered: 2, inboxDelivered: 0, dispatchSkipped: false },
       { iteration: 4, kind: "pre_compact", delivered: 0, inboxDelivered: 1, dispatchSkipped: false },

@@ -46,6 +46,10 @@ export type CheckpointObserver = (checkpoint: LoopCheckpoint) => void | Promise<
 /** The result of one pass, as the patched loop expects it (plus what each source delivered). */
 export interface CheckpointPass extends CheckpointOutcome {
   messages: AgentMessage[];
+  /** The bridge deliveries of `messages` (first, in mode order): a host that counts them apart, like pi's drain phase. */
+  bridgeMessages: AgentMessage[];
+  /** The inbox deliveries of `messages` (after the bridge ones). */
+  inboxMessages: AgentMessage[];
   record: LoopCheckpoint;
 }
 
@@ -114,8 +118,12 @@ export class CheckpointRegistry {
       dispatchSkipped,
     };
     await this.#notify(record);
+    const bridgeMessages = bridge.map((delivery) => delivery.message);
+    const inboxMessages = inbox.map((delivery) => delivery.message);
     return {
-      messages: [...bridge, ...inbox].map((delivery) => delivery.message),
+      messages: [...bridgeMessages, ...inboxMessages],
+      bridgeMessages,
+      inboxMessages,
       skipToolDispatch: dispatchSkipped,
       ...(dispatchSkipped ? { skipReason: INTERRUPT_SKIP_REASON } : {}),
       record,
