@@ -60,7 +60,7 @@ describe("ttsr CLI", () => {
   it("list: rules, conditions, engines, scope, source file, skipped rules and warnings", async () => {
     const s = sandbox({
       ".pi/rules/no-console.md": NO_CONSOLE,
-      ".pi/rules/nowhere.md": '---\ncondition: "x"\nscope: bogus\n---\nx\n',
+      ".pi/rules/nowhere.md": '---\ncondition: "x"\nscope: b@d\n---\nx\n',
     });
     expect(await main(["list", "--json"], s.io)).toBe(0);
     const json = JSON.parse(s.out());
@@ -74,7 +74,7 @@ describe("ttsr CLI", () => {
     expect(json.skipped).toEqual([
       expect.objectContaining({ name: "nowhere", reason: expect.stringMatching(/reaches no stream/) }),
     ]);
-    expect(json.warnings.join("\n")).toMatch(/nowhere\.md \(scope\): unknown token "bogus"/);
+    expect(json.warnings.join("\n")).toMatch(/nowhere\.md \(scope\): unknown token "b@d"/);
   });
 
   it("scan: runs the rules over files like a linter, honoring .gitignore", async () => {

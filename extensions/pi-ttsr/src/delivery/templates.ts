@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import type { TtsrRule } from "../rules/types.ts";
 
 /** Injected when a match aborted the stream (one block per rule). */
@@ -53,7 +54,8 @@ function renderBlocks(template: string, rules: readonly TtsrRule[], extra: Recor
       fill(template, {
         ...extra,
         name: escapeAttribute(r.name),
-        path: escapeAttribute(r.path),
+        // Never the absolute path (it goes to the provider): the project-relative or `~/` one set at load.
+        path: escapeAttribute(r.displayPath ?? basename(r.path)),
         content: r.content.trim(),
       }),
     )

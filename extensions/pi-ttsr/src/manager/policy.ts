@@ -30,14 +30,17 @@ export function canFire(
   return true;
 }
 
-/** Whether a match on this source aborts the stream, per `interruptMode` and the rule's own `interrupt`. */
+/**
+ * Whether a match on this source aborts the stream: the rule's own `interruptMode` when it has one (the
+ * reference's per-rule key), else the `ttsr.interruptMode` setting; `interrupt: false` never aborts.
+ */
 export function shouldInterrupt(
-  rule: Pick<TtsrRule, "interrupt">,
+  rule: Pick<TtsrRule, "interrupt" | "interruptMode">,
   source: StreamSource,
   mode: TtsrSettings["interruptMode"],
 ): boolean {
   if (!rule.interrupt) return false;
-  switch (mode) {
+  switch (rule.interruptMode ?? mode) {
     case "always":
       return true;
     case "never":

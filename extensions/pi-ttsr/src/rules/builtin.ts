@@ -10,9 +10,21 @@ export const BUILTIN_RULES_DIR = join(dirname(fileURLToPath(import.meta.url)), "
 /** Provider id of the shipped rules: lowest precedence, so a user rule of the same name replaces one. */
 export const BUILTIN_PROVIDER = "pi-ttsr-builtin";
 
-/** Parses one rule file into rulebook's rule shape, the way rulebook would (same frontmatter parser). */
-export function ruleFromText(path: string, text: string, provider: string): { rule: SourceRule; issues: RuleIssue[] } {
-  const parsed = parseFrontmatter(text);
+/**
+ * Parses one rule file into rulebook's rule shape, the way rulebook would (same frontmatter parser). A file the
+ * parser refuses or throws on yields no rule and an issue naming it.
+ */
+export function ruleFromText(path: string, text: string, provider: string): { rule?: SourceRule; issues: RuleIssue[] } {
+  let parsed: ReturnType<typeof parseFrontmatter>;
+  try {
+    parsed = parseFrontmatter(text);
+  } catch (error) {
+    return {
+      issues: [{ path, message: `rule skipped: its frontmatter could not be read (${(error as Error).message})` }],
+    };
+  }
+  const refused = (parsed as { refused?: { reason: string } }).refused;
+  if (refused) return { issues: [{ path, message: `rule skipped: ${refused.reason}` }] };
   const issues: RuleIssue[] = [];
   if (parsed.fallback)
     issues.push({ path, message: `YAML frontmatter failed (${parsed.fallback.error}); read line by line` });
@@ -53,7 +65,7 @@ export async function loadBuiltinRules(dir = BUILTIN_RULES_DIR): Promise<{ rules
   for (const n of names) {
     const path = join(dir, n);
     const { rule, issues: fileIssues } = ruleFromText(path, await readFile(path, "utf8"), BUILTIN_PROVIDER);
-    rules.push(rule);
+    if (rule) rules.push(rule);
     issues.push(...fileIssues);
   }
   return { rules, issues };

@@ -47,4 +47,46 @@ describe("loadTtsrRules", () => {
     expect(loaded.rules).toEqual([]);
     expect(loaded.dropped.map((d) => d.reason)).toEqual(["listed in ttsr.disabledRules"]);
   });
+
+  it("trims disabledRules entries and ignores empty ones", async () => {
+    const p = project({ ".pi/rules/mine.md": '---\ncondition: "foo"\n---\nNo foo.\n' });
+    const loaded = await loadTtsrRules({
+      ...p,
+      settings: { ...DEFAULT_TTSR_SETTINGS, builtinRules: false, disabledRules: [" mine ", ""] },
+    });
+    expect(loaded.rules).toEqual([]);
+    expect(loaded.dropped).toEqual([expect.objectContaining({ name: "mine" })]);
+  });
+
+  it("does not make a Windsurf rule in .pi/rules a stream rule", async () => {
+    const p = project({
+      ".pi/rules/always.md": "---\ntrigger: always_on\n---\nAlways.\n",
+      ".pi/rules/decide.md": "---\ntrigger: model_decision\ndescription: when testing\n---\nTests.\n",
+      ".pi/rules/globbed.md": '---\ntrigger: glob\nglobs: "*.ts"\n---\nTS.\n',
+      ".pi/rules/manual.md": "---\ntrigger: manual\n---\nManual.\n",
+    });
+    const loaded = await loadTtsrRules({ ...p, settings: { ...DEFAULT_TTSR_SETTINGS, builtinRules: false } });
+    expect(loaded.rules).toEqual([]);
+  });
+
+  it('reads a scope the YAML fallback left quoted (`scope: "text","thinking"`) as both streams', async () => {
+    const p = project({
+      ".pi/rules/both.md": '---\ncondition: "secret"\nscope: "text","thinking"\n---\nNo secrets.\n',
+    });
+    const loaded = await loadTtsrRules({ ...p, settings: { ...DEFAULT_TTSR_SETTINGS, builtinRules: false } });
+    expect(loaded.rules[0]?.scope).toEqual({ text: true, thinking: true, tools: [] });
+  });
+
+  it("names rule files for the model relative to the project, or ~/ for the user's rules", async () => {
+    const p = project({ ".pi/rules/mine.md": '---\ncondition: "foo"\n---\nNo foo.\n' });
+    mkdirSync(join(p.agentDir, "rules"), { recursive: true });
+    writeFileSync(join(p.agentDir, "rules", "user.md"), '---\ncondition: "bar"\n---\nNo bar.\n');
+    const loaded = await loadTtsrRules({ ...p, settings: DEFAULT_TTSR_SETTINGS });
+    const shown = Object.fromEntries(loaded.rules.map((r) => [r.name, r.displayPath]));
+    expect(shown).toMatchObject({
+      mine: ".pi/rules/mine.md",
+      user: "~/.pi/agent/rules/user.md",
+      "no-ts-ignore": "pi-ttsr/rules/no-ts-ignore.mdc",
+    });
+  });
 });

@@ -1,5 +1,7 @@
 import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
 import { loadRules } from "@pi-rails/rulebook";
+import { rulePathForModel } from "../delivery/rule-path.ts";
 import type { TtsrSettings } from "../settings/schema.ts";
 import { BUILTIN_PROVIDER, loadBuiltinRules, ruleFromText } from "./builtin.ts";
 import { normalizeRule } from "./normalize.ts";
@@ -40,7 +42,7 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
         continue;
       }
       const parsed = ruleFromText(path, text, "file");
-      sources.push(parsed.rule);
+      if (parsed.rule) sources.push(parsed.rule);
       issues.push(...parsed.issues);
     }
   } else {
@@ -69,20 +71,34 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
       }
     }
   }
-  const disabled = new Set(options.settings.disabledRules);
+  const disabled = new Set(options.settings.disabledRules.map((n) => n.trim()).filter(Boolean));
+  const base = { cwd: options.cwd, home: options.home ?? homedir() };
   const rules: TtsrRule[] = [];
   for (const source of sources) {
     if (disabled.has(source.name) && !options.ruleFiles) {
       dropped.push({ name: source.name, path: source.path, reason: "listed in ttsr.disabledRules" });
       continue;
     }
-    const normalized = normalizeRule(source, { builtin: source.source.provider === BUILTIN_PROVIDER });
-    issues.push(...normalized.issues);
-    if (normalized.rule) rules.push(normalized.rule);
+    // One bad rule disables only itself: whatever it throws is reported with its file.
+    try {
+      const normalized = normalizeRule(source, { builtin: source.source.provider === BUILTIN_PROVIDER });
+      issues.push(...normalized.issues);
+      if (normalized.rule) {
+        normalized.rule.displayPath = rulePathForModel(normalized.rule, base);
+        rules.push(normalized.rule);
+      }
+    } catch (error) {
+      issues.push({
+        rule: source.name,
+        path: source.path,
+        message: `rule skipped: it could not be read (${(error as Error).message})`,
+      });
+    }
   }
   return { rules, issues, dropped };
 }
 
 function hasCondition(rule: SourceRule): boolean {
-  return (rule.condition?.length ?? 0) > 0 || rule.meta["trigger"] !== undefined;
+  const meta = rule.meta ?? {};
+  return (rule.condition?.length ?? 0) > 0 || Object.hasOwn(meta, "trigger");
 }

@@ -87,7 +87,7 @@ describe("normalizeRule", () => {
         maxFirings: 0,
         cooldown: -1,
         interrupt: "maybe",
-        scope: "text, bogus",
+        scope: "text, b@d",
       }),
     );
     expect(r).toMatchObject({ window: "accumulated", interrupt: true, scope: { text: true } });
@@ -96,8 +96,130 @@ describe("normalizeRule", () => {
   });
 
   it("leaves a scope of only unknown tokens reaching no stream", () => {
-    const { rule: r } = normalizeRule(rule({ condition: "x", scope: "bogus" }));
+    const { rule: r } = normalizeRule(rule({ condition: "x", scope: "b@d" }));
     expect(r?.scope).toEqual({ text: false, thinking: false, tools: [] });
+  });
+});
+
+describe("rules written for the reference (oh-my-pi) and other engines", () => {
+  it("translates a leading (?i), (?m), (?s), (?im) to flags, merged with the flags key", () => {
+    const conditions = (condition: string, flags?: string) =>
+      normalizeRule(rule({ condition, ...(flags ? { flags } : {}) })).rule?.conditions;
+    expect(conditions("(?i)todo")).toEqual([{ source: "todo", flags: "i" }]);
+    expect(conditions("(?m)^x$")).toEqual([{ source: "^x$", flags: "m" }]);
+    expect(conditions("(?s)a.b")).toEqual([{ source: "a.b", flags: "s" }]);
+    expect(conditions("(?im)^todo", "s")).toEqual([{ source: "^todo", flags: "ims" }]);
+    expect(conditions("/(?i)todo/m")).toEqual([{ source: "todo", flags: "im" }]);
+  });
+
+  it("names file and key of an inline group JavaScript cannot take, and keeps the rule's other conditions", () => {
+    for (const bad of ["a(?i)b", "(?x)a b", "(?-i)a", "(?i:a)b", "(?P<n>a)"]) {
+      const { rule: r, issues } = normalizeRule(rule({ condition: [bad, "ok"] }));
+      expect(r?.conditions).toEqual([{ source: "ok", flags: "" }]);
+      expect(issues).toEqual([
+        expect.objectContaining({
+          path: "/p/.pi/rules/r.md",
+          key: "condition",
+          message: expect.stringMatching(
+            /inline group "[^"]+"( in the middle of the pattern)? is not supported by JavaScript/,
+          ),
+        }),
+      ]);
+    }
+    // Alone, the rule keeps no condition: the registry then skips it with its own reason.
+    expect(normalizeRule(rule({ condition: "(?x)a" })).rule?.conditions).toEqual([]);
+    // Groups that are not inline flags are left alone.
+    expect(normalizeRule(rule({ condition: "(?:a)(?=b)(?<!c)(?<n>d)[(?i)]\\(?i" })).issues).toEqual([]);
+  });
+
+  it("reads interruptMode per rule, and names a bad one", () => {
+    expect(normalizeRule(rule({ condition: "x", interruptMode: "prose-only" })).rule?.interruptMode).toBe("prose-only");
+    const bad = normalizeRule(rule({ condition: "x", interruptMode: "sometimes" }));
+    expect(bad.rule?.interruptMode).toBeUndefined();
+    expect(bad.issues).toEqual([expect.objectContaining({ key: "interruptMode" })]);
+  });
+
+  it("reads bare tool names in scope", () => {
+    expect(normalizeRule(rule({ condition: "x", scope: "edit" })).rule?.scope).toEqual({
+      text: false,
+      thinking: false,
+      tools: [{ name: "edit" }],
+    });
+    expect(normalizeRule(rule({ condition: "x", scope: ["tooling"] })).rule?.scope.tools).toEqual([
+      { name: "tooling" },
+    ]);
+    expect(normalizeRule(rule({ condition: "x", scope: "text, edit(*.ts), toolcall" })).rule?.scope).toEqual({
+      text: true,
+      thinking: false,
+      tools: [{ name: "edit", glob: "*.ts" }, {}],
+    });
+    expect(normalizeRule(rule({ condition: "x", scope: "tool(*.md)" })).rule?.scope.tools).toEqual([{ glob: "*.md" }]);
+  });
+
+  it("reads a file-glob condition as an edit or write of a matching path", () => {
+    const only = normalizeRule(rule({ condition: "*.rs" })).rule;
+    expect(only?.conditions).toEqual([{ source: "[\\s\\S]", flags: "" }]);
+    expect(only?.scope).toEqual({
+      text: false,
+      thinking: false,
+      tools: [
+        { name: "edit", glob: "*.rs" },
+        { name: "write", glob: "*.rs" },
+      ],
+    });
+    const mixed = normalizeRule(rule({ condition: ["src/**/*.ts", "unsafe"], scope: "text" })).rule;
+    expect(mixed?.conditions).toEqual([{ source: "unsafe", flags: "" }]);
+    expect(mixed?.scope.text).toBe(true);
+    expect(mixed?.scope.tools.map((t) => `${t.name}(${t.glob})`)).toEqual(["edit(src/**/*.ts)", "write(src/**/*.ts)"]);
+    // Regexes are not globs.
+    expect(normalizeRule(rule({ condition: "a.*b" })).rule?.conditions).toEqual([{ source: "a.*b", flags: "" }]);
+    expect(normalizeRule(rule({ condition: "\\*.rs" })).rule?.scope.tools).toEqual([{}]);
+  });
+
+  it("unquotes what the YAML line fallback left quoted", () => {
+    // rulebook's fallback turns `scope: "text","thinking"` into `text","thinking`.
+    for (const scope of ['text","thinking', '"text","thinking"', "'text', 'thinking'"]) {
+      expect(normalizeRule(rule({ condition: "x", scope })).rule?.scope).toEqual({
+        text: true,
+        thinking: true,
+        tools: [],
+      });
+    }
+  });
+
+  it("is not a stream rule when it is a Windsurf rule, even if discovery read its trigger as a condition", () => {
+    for (const trigger of ["always_on", "model_decision", "glob", "manual"]) {
+      expect(normalizeRule(rule({ trigger, globs: "*.ts" }, { condition: [trigger] })).rule).toBeUndefined();
+    }
+  });
+
+  it("lists unknown keys once, naming file and keys", () => {
+    const { issues } = normalizeRule(rule({ condition: "x", astCondition: "a", reminder: "r", description: "d" }));
+    expect(issues).toEqual([
+      expect.objectContaining({
+        path: "/p/.pi/rules/r.md",
+        key: "astCondition, reminder",
+        message: expect.stringMatching(/unknown keys astCondition, reminder/),
+      }),
+    ]);
+  });
+
+  it("treats frontmatter as data: keys named like object members are unknown keys, not crashes", () => {
+    const meta = JSON.parse(
+      '{"condition":"x","constructor":1,"toString":"a","hasOwnProperty":2,"__proto__":{"scope":"thinking"}}',
+    );
+    const { rule: r, issues } = normalizeRule(rule(meta));
+    expect(r?.scope).toEqual({ text: true, thinking: false, tools: [{}] });
+    expect(issues[0]?.message).toMatch(/constructor, toString, hasOwnProperty, __proto__/);
+  });
+
+  it("names an unusable glob (too long, unmatchable) and drops only it", () => {
+    const long = `src/${"a".repeat(70_000)}`;
+    const { rule: r, issues } = normalizeRule(rule({ condition: "x", scope: "tool", globs: [long, "*.ts"] }));
+    expect(r?.globs).toEqual(["*.ts"]);
+    expect(issues).toEqual([
+      expect.objectContaining({ key: "globs", message: expect.stringMatching(/70004 characters/) }),
+    ]);
   });
 });
 

@@ -1,6 +1,16 @@
+import { Minimatch } from "minimatch";
 import type { MatchWindow } from "../matcher/compile.ts";
 import { splitLiteral } from "../matcher/compile.ts";
-import type { RuleIssue, RuleScope, SourceRule, ToolScope, TtsrRule } from "./types.ts";
+import { translateInlineFlags } from "./inline-flags.ts";
+import {
+  INTERRUPT_MODES,
+  type InterruptMode,
+  type RuleIssue,
+  type RuleScope,
+  type SourceRule,
+  type ToolScope,
+  type TtsrRule,
+} from "./types.ts";
 
 const WINDOWS: readonly MatchWindow[] = ["accumulated", "line", "chunk"];
 /** Windsurf's `trigger` values are activation modes, never regexes. */
@@ -15,12 +25,6 @@ export interface NormalizeResult {
 function strings(value: unknown): string[] | undefined {
   if (typeof value === "string") return value.trim() ? [value] : [];
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string" && v.trim() !== "");
-  return undefined;
-}
-
-/** Reads a frontmatter key under any of its spellings; the first present wins. */
-function pick(meta: Record<string, unknown>, keys: readonly string[]): { key: string; value: unknown } | undefined {
-  for (const key of keys) if (meta[key] !== undefined && meta[key] !== null) return { key, value: meta[key] };
   return undefined;
 }
 
@@ -43,27 +47,40 @@ export function splitScopeTokens(value: string): string[] {
   return tokens;
 }
 
-const SCOPE_TOKEN = /^tool(?::([^()\s]+)(?:\((.+)\))?)?$/;
+const SCOPE_TOKEN = /^tool(?::([^()\s]+))?(?:\((.+)\))?$/;
+/** A bare tool name, as the reference writes scopes (`scope: edit`, `edit(*.ts)`). */
+const BARE_TOOL_TOKEN = /^([A-Za-z0-9_-]+)(?:\((.+)\))?$/;
 
-/** Parses scope tokens; window names (the proposal's `scope: line`) are returned apart. */
+/** A token from the YAML line fallback can keep its quotes (`"text","thinking"`): they are not part of it. */
+function unquote(token: string): string {
+  return token.trim().replace(/^["'`]+|["'`]+$/g, "");
+}
+
+/**
+ * Parses scope tokens; window names (the proposal's `scope: line`) are returned apart. A bare identifier is a
+ * tool name (`edit` is `tool:edit`, `edit(*.ts)` is `tool:edit(*.ts)`); `toolcall` is any tool.
+ */
 export function parseScope(tokens: readonly string[]): { scope: RuleScope; window?: MatchWindow; unknown: string[] } {
   const scope: RuleScope = { text: false, thinking: false, tools: [] };
   const unknown: string[] = [];
   let window: MatchWindow | undefined;
   for (const raw of tokens) {
-    const token = raw.trim();
-    if (token === "text") scope.text = true;
-    else if (token === "thinking") scope.thinking = true;
-    else if ((WINDOWS as readonly string[]).includes(token)) window = token as MatchWindow;
+    const token = unquote(raw);
+    if (!token) continue;
+    const lower = token.toLowerCase();
+    if (lower === "text") scope.text = true;
+    else if (lower === "thinking") scope.thinking = true;
+    else if ((WINDOWS as readonly string[]).includes(lower)) window = lower as MatchWindow;
+    else if (lower === "toolcall") scope.tools.push({});
     else {
-      const m = SCOPE_TOKEN.exec(token);
+      const m = SCOPE_TOKEN.exec(token) ?? BARE_TOOL_TOKEN.exec(token);
       if (!m) {
         unknown.push(token);
         continue;
       }
       const tool: ToolScope = {};
       if (m[1] && m[1] !== "*") tool.name = m[1];
-      if (m[2]) tool.glob = m[2];
+      if (m[2]) tool.glob = m[2].trim();
       scope.tools.push(tool);
     }
   }
@@ -91,103 +108,245 @@ function booleanOf(value: unknown): boolean | undefined {
 }
 
 /**
+ * A condition that is a file glob (`*.rs`, `src/**` + `/*.ts`), not a regex: the reference's shorthand for
+ * "an edit or write of a matching path".
+ */
+export function isFileGlobCondition(condition: string): boolean {
+  const token = condition.trim();
+  if (!token || /[\\^$+|()]/.test(token) || !/[?*[\]{}]/.test(token)) return false;
+  return token.includes("/") || /^\*\.[^\s/]+$/.test(token);
+}
+
+/** The tools a glob condition watches. */
+const GLOB_CONDITION_TOOLS = ["edit", "write"] as const;
+/** The condition of a rule made only of glob conditions: any character written to a matching path. */
+export const ANY_CONTENT = "[\\s\\S]";
+
+/** Longest glob accepted (minimatch refuses 64 KB; a real glob is a few dozen characters). */
+const MAX_GLOB_LENGTH = 1024;
+
+/** Why a glob cannot be used, or undefined when minimatch can compile it. */
+export function globProblem(glob: string): string | undefined {
+  if (glob.length > MAX_GLOB_LENGTH) return `glob is ${glob.length} characters long (limit ${MAX_GLOB_LENGTH})`;
+  try {
+    new Minimatch(glob, { dot: true, matchBase: !glob.includes("/"), nocomment: true }).makeRe();
+  } catch (error) {
+    return `glob ${JSON.stringify(glob)} cannot be compiled: ${(error as Error).message}`;
+  }
+  return undefined;
+}
+
+/** Frontmatter keys read by pi-ttsr or by rulebook (for any format a TTSR rule may come from). */
+const KNOWN_KEYS = new Set([
+  "condition",
+  "ttsr_trigger",
+  "ttsrTrigger",
+  "trigger",
+  "flags",
+  "scope",
+  "window",
+  "globs",
+  "maxFirings",
+  "max_firings",
+  "cooldown",
+  "interrupt",
+  "interruptMode",
+  "description",
+  "alwaysApply",
+  "paths",
+  "applyTo",
+  "name",
+]);
+
+function own(meta: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(meta, key) ? meta[key] : undefined;
+}
+
+/**
  * Turns a discovered rule into a TTSR rule, reading both formats:
  * - lifecycle: `condition` (or legacy `ttsr_trigger` / `ttsrTrigger`), `scope` tokens, `globs`;
- * - proposal: `trigger` + `flags`, `scope: line|chunk|accumulated` as the match window, `maxFirings`, `cooldown`.
- * A bad value is reported naming the key and dropped; the rest of the rule still loads.
+ * - proposal: `trigger` + `flags`, `scope: line|chunk|accumulated` as the match window, `maxFirings`, `cooldown`;
+ * - the reference's keys: `interruptMode` per rule, bare tool names in `scope`, file-glob conditions (`*.rs`).
+ * A bad value is reported naming the file and key and dropped; the rest of the rule still loads.
  */
 export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } = {}): NormalizeResult {
   const issues: RuleIssue[] = [];
-  const meta = rule.meta ?? {};
+  const meta: Record<string, unknown> = rule.meta ?? {};
   const issue = (key: string | undefined, message: string) =>
     issues.push({ rule: rule.name, path: rule.path, ...(key ? { key } : {}), message });
+  const pick = (keys: readonly string[]) => {
+    for (const key of keys) {
+      const value = own(meta, key);
+      if (value !== undefined && value !== null) return { key, value };
+    }
+    return undefined;
+  };
+
+  // A Windsurf rule (`trigger: always_on | model_decision | glob | manual`) copied into `.pi/rules`: its trigger
+  // is an activation mode, never a stream regex, whatever discovery made of it.
+  const explicit = pick(["condition", "ttsr_trigger", "ttsrTrigger"]);
+  const trigger = own(meta, "trigger");
+  const windsurf = !explicit && typeof trigger === "string" && WINDSURF_TRIGGERS.has(trigger.trim());
 
   // Conditions: rulebook already merged condition / ttsr_trigger / ttsrTrigger / native trigger.
   let conditionKey = "condition";
-  let conditions = rule.condition?.filter((c) => c.trim() !== "");
+  let conditions = windsurf ? [] : rule.condition?.filter((c) => c.trim() !== "");
   let format: TtsrRule["format"] = "lifecycle";
-  if (!conditions || conditions.length === 0) {
-    const found = pick(meta, ["condition", "ttsr_trigger", "ttsrTrigger", "trigger"]);
+  if (!windsurf && (!conditions || conditions.length === 0)) {
+    const found = pick(["condition", "ttsr_trigger", "ttsrTrigger", "trigger"]);
     if (found) {
       conditionKey = found.key;
       const list = strings(found.value);
       if (list === undefined) issue(found.key, "expected a regex string or a list of them");
-      conditions = (list ?? []).filter((c) => !(found.key === "trigger" && WINDSURF_TRIGGERS.has(c)));
+      conditions = list ?? [];
     }
   }
-  if (meta["trigger"] !== undefined && meta["condition"] === undefined) {
-    if (meta["ttsr_trigger"] === undefined && meta["ttsrTrigger"] === undefined) format = "proposal";
+  if (trigger !== undefined && own(meta, "condition") === undefined) {
+    if (own(meta, "ttsr_trigger") === undefined && own(meta, "ttsrTrigger") === undefined) format = "proposal";
   }
   if (!conditions || conditions.length === 0) return { issues };
   if (format === "proposal") conditionKey = "trigger";
+  else if (explicit) conditionKey = explicit.key;
 
   let flags = "";
-  if (meta["flags"] !== undefined) {
-    if (typeof meta["flags"] === "string" && /^[dgimsuvy]*$/.test(meta["flags"])) flags = meta["flags"];
-    else issue("flags", `expected regex flags like "i" or "im", got ${JSON.stringify(meta["flags"])}; ignored`);
+  const rawFlags = own(meta, "flags");
+  if (rawFlags !== undefined) {
+    if (typeof rawFlags === "string" && /^[dgimsuvy]*$/.test(rawFlags.trim())) flags = rawFlags.trim();
+    else issue("flags", `expected regex flags like "i" or "im", got ${JSON.stringify(rawFlags)}; ignored`);
   }
+
+  // File-glob conditions (`*.rs`) become edit/write scopes; a leading `(?i)` becomes a flag.
+  const globConditions = conditions.filter(isFileGlobCondition).map((c) => c.trim());
+  const compiled: Array<{ source: string; flags: string }> = [];
+  for (const condition of conditions) {
+    if (isFileGlobCondition(condition)) continue;
+    const literal = splitLiteral(condition, flags);
+    const translated = translateInlineFlags(literal.source, literal.flags);
+    if (!translated.ok) {
+      issue(conditionKey, `/${condition}/: ${translated.error}; this condition is not used`);
+      continue;
+    }
+    compiled.push(splitLiteral(translated.source, translated.flags));
+  }
+  for (const glob of globConditions) {
+    const problem = globProblem(glob);
+    if (problem) issue(conditionKey, `${problem}; this condition is not used`);
+  }
+  const usableGlobs = globConditions.filter((g) => !globProblem(g));
+  if (compiled.length === 0 && usableGlobs.length > 0) compiled.push({ source: ANY_CONTENT, flags: "" });
 
   // Scope tokens and the match window (the proposal spells the window `scope`).
   // Default: what the model says and does. Thinking is opt-in (`scope: thinking`): a model reasoning "I must not
   // call eval()" should not be interrupted for it.
   let scope: RuleScope = { text: true, thinking: false, tools: [{}] };
   let window: MatchWindow | undefined;
-  const rawScope = meta["scope"];
-  if (rawScope !== undefined) {
-    const list = typeof rawScope === "string" ? splitScopeTokens(rawScope) : strings(rawScope);
+  let explicitScope = false;
+  const rawScope = own(meta, "scope");
+  if (rawScope !== undefined && rawScope !== null) {
+    const list =
+      typeof rawScope === "string"
+        ? splitScopeTokens(rawScope)
+        : strings(rawScope)?.flatMap((t) => splitScopeTokens(t));
     if (!list) issue("scope", "expected a string or a list of scope tokens");
     else {
       const parsed = parseScope(list);
       for (const u of parsed.unknown)
-        issue("scope", `unknown token "${u}" (use text, thinking, tool, tool:<name>, tool:<name>(<glob>))`);
+        issue(
+          "scope",
+          `unknown token "${u}" (use text, thinking, tool, tool:<name>, tool:<name>(<glob>) or a tool name)`,
+        );
       window = parsed.window;
-      const hasStreamTokens = parsed.scope.text || parsed.scope.thinking || parsed.scope.tools.length > 0;
-      if (hasStreamTokens) scope = parsed.scope;
-      else if (parsed.unknown.length > 0) scope = parsed.scope; // only unknown tokens: reaches no stream
+      const hasStreamTokens = scopeReachesAStream(parsed.scope);
+      if (hasStreamTokens) {
+        scope = parsed.scope;
+        explicitScope = true;
+      } else if (parsed.unknown.length > 0) {
+        scope = parsed.scope; // only unknown tokens: reaches no stream
+        explicitScope = true;
+      }
     }
   }
-  const rawWindow = meta["window"];
+  if (usableGlobs.length > 0) {
+    // As in the reference: the glob scopes are added to an explicit scope, or are the whole scope.
+    const inferred = usableGlobs.flatMap((glob) => GLOB_CONDITION_TOOLS.map((name) => ({ name, glob })));
+    scope = explicitScope
+      ? { ...scope, tools: [...scope.tools, ...inferred] }
+      : { text: false, thinking: false, tools: inferred };
+  }
+  scope.tools = scope.tools.filter((tool) => {
+    const problem = tool.glob ? globProblem(tool.glob) : undefined;
+    if (problem) issue("scope", `${problem}; tool:${tool.name ?? "*"}(...) is not used`);
+    return !problem;
+  });
+  const rawWindow = own(meta, "window");
   if (rawWindow !== undefined) {
     if (typeof rawWindow === "string" && (WINDOWS as readonly string[]).includes(rawWindow)) {
       if (window && window !== rawWindow) issue("window", `overrides scope's "${window}"`);
       window = rawWindow as MatchWindow;
     } else issue("window", `expected line, chunk or accumulated, got ${JSON.stringify(rawWindow)}; using the default`);
   }
-  window ??= format === "proposal" ? "line" : "accumulated";
+  window ??= format === "proposal" && compiled[0]?.source !== ANY_CONTENT ? "line" : "accumulated";
 
   let globs = rule.globs;
-  if (!globs && meta["globs"] !== undefined) {
-    const g = meta["globs"];
-    globs = typeof g === "string" ? g.split(",").map((s) => s.trim()) : strings(g);
+  const rawGlobs = own(meta, "globs");
+  if (!globs && rawGlobs !== undefined && rawGlobs !== null) {
+    globs = typeof rawGlobs === "string" ? rawGlobs.split(",").map((g) => g.trim()) : strings(rawGlobs);
     if (!globs) issue("globs", "expected a glob string or a list of globs");
   }
-  globs = globs?.filter((g) => g.length > 0);
+  globs = globs
+    ?.map((g) => unquote(g))
+    .filter((g) => {
+      if (g.length === 0) return false;
+      const problem = globProblem(g);
+      if (problem) issue("globs", `${problem}; ignored`);
+      return !problem;
+    });
 
   let maxFirings: number | undefined;
-  const mf = pick(meta, ["maxFirings", "max_firings"]);
+  const mf = pick(["maxFirings", "max_firings"]);
   if (mf) {
     const n = numberOf(mf.value);
     if (n !== undefined && Number.isInteger(n) && n >= 1) maxFirings = n;
     else issue(mf.key, `expected a whole number >= 1, got ${JSON.stringify(mf.value)}; ignored`);
   }
   let cooldown: number | undefined;
-  if (meta["cooldown"] !== undefined) {
-    const n = numberOf(meta["cooldown"]);
+  const rawCooldown = own(meta, "cooldown");
+  if (rawCooldown !== undefined) {
+    const n = numberOf(rawCooldown);
     if (n !== undefined && n >= 0) cooldown = n;
-    else issue("cooldown", `expected seconds (a number >= 0), got ${JSON.stringify(meta["cooldown"])}; ignored`);
+    else issue("cooldown", `expected seconds (a number >= 0), got ${JSON.stringify(rawCooldown)}; ignored`);
   }
   let interrupt = true;
-  if (meta["interrupt"] !== undefined) {
-    const b = booleanOf(meta["interrupt"]);
-    if (b === undefined) issue("interrupt", `expected true or false, got ${JSON.stringify(meta["interrupt"])}`);
+  const rawInterrupt = own(meta, "interrupt");
+  if (rawInterrupt !== undefined) {
+    const b = booleanOf(rawInterrupt);
+    if (b === undefined) issue("interrupt", `expected true or false, got ${JSON.stringify(rawInterrupt)}`);
     else interrupt = b;
   }
+  let interruptMode: InterruptMode | undefined;
+  const rawMode = own(meta, "interruptMode");
+  if (rawMode !== undefined && rawMode !== null) {
+    const mode = typeof rawMode === "string" ? unquote(rawMode) : rawMode;
+    if ((INTERRUPT_MODES as readonly unknown[]).includes(mode)) interruptMode = mode as InterruptMode;
+    else
+      issue(
+        "interruptMode",
+        `expected ${INTERRUPT_MODES.join(", ")}, got ${JSON.stringify(rawMode)}; the ttsr.interruptMode setting applies`,
+      );
+  }
+
+  const unknownKeys = Object.keys(meta).filter((k) => !KNOWN_KEYS.has(k));
+  if (unknownKeys.length > 0)
+    issue(
+      unknownKeys.join(", "),
+      `unknown key${unknownKeys.length === 1 ? "" : "s"} ${unknownKeys.join(", ")}: not read by pi-ttsr; ignored`,
+    );
 
   const ttsr: TtsrRule = {
     name: rule.name,
     path: rule.path,
     content: rule.content,
-    conditions: conditions.map((c) => splitLiteral(c, flags)),
+    conditions: compiled,
     conditionKey,
     window,
     scope,
@@ -200,5 +359,7 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
   if (globs && globs.length > 0) ttsr.globs = globs;
   if (maxFirings !== undefined) ttsr.maxFirings = maxFirings;
   if (cooldown !== undefined) ttsr.cooldown = cooldown;
+  if (interruptMode !== undefined) ttsr.interruptMode = interruptMode;
+  if (unknownKeys.length > 0) ttsr.unknownKeys = unknownKeys;
   return { rule: ttsr, issues };
 }

@@ -21,6 +21,10 @@ export interface ToolScope {
 
 export type StreamSource = "text" | "thinking" | "tool";
 
+/** Which matches abort the stream: all, prose (text/thinking) only, tool arguments only, or none. */
+export type InterruptMode = "always" | "prose-only" | "tool-only" | "never";
+export const INTERRUPT_MODES: readonly InterruptMode[] = ["always", "prose-only", "tool-only", "never"];
+
 /** A TTSR rule after normalization: canonical keys only (see the README's aliases table). */
 export interface TtsrRule {
   name: string;
@@ -42,6 +46,15 @@ export interface TtsrRule {
   cooldown?: number;
   /** `false`: never interrupt, always deliver as a reminder. Default true (subject to `interruptMode`). */
   interrupt: boolean;
+  /** The rule's own `interruptMode` (the reference's key); overrides the `ttsr.interruptMode` setting. */
+  interruptMode?: InterruptMode;
+  /**
+   * How the interrupt and reminders name the rule file to the model: relative to the project, `~/...` for
+   * user rules, `pi-ttsr/rules/...` for builtins; never an absolute path (it would leak the user's home).
+   */
+  displayPath?: string;
+  /** Frontmatter keys pi-ttsr and rulebook do not read (shown by `ttsr list`, never silently dropped). */
+  unknownKeys?: string[];
   /** Which spelling the file used, for `ttsr list`. */
   format: "lifecycle" | "proposal";
   builtin: boolean;

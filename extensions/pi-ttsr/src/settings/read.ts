@@ -36,7 +36,10 @@ export async function readTtsrSettings(
       issues.push({ file, key: "ttsr", message: `settings file is not valid JSON (${(error as Error).message})` });
       continue;
     }
-    const raw = json && typeof json === "object" ? (json as Record<string, unknown>)["ttsr"] : undefined;
+    const raw =
+      json && typeof json === "object" && !Array.isArray(json) && Object.hasOwn(json, "ttsr")
+        ? (json as Record<string, unknown>)["ttsr"]
+        : undefined;
     const parsed = parseTtsrSettings(raw, file, settings);
     settings = parsed.settings;
     issues.push(...parsed.issues);

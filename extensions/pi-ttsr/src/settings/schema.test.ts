@@ -34,4 +34,36 @@ describe("ttsr settings", () => {
     expect(broken.settings.interruptMode).toBe("never");
     expect(broken.issues[0]?.message).toMatch(/not valid JSON/);
   });
+
+  it("trims disabledRules and ignores empty entries", () => {
+    const { settings, issues } = parseTtsrSettings({ disabledRules: [" no-eval ", "", "  ", "x"] }, "/s.json");
+    expect(issues).toEqual([]);
+    expect(settings.disabledRules).toEqual(["no-eval", "x"]);
+  });
+
+  it("treats the settings object as data: member-like keys are unknown keys with file and key, the rest applies", () => {
+    const raw = JSON.parse(
+      '{"constructor":1,"toString":"x","hasOwnProperty":2,"__proto__":{"enabled":false},"repeatGap":3}',
+    );
+    const { settings, issues } = parseTtsrSettings(raw, "/s.json");
+    expect(settings).toEqual({ ...DEFAULT_TTSR_SETTINGS, repeatGap: 3 });
+    expect(settings.enabled).toBe(true);
+    expect(issues.map((i) => `${i.file} ${i.key}: ${i.message.slice(0, 15)}`)).toEqual([
+      "/s.json ttsr.constructor: unknown setting",
+      "/s.json ttsr.toString: unknown setting",
+      "/s.json ttsr.hasOwnProperty: unknown setting",
+      "/s.json ttsr.__proto__: unknown setting",
+    ]);
+  });
+
+  it("reads a settings file whose top level has member-like keys", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ttsr-settings-"));
+    mkdirSync(join(root, "p", ".pi"), { recursive: true });
+    writeFileSync(join(root, "p", ".pi", "settings.json"), '{"constructor":{"ttsr":1},"ttsr":{"constructor":1}}');
+    const read = await readTtsrSettings(join(root, "p"), join(root, "agent"));
+    expect(read.settings.enabled).toBe(true);
+    expect(read.issues).toEqual([
+      expect.objectContaining({ file: join(root, "p", ".pi", "settings.json"), key: "ttsr.constructor" }),
+    ]);
+  });
 });

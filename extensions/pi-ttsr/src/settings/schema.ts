@@ -14,8 +14,11 @@ export const TtsrSettingsSchema = z.object({
   repeatGap: z.number().int().min(1).default(10),
   /** Load the rules shipped with pi-ttsr. */
   builtinRules: z.boolean().default(true),
-  /** Rule names never registered. */
-  disabledRules: z.array(z.string()).default([]),
+  /** Rule names never registered (trimmed; empty entries are ignored). */
+  disabledRules: z
+    .array(z.string())
+    .transform((names) => names.map((n) => n.trim()).filter((n) => n.length > 0))
+    .default([]),
 });
 
 export type TtsrSettings = z.infer<typeof TtsrSettingsSchema>;
@@ -45,7 +48,8 @@ export function parseTtsrSettings(
   const settings: Record<string, unknown> = { ...base };
   const shape = TtsrSettingsSchema.shape as Record<string, z.ZodType>;
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    const field = shape[key];
+    // Settings are data: `constructor`, `toString` or `__proto__` are unknown keys, never prototype members.
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (!field) {
       issues.push({ file, key: `ttsr.${key}`, message: `unknown setting (known: ${Object.keys(shape).join(", ")})` });
       continue;
