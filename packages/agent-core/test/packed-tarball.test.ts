@@ -26,7 +26,8 @@ describe("the packed @pi-rails/agent-core", () => {
         name: "consumer",
         private: true,
         type: "module",
-        dependencies: { "@pi-rails/agent-core": `file:${join(scratch, tarball!)}` },
+        // pi-ai is a peer of agent-core: the consumer installs it next to it, as the README says.
+        dependencies: { "@pi-rails/agent-core": `file:${join(scratch, tarball!)}`, "@mariozechner/pi-ai": "0.73.1" },
       }),
     );
     execFileSync(

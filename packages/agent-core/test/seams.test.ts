@@ -1,6 +1,5 @@
 import type { Context } from "@mariozechner/pi-ai";
-import { fauxToolCall } from "@mariozechner/pi-ai";
-import { Type } from "typebox";
+import { fauxToolCall, Type } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   Agent,
