@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -31,5 +31,42 @@ describe("bin/ttsr.mjs (built dist)", () => {
     expect(hit.code).toBe(1);
     expect(hit.stdout).toContain("MATCH no-eval");
     expect((await ttsr(["nonsense"], cwd, env)).code).toBe(2);
+  });
+
+  it("exits quietly when its reader closes the pipe (`ttsr list | head -1`)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ttsr-bin-"));
+    const cwd = join(root, "p");
+    mkdirSync(join(cwd, ".pi", "rules"), { recursive: true });
+    // Enough output to fill the pipe's buffer long after `head` has gone.
+    for (let i = 0; i < 300; i++)
+      writeFileSync(join(cwd, ".pi", "rules", `r${i}.md`), `---\ncondition: "foo${i}\\\\("\n---\nNo foo.\n`);
+    const env = { ...process.env, HOME: root, PI_CODING_AGENT_DIR: join(root, "agent") };
+    const child = spawn("sh", ["-c", `"${process.execPath}" "${BIN}" list | head -1`], { cwd, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^\d+ rules\n$/);
+    expect(stderr).toBe("");
+  });
+
+  it("refuses a FIFO as --file (exit 2) instead of waiting on it, and a missing --cwd", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ttsr-bin-"));
+    const cwd = join(root, "p");
+    mkdirSync(cwd, { recursive: true });
+    execFileSync("mkfifo", [join(cwd, "fifo")]);
+    const env = { ...process.env, HOME: root, PI_CODING_AGENT_DIR: join(root, "agent") };
+    const fifo = await ttsr(["test", "--file", "fifo"], cwd, env);
+    expect(fifo.code).toBe(2);
+    expect(fifo.stderr).toMatch(/--file fifo: it is a FIFO/);
+    const missing = await ttsr(["list", "--cwd", "no/such/dir"], cwd, env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--cwd no\/such\/dir: no such directory/);
   });
 });

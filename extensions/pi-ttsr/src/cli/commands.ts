@@ -1,11 +1,11 @@
 import { readdir, readFile, stat } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { TtsrManager } from "../manager/ttsr-manager.ts";
 import type { StreamSource } from "../rules/types.ts";
 import { type CliRules, loadCliRules } from "./context.ts";
 import { type CliIo, EXIT_MATCH, EXIT_NO_MATCH, EXIT_USAGE, lineColumn, UsageError } from "./io.ts";
-import { simulate } from "./simulate.ts";
+import { fileTools, simulate, simulateTools } from "./simulate.ts";
 
 export interface CommonFlags {
   json: boolean;
@@ -41,31 +41,60 @@ function printWarnings(io: CliIo, warnings: readonly string[]): void {
   for (const w of warnings) io.stderr(`warning: ${w}\n`);
 }
 
+/** Reads `--file`: a regular file only (a FIFO or a device would block or never end). */
+async function readInputFile(io: CliIo, file: string): Promise<string> {
+  const path = resolve(io.cwd, file);
+  const info = await stat(path).catch(() => undefined);
+  if (!info) throw new UsageError(`cannot read --file ${file}: no such file`);
+  if (!info.isFile()) {
+    const kind = info.isDirectory() ? "a directory" : info.isFIFO() ? "a FIFO (named pipe)" : "not a regular file";
+    throw new UsageError(`cannot read --file ${file}: it is ${kind}; pipe it on stdin instead`);
+  }
+  return readFile(path, "utf8").catch((error: Error) => {
+    throw new UsageError(`cannot read --file ${file}: ${error.message}`);
+  });
+}
+
+/** A session would not watch the rules: said once, the check still runs (it is what the rules would do). */
+function disabledNote(io: CliIo, rules: CliRules, json: boolean): void {
+  if (!rules.settings.enabled && !json)
+    io.stderr("note: ttsr.enabled is false in the pi settings: a session would not watch these rules\n");
+}
+
 /** `ttsr test`: does this snippet trigger a rule? */
 export async function testCommand(io: CliIo, args: string[], flags: CommonFlags): Promise<number> {
   let text: string | undefined;
-  if (flags.file)
-    text = await readFile(resolve(io.cwd, flags.file), "utf8").catch(() => {
-      throw new UsageError(`cannot read --file ${flags.file}`);
-    });
-  else if (args.length > 0) text = args.join(" ");
+  if (flags.file) {
+    if (args.length > 0) throw new UsageError("give either a snippet or --file, not both");
+    text = await readInputFile(io, flags.file);
+  } else if (args.length > 0) text = args.join(" ");
   else text = await io.readStdin();
   if (text === undefined) throw new UsageError("give a snippet, --file <path>, or pipe text on stdin");
-  const source = sourceOf(flags, flags.tool || flags.path ? "tool" : "text");
+  // `--file x.ts` alone is the model writing that file: a write or an edit of that path.
+  const inferFile = flags.file !== undefined && !flags.source && !flags.tool && !flags.path;
+  const source = sourceOf(flags, flags.tool || flags.path || inferFile ? "tool" : "text");
   const rules = await rulesFor(io, flags);
-  const hits = simulate(rules, {
-    text,
-    source,
-    ...(flags.tool ? { tool: flags.tool } : {}),
-    ...(flags.path ? { path: flags.path } : {}),
-  });
+  const input = { text, source, ...(flags.tool ? { tool: flags.tool } : {}) };
+  let path = flags.path;
+  if (inferFile && flags.file) path = relative(rules.cwd, resolve(io.cwd, flags.file)).replaceAll("\\", "/");
+  const simulated = { ...input, ...(path ? { path } : {}) };
+  const hits =
+    source === "tool" && !flags.tool ? simulateTools(rules, simulated, fileTools(rules)) : simulate(rules, simulated);
   const located = hits.map((h) => ({ ...h, ...lineColumn(text, Math.max(0, h.end - 1)) }));
+  const as =
+    source === "tool" ? `tool ${flags.tool ?? fileTools(rules).join("/")}${path ? ` of ${path}` : ""}` : source;
   if (flags.json) {
-    io.stdout(`${JSON.stringify({ source, matches: located, warnings: rules.warnings }, null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify({ source, ...(path ? { path } : {}), enabled: rules.settings.enabled, matches: located, warnings: rules.warnings }, null, 2)}\n`,
+    );
   } else {
     printWarnings(io, rules.warnings);
-    if (located.length === 0) io.stdout(`no rule matched (${rules.registry.rules.length} rules, source ${source})\n`);
-    for (const h of located) io.stdout(`MATCH ${h.rule} (${h.delivery}) at ${h.line}:${h.column}  ${h.file}\n`);
+    disabledNote(io, rules, flags.json);
+    if (located.length === 0) io.stdout(`no rule matched (${rules.registry.rules.length} rules, source ${as})\n`);
+    for (const h of located) {
+      const via = h.tool ? `, ${h.tool}` : "";
+      io.stdout(`MATCH ${h.rule} (${h.delivery}${via}) at ${h.line}:${h.column}  ${h.file}\n`);
+    }
   }
   return located.length > 0 ? EXIT_MATCH : EXIT_NO_MATCH;
 }
@@ -86,6 +115,8 @@ export async function listCommand(io: CliIo, flags: CommonFlags): Promise<number
     interrupt: r.rule.interrupt,
     ...(r.rule.maxFirings !== undefined ? { maxFirings: r.rule.maxFirings } : {}),
     ...(r.rule.cooldown !== undefined ? { cooldown: r.rule.cooldown } : {}),
+    ...(r.rule.interruptMode !== undefined ? { interruptMode: r.rule.interruptMode } : {}),
+    ...(r.rule.unknownKeys ? { unknownKeys: r.rule.unknownKeys } : {}),
   }));
   const skipped = [...rules.registry.skipped, ...rules.dropped];
   if (flags.json) {
@@ -101,11 +132,12 @@ export async function listCommand(io: CliIo, flags: CommonFlags): Promise<number
     io.stdout(`  conditions: ${r.conditions.join("  ")}  (${r.engines.join(", ")})\n`);
     io.stdout(`  window: ${r.window}  scope: ${r.scope}${r.globs ? `  globs: ${r.globs.join(", ")}` : ""}\n`);
     const extra = [
-      r.interrupt ? "interrupts" : "never interrupts",
+      !r.interrupt ? "never interrupts" : r.interruptMode ? `interruptMode ${r.interruptMode}` : "interrupts",
       r.maxFirings !== undefined ? `maxFirings ${r.maxFirings}` : "",
       r.cooldown !== undefined ? `cooldown ${r.cooldown}s` : "",
     ].filter(Boolean);
     io.stdout(`  ${extra.join(", ")}\n`);
+    if (r.unknownKeys) io.stdout(`  unknown keys (ignored): ${r.unknownKeys.join(", ")}\n`);
   }
   if (skipped.length > 0) io.stdout(`\nnot loaded:\n`);
   for (const s of skipped) io.stdout(`  ${s.name} (${s.path}): ${s.reason}\n`);
@@ -139,6 +171,7 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
   const inside = !relative(io.cwd, root).startsWith("..") && !isAbsolute(relative(io.cwd, root));
   const rules = await rulesFor(io, { ...flags, cwd: flags.cwd ?? (inside ? io.cwd : root) });
   const manager = new TtsrManager(rules.registry, { settings: { ...rules.settings, enabled: true }, cwd: rules.cwd });
+  const tools = flags.tool ? [flags.tool] : fileTools(rules);
   const findings: Array<{
     file: string;
     rule: string;
@@ -148,13 +181,16 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
     column: number;
   }> = [];
   let files = 0;
-  for await (const file of walk(root)) {
+  for await (const file of walk(root, await ancestorIgnores(rules.cwd, root))) {
     const buffer = await readFile(file).catch(() => undefined);
     if (!buffer || buffer.length > MAX_SCAN_BYTES || buffer.includes(0)) continue;
     files++;
     const text = buffer.toString("utf8");
     const rel = relative(rules.cwd, file).replaceAll("\\", "/");
-    const hits = simulate(rules, { text, source, tool: flags.tool ?? "write", path: rel }, manager);
+    const hits =
+      source === "tool"
+        ? simulateTools(rules, { text, source, path: rel }, tools, manager)
+        : simulate(rules, { text, source }, manager);
     for (const h of hits) {
       findings.push({
         file: rel,
@@ -167,9 +203,12 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
   }
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line || a.column - b.column : a.file < b.file ? -1 : 1));
   if (flags.json) {
-    io.stdout(`${JSON.stringify({ root, files, findings, warnings: rules.warnings }, null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify({ root, files, enabled: rules.settings.enabled, findings, warnings: rules.warnings }, null, 2)}\n`,
+    );
   } else {
     printWarnings(io, rules.warnings);
+    disabledNote(io, rules, flags.json);
     for (const f of findings) io.stdout(`${f.file}:${f.line}:${f.column}  ${f.rule} (${f.delivery})\n`);
     io.stdout(
       `${findings.length} finding${findings.length === 1 ? "" : "s"} in ${files} files, ${rules.registry.rules.length} rules\n`,
@@ -178,9 +217,28 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
   return findings.length > 0 ? EXIT_MATCH : EXIT_NO_MATCH;
 }
 
-/** Files under `root`, honoring .gitignore files at every level; `.git` is always skipped. */
-async function* walk(root: string): AsyncGenerator<string> {
-  const stack: Array<{ dir: string; rules: Array<{ base: string; ig: Ignore }> }> = [{ dir: root, rules: [] }];
+type IgnoreRules = Array<{ base: string; ig: Ignore }>;
+
+/**
+ * The .gitignore files of the folders from the project root down to (not including) the scanned folder, so
+ * scanning a sub-folder skips what the project ignores. Empty when the folder is not inside the project.
+ */
+async function ancestorIgnores(project: string, root: string): Promise<IgnoreRules> {
+  const rel = relative(project, root);
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return [];
+  const out: IgnoreRules = [];
+  let dir = project;
+  for (const part of ["", ...rel.split(sep).slice(0, -1)]) {
+    dir = part ? join(dir, part) : dir;
+    const text = await readFile(join(dir, ".gitignore"), "utf8").catch(() => undefined);
+    if (text !== undefined) out.push({ base: dir, ig: ignore().add(text) });
+  }
+  return out;
+}
+
+/** Files under `root`, honoring .gitignore files at every level (and `inherited` ones above); `.git` is skipped. */
+async function* walk(root: string, inherited: IgnoreRules = []): AsyncGenerator<string> {
+  const stack: Array<{ dir: string; rules: IgnoreRules }> = [{ dir: root, rules: inherited }];
   while (stack.length > 0) {
     const { dir, rules } = stack.pop()!;
     let entries: import("node:fs").Dirent[];

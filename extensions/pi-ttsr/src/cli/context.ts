@@ -1,10 +1,11 @@
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { RuleRegistry } from "../manager/registry.ts";
 import { loadTtsrRules } from "../rules/load.ts";
 import { formatIssue } from "../rules/types.ts";
 import { defaultAgentDir, readTtsrSettings } from "../settings/read.ts";
 import { formatSettingsIssue, type TtsrSettings } from "../settings/schema.ts";
-import type { CliIo } from "./io.ts";
+import { type CliIo, UsageError } from "./io.ts";
 
 export interface CliRules {
   registry: RuleRegistry;
@@ -17,6 +18,9 @@ export interface CliRules {
 /** Loads what a session in `cwd` would load (or only `ruleFiles`), with every warning as text. */
 export async function loadCliRules(io: CliIo, options: { cwd?: string; ruleFiles?: string[] }): Promise<CliRules> {
   const cwd = resolve(io.cwd, options.cwd ?? ".");
+  const info = await stat(cwd).catch(() => undefined);
+  if (!info) throw new UsageError(`--cwd ${options.cwd ?? "."}: no such directory (${cwd})`);
+  if (!info.isDirectory()) throw new UsageError(`--cwd ${options.cwd ?? "."}: not a directory (${cwd})`);
   const agentDir = defaultAgentDir(io.env);
   const { settings, issues } = await readTtsrSettings(cwd, agentDir);
   const loaded = await loadTtsrRules({

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -92,5 +93,99 @@ describe("ttsr CLI", () => {
     const sub = sandbox({ ".pi/rules/ts.md": TS_ONLY, "src/a.ts": "let a: any = 1;\n" });
     expect(await main(["scan", "src", "--json"], sub.io)).toBe(1);
     expect(JSON.parse(sub.out()).findings).toEqual([expect.objectContaining({ file: "src/a.ts", rule: "ts" })]);
+  });
+
+  it("--cwd that is missing or not a directory: a clear error and exit 2", async () => {
+    const s = sandbox({ "file.txt": "x" });
+    expect(await main(["list", "--cwd", "nope"], s.io)).toBe(2);
+    expect(s.err()).toMatch(/--cwd nope: no such directory/);
+    expect(await main(["test", "x", "--cwd", "file.txt"], s.io)).toBe(2);
+    expect(s.err()).toMatch(/--cwd file\.txt: not a directory/);
+  });
+
+  it("--file that is a FIFO or a directory: a clear error and exit 2, without blocking", async () => {
+    const s = sandbox({ "dir/x.ts": "x" });
+    execFileSync("mkfifo", [join(s.cwd, "pipe")]);
+    expect(await main(["test", "--file", "pipe"], s.io)).toBe(2);
+    expect(s.err()).toMatch(/--file pipe: it is a FIFO/);
+    expect(await main(["test", "--file", "dir"], s.io)).toBe(2);
+    expect(s.err()).toMatch(/--file dir: it is a directory/);
+    expect(await main(["test", "--file", "missing.ts"], s.io)).toBe(2);
+  });
+
+  it("test --file x.ts alone is a write or an edit of that path", async () => {
+    const EDIT_ONLY = '---\ncondition: ":\\\\s*any\\\\b"\nscope: tool:edit(*.ts)\n---\nNo any.\n';
+    const s = sandbox({ ".pi/rules/edit.md": EDIT_ONLY, ".pi/rules/write.md": TS_ONLY, "src/x.ts": "let a: any;\n" });
+    expect(await main(["test", "--file", "src/x.ts", "--json"], s.io)).toBe(1);
+    const json = JSON.parse(s.out());
+    expect(json).toMatchObject({ source: "tool", path: "src/x.ts" });
+    expect(json.matches.map((m: { rule: string; tool: string }) => `${m.rule}:${m.tool}`).sort()).toEqual([
+      "edit:edit",
+      "write:write",
+    ]);
+    const md = sandbox({ ".pi/rules/edit.md": EDIT_ONLY, "notes.md": "let a: any;\n" });
+    expect(await main(["test", "--file", "notes.md"], md.io)).toBe(0);
+    expect(md.out()).toMatch(/source tool write\/edit of notes\.md/);
+  });
+
+  it("scan: a sub-folder honours the project root's .gitignore, and edit-scoped rules are checked", async () => {
+    const EDIT_ONLY = '---\ncondition: ":\\\\s*any\\\\b"\nscope: tool:edit(*.ts)\n---\nNo any.\n';
+    const s = sandbox({
+      ".pi/rules/edit.md": EDIT_ONLY,
+      ".gitignore": "build/\n*.gen.ts\n",
+      "src/.gitignore": "local.ts\n",
+      "src/lib/a.ts": "let a: any;\n",
+      "src/lib/b.gen.ts": "let b: any;\n",
+      "src/lib/local.ts": "let c: any;\n",
+      "src/lib/build/c.ts": "let d: any;\n",
+    });
+    expect(await main(["scan", "src/lib", "--json"], s.io)).toBe(1);
+    expect(JSON.parse(s.out()).findings).toEqual([expect.objectContaining({ file: "src/lib/a.ts", rule: "edit" })]);
+  });
+
+  it("scan and test say when ttsr.enabled is false", async () => {
+    const s = sandbox({
+      ".pi/rules/ts.md": TS_ONLY,
+      ".pi/settings.json": JSON.stringify({ ttsr: { enabled: false } }),
+      "a.ts": "let a: any;\n",
+    });
+    expect(await main(["scan", "."], s.io)).toBe(1);
+    expect(s.err()).toMatch(/ttsr\.enabled is false/);
+    const j = sandbox({
+      ".pi/rules/ts.md": TS_ONLY,
+      ".pi/settings.json": JSON.stringify({ ttsr: { enabled: false } }),
+    });
+    expect(await main(["scan", ".", "--json"], j.io)).toBe(0);
+    expect(JSON.parse(j.out()).enabled).toBe(false);
+  });
+
+  it("list: the reference's keys, unknown keys once, and inline flags", async () => {
+    const s = sandbox({
+      ".pi/rules/ref.md":
+        '---\ncondition: "(?i)todo"\nscope: edit\ninterruptMode: tool-only\nastCondition: "x"\n---\nx\n',
+      ".pi/rules/rs.md": '---\ncondition: "*.rs"\n---\nRust.\n',
+      ".pi/rules/pcre.md": '---\ncondition: "(?x) a b"\n---\nx\n',
+    });
+    expect(await main(["list", "--json"], s.io)).toBe(0);
+    const json = JSON.parse(s.out());
+    const byName = Object.fromEntries(json.rules.map((r: { name: string }) => [r.name, r]));
+    expect(byName.ref).toMatchObject({
+      conditions: ["/todo/i"],
+      scope: "tool:edit",
+      interruptMode: "tool-only",
+      unknownKeys: ["astCondition"],
+    });
+    expect(byName.rs).toMatchObject({ scope: "tool:edit(*.rs), tool:write(*.rs)" });
+    expect(json.skipped).toEqual([expect.objectContaining({ name: "pcre" })]);
+    const warnings = json.warnings.join("\n");
+    expect(warnings).toMatch(/pcre\.md \(condition\): .*inline group "\(\?x\)"/);
+    expect(warnings.match(/astCondition/g)).toHaveLength(2); // one warning, naming it as key and in the message
+    const text = sandbox({ ".pi/rules/ref.md": '---\ncondition: "todo"\nfoo: 1\n---\nx\n' });
+    await main(["list"], text.io);
+    expect(text.out()).toMatch(/unknown keys \(ignored\): foo/);
+    const hit = sandbox({ ".pi/rules/rs.md": '---\ncondition: "*.rs"\n---\nRust.\n' });
+    expect(await main(["test", "fn main() {}", "--path", "src/main.rs", "--tool", "write"], hit.io)).toBe(1);
+    const miss = sandbox({ ".pi/rules/rs.md": '---\ncondition: "*.rs"\n---\nRust.\n' });
+    expect(await main(["test", "fn main() {}", "--path", "src/main.go", "--tool", "write"], miss.io)).toBe(0);
   });
 });

@@ -13,6 +13,7 @@ Usage:
 
 Options: --cwd <dir> project to load rules for (default: the current directory).
 Without a snippet or --file, test reads stdin. --tool / --path imply --source tool.
+--file <path> alone is the model writing that file: a write (and an edit, when a rule watches edits) of it.
 Exit codes: 0 no match, 1 match, 2 usage or load error.
 `;
 
@@ -77,11 +78,26 @@ function parse(argv: string[]) {
   });
 }
 
+/**
+ * A process stream that goes quiet once its reader is gone (`ttsr list | head -1`): EPIPE is not an error of
+ * the CLI, so nothing more is written and no stack is printed; the command finishes with its own exit code.
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") closed = true;
+    else throw error;
+  });
+  return (text) => {
+    if (!closed) stream.write(text);
+  };
+}
+
 /** The process-backed IO for the bin. */
 export function processIo(): CliIo {
   return {
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
+    stdout: quietOnClosedPipe(process.stdout),
+    stderr: quietOnClosedPipe(process.stderr),
     cwd: process.cwd(),
     env: process.env,
     readStdin: async () => {

@@ -4,6 +4,8 @@ import type { CliRules } from "./context.ts";
 
 export interface SimulatedHit {
   rule: string;
+  /** The tool whose arguments carried the text (tool source only). */
+  tool?: string;
   file: string;
   /** What a session would do: interrupt the stream, or deliver a reminder later. */
   delivery: "interrupt" | "reminder";
@@ -33,16 +35,21 @@ export function simulate(rules: CliRules, input: SimulateInput, manager?: TtsrMa
   const record = (matches: RuleMatch[], delivery: SimulatedHit["delivery"]) => {
     for (const match of matches) {
       if (hits.has(match.rule.name)) continue;
-      hits.set(match.rule.name, { rule: match.rule.name, file: match.rule.path, delivery, end: match.end });
+      const hit: SimulatedHit = { rule: match.rule.name, file: match.rule.path, delivery, end: match.end };
+      if (match.toolName) hit.tool = match.toolName;
+      hits.set(match.rule.name, hit);
     }
   };
   let raw = input.text;
   let toolCall: { id: string; name: string } | undefined;
   if (input.source === "tool") {
-    const args: Record<string, string> = { content: input.text };
+    const name = input.tool ?? "write";
+    // pi's argument shapes: an edit's new text is `edits[].newText`; any other tool gets `content`.
+    const args: Record<string, unknown> =
+      name === "edit" ? { edits: [{ oldText: "", newText: input.text }] } : { content: input.text };
     if (input.path) args["path"] = input.path;
     raw = JSON.stringify(args);
-    toolCall = { id: "cli", name: input.tool ?? "write" };
+    toolCall = { id: "cli", name };
   }
   for (let i = 0; i < raw.length; i += DELTA) {
     const decision = m.checkDelta({
@@ -57,4 +64,27 @@ export function simulate(rules: CliRules, input: SimulateInput, manager?: TtsrMa
   m.onMessageEnd("stop");
   m.resetStreams();
   return [...hits.values()];
+}
+
+/**
+ * The text as the content of each of these tools in turn (a file is both written and edited in a session);
+ * one hit per rule, from the first tool that fires it.
+ */
+export function simulateTools(
+  rules: CliRules,
+  input: SimulateInput,
+  tools: readonly string[],
+  manager?: TtsrManager,
+): SimulatedHit[] {
+  const hits = new Map<string, SimulatedHit>();
+  for (const tool of tools) {
+    for (const hit of simulate(rules, { ...input, tool }, manager)) if (!hits.has(hit.rule)) hits.set(hit.rule, hit);
+  }
+  return [...hits.values()];
+}
+
+/** The tools a file's content is simulated as: `write`, plus `edit` when a rule watches edits by name. */
+export function fileTools(rules: CliRules): string[] {
+  const edits = rules.registry.rules.some((r) => r.rule.scope.tools.some((t) => t.name === "edit"));
+  return edits ? ["write", "edit"] : ["write"];
 }
