@@ -1,45 +1,233 @@
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { hasPiPatchFeature, NoticeBoard } from "@pi-rails/agent-core/kit";
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { hasPiPatchFeature, NoticeBoard, type PiPatchFeature } from "@pi-rails/agent-core/kit";
+import { hasCancelApi } from "./bridge/cancel.ts";
+import { type AgentMessage, SteeringBridge } from "./bridge/steering-bridge.ts";
+import { resolveAgentDir } from "./endpoint/paths.ts";
+import { type Endpoint, startEndpoint } from "./endpoint/server.ts";
+import { STEERING_EVENTS, type SteeringApi } from "./events.ts";
+import { findQueueSnapshot, QUEUE_SNAPSHOT_TYPE, type QueueSnapshot } from "./pi/snapshot.ts";
+import { parseSteerCommand } from "./pi/steer-command.ts";
+import { isAuditMessage, renderItem, STEERING_AUDIT_TYPE } from "./queue/render.ts";
+import { SteeringInputError } from "./queue/steering-queue.ts";
+import type { SteeringItem } from "./queue/types.ts";
 import { formatSeamLog, SeamLog } from "./seams/seam-log.ts";
 
+const CANCEL_FEATURE = "cancel_tool_call" as PiPatchFeature;
+
 /**
- * steering-bridge for pi. This first release makes the loop seams visible: every seam pass of the patched loop is
- * recorded and `/seams` shows the latest ones. On stock pi (no seams) it says so once and stays out of the way.
+ * steering-bridge for pi: a per-session steering queue drained at the loop seams of the patched pi, a JSON-RPC
+ * control socket (`pi-steer`), tool-call cancel, `/steer` and `/seams`, and a `pi.events` API for other extensions.
+ * On stock pi (no seams) items go to pi's own steer / follow-up queue and the extension says once what is missing.
  */
 export default function steeringBridge(pi: ExtensionAPI): void {
   const log = new SeamLog();
   const notices = new NoticeBoard("steering-bridge");
+  let bridge: SteeringBridge | undefined;
+  let endpoint: Endpoint | undefined;
+  let ctxRef: ExtensionContext | undefined;
+  let persistedNonEmpty = false;
+  const cleanups: (() => void)[] = [];
 
-  pi.on("session_start", (_event, ctx) => {
+  const updateFooter = () => {
+    if (!ctxRef?.hasUI || !bridge) return;
+    const n = bridge.queue.size;
+    try {
+      ctxRef.ui.setStatus("steering", n > 0 ? `steer: ${n} pending` : undefined);
+    } catch {
+      // A replaced session's context may refuse; the next session_start sets a fresh one.
+    }
+  };
+
+  const persist = (items: SteeringItem[]) => {
+    if (items.length === 0 && !persistedNonEmpty) return;
+    const snapshot: QueueSnapshot = { version: 1, items };
+    pi.appendEntry(QUEUE_SNAPSHOT_TYPE, snapshot);
+    persistedNonEmpty = items.length > 0;
+  };
+
+  const shutdown = async () => {
+    for (const cleanup of cleanups.splice(0)) cleanup();
+    const current = bridge;
+    bridge = undefined;
+    await endpoint?.close();
+    endpoint = undefined;
+    if (current) {
+      // Leftovers at shutdown: audit ones are written now, discard ones dropped, the rest persisted for a resume.
+      const { audited, carried } = current.queue.settleForShutdown();
+      for (const item of audited) pi.appendEntry(STEERING_AUDIT_TYPE, { ...item, seam: "shutdown" });
+      persist(carried);
+      current.dispose();
+    }
+  };
+
+  pi.on("session_start", async (_event, ctx) => {
+    await shutdown();
     log.clear();
     notices.reset();
-    if (!hasPiPatchFeature("loop_checkpoint")) {
+    ctxRef = ctx;
+    const seams = hasPiPatchFeature("checkpoint") && hasPiPatchFeature("loop_checkpoint");
+    const current = new SteeringBridge({ sessionId: ctx.sessionManager.getSessionId(), cwd: ctx.cwd, seams });
+    bridge = current;
+    if (hasPiPatchFeature(CANCEL_FEATURE) && hasCancelApi(pi)) {
+      const api = pi;
+      current.setCancelBackend({
+        cancel: (callId, options) => api.cancelToolCall(callId, options),
+        inFlight: () => api.getToolCallsInFlight(),
+      });
+    }
+    if (!seams) {
+      current.setHandoff((items) => handOffToPi(pi, items, current.running));
       notices.once(
         ctx,
         "stock-pi",
-        "this pi has no loop seams (stock pi, without the pi-rails patch): seam observation is unavailable",
+        "this pi has no loop seams (stock pi, without the pi-rails patch): steering items go to pi's own steer/follow-up queue (no seam choice, no tool-batch skip, no dedupe or TTL once handed over), and tool-call cancel is unavailable",
+      );
+    } else if (!hasPiPatchFeature(CANCEL_FEATURE)) {
+      notices.once(
+        ctx,
+        "no-cancel",
+        "this pi has loop seams but not the cancel_tool_call patch feature: cancelling a running tool call is unavailable",
+        "info",
       );
     }
+
+    const snapshot = findQueueSnapshot(ctx.sessionManager.getBranch());
+    persistedNonEmpty = (snapshot?.items.length ?? 0) > 0;
+    if (snapshot) current.queue.restore(snapshot.items);
+
+    cleanups.push(
+      current.onAck((ack) => {
+        pi.events.emit(STEERING_EVENTS.ack, ack);
+        updateFooter();
+      }),
+      current.onCheckpoint((checkpoint) => pi.events.emit(STEERING_EVENTS.checkpoint, checkpoint)),
+    );
+
+    try {
+      endpoint = await startEndpoint({ bridge: current, agentDir: resolveAgentDir() });
+    } catch (error) {
+      notices.once(ctx, "endpoint", `the steering socket is off for this session: ${(error as Error).message}`);
+    }
+    const api = createApi(current, () => endpoint);
+    pi.events.emit(STEERING_EVENTS.ready, { api });
+    current.flushToHandoff();
+    updateFooter();
+  });
+
+  pi.on("session_shutdown", async () => {
+    await shutdown();
+  });
+
+  pi.on("agent_start", () => bridge?.setRunning(true));
+  pi.on("agent_end", () => bridge?.setRunning(false));
+  pi.on("tool_execution_start", (event) => bridge?.tools.start(event.toolCallId, event.toolName));
+  pi.on("tool_execution_end", (event) => bridge?.tools.end(event.toolCallId));
+
+  pi.on("checkpoint", async (event) => {
+    if (!bridge) return undefined;
+    const result = await bridge.drain(event.kind, event.iteration, event.toolCalls);
+    if (result.messages.length === 0 && result.inboxMessages.length === 0) return undefined;
+    return result as { messages: AgentMessage[]; inboxMessages: AgentMessage[]; skipToolDispatch: boolean };
   });
 
   pi.on("loop_checkpoint", (event) => {
-    log.record({
+    const checkpoint = {
       iteration: event.iteration,
       kind: event.kind,
       delivered: event.delivered,
       inboxDelivered: event.inboxDelivered,
       dispatchSkipped: event.dispatchSkipped,
-    });
+    };
+    log.record(checkpoint);
+    bridge?.observe(checkpoint);
+    if (event.kind === "loop_exit" && bridge) persist(bridge.pending());
+  });
+
+  // Audit records stay in the session file but never reach the model, on this run or any later one.
+  pi.on("context", (event) => {
+    if (!event.messages.some(isAuditMessage)) return undefined;
+    return { messages: event.messages.filter((message) => !isAuditMessage(message)) };
+  });
+
+  pi.events.on(STEERING_EVENTS.inject, (data) => {
+    if (!bridge) {
+      pi.events.emit(STEERING_EVENTS.rejected, { input: data, error: "no active session" });
+      return;
+    }
+    try {
+      const input = data as Parameters<SteeringBridge["inject"]>[0];
+      bridge.inject({ ...input, source: input.source ?? "extension" });
+      updateFooter();
+    } catch (error) {
+      pi.events.emit(STEERING_EVENTS.rejected, { input: data, error: (error as Error).message });
+    }
+  });
+
+  pi.registerCommand("steer", {
+    description: "Queue steering for the running agent: /steer [interrupt|finish|audit|remind|note] <text>",
+    handler: async (args, ctx) => {
+      const say = (text: string, level: "info" | "error" = "info") => {
+        if (ctx.hasUI) ctx.ui.notify(text, level);
+        else process.stdout.write(`${text}\n`);
+      };
+      if (!bridge) return say("steering-bridge: no active session", "error");
+      try {
+        const input = parseSteerCommand(args);
+        const result = bridge.inject({ ...input, source: "tui" });
+        updateFooter();
+        say(
+          `steering: queued ${result.id} (${input.mode ?? "inbox note"})${result.handedToPi ? ", handed to pi" : ""}`,
+        );
+      } catch (error) {
+        say(`steering: ${(error as Error).message}`, "error");
+      }
+    },
   });
 
   pi.registerCommand("seams", {
-    description: "Show the latest loop seam passes (steering-bridge)",
+    description: "Show the latest loop seam passes and pending steering items (steering-bridge)",
     handler: async (_args, ctx) => {
-      const text = hasPiPatchFeature("loop_checkpoint")
-        ? formatSeamLog(log.latest(20))
-        : "Loop seams are unavailable: this pi is not patched.";
+      const lines = hasPiPatchFeature("loop_checkpoint")
+        ? [formatSeamLog(log.latest(20))]
+        : ["Loop seams are unavailable: this pi is not patched."];
+      const pending = bridge?.pending() ?? [];
+      if (pending.length > 0)
+        lines.push(`${pending.length} steering item(s) pending: ${pending.map((i) => i.id).join(", ")}`);
+      const text = lines.join("\n");
       if (ctx.hasUI) ctx.ui.notify(text, "info");
       else process.stdout.write(`${text}\n`);
     },
   });
+
+  function createApi(current: SteeringBridge, getEndpoint: () => Endpoint | undefined): SteeringApi {
+    return {
+      sessionId: current.sessionId,
+      inject: (input) => {
+        const result = current.inject(input);
+        updateFooter();
+        return result;
+      },
+      revoke: (id) => current.revoke(id),
+      pending: () => current.pending(),
+      status: () => current.status(),
+      cancelToolCall: (callId, options) => current.cancelToolCall(callId, options),
+      socketPath: () => getEndpoint()?.socketPath,
+    };
+  }
+}
+
+/** Stock pi: pi's own queue. interrupt_immediate -> steer, finish_step -> follow-up, idle -> next turn; audit -> entry. */
+function handOffToPi(pi: ExtensionAPI, items: SteeringItem[], running: boolean): void {
+  for (const item of items) {
+    const message = renderItem(item, "pi_queue", 0);
+    if (item.mode === "audit_only") {
+      pi.appendEntry(STEERING_AUDIT_TYPE, { ...message.details, content: item.content });
+      continue;
+    }
+    const deliverAs = !running ? "nextTurn" : item.mode === "interrupt_immediate" ? "steer" : "followUp";
+    pi.sendMessage(
+      { customType: message.customType, content: message.content, display: message.display, details: message.details },
+      { deliverAs },
+    );
+  }
 }

@@ -1,0 +1,240 @@
+import {
+  type CheckpointPass,
+  CheckpointRegistry,
+  type DeliveryMode,
+  type LoopCheckpoint,
+  type LoopSeam,
+} from "@pi-rails/agent-core/kit";
+import { renderItem } from "../queue/render.ts";
+import { SteeringQueue } from "../queue/steering-queue.ts";
+import type { Ack, EnqueueResult, RevokeResult, SteeringItem, SteeringItemInput } from "../queue/types.ts";
+import type { CancelToolCallOptions, CancelToolCallResult, ToolCallInFlight } from "./cancel.ts";
+import { ToolTracker } from "./tool-tracker.ts";
+
+/** Result of an inject / remind / postEvent. */
+export interface InjectResult {
+  id: string;
+  /** The pending item with the same dedupeKey that this one replaced. */
+  replaced?: string;
+  /** Degraded mode (stock pi): handed straight to pi's own steer/follow-up queue. */
+  handedToPi?: boolean;
+}
+
+/** A message the loop appends (pi-agent-core's AgentMessage, as the registry hands it over). */
+export type AgentMessage = CheckpointPass["messages"][number];
+
+/** What `steer/status` reports. */
+export interface BridgeStatus {
+  sessionId: string;
+  pid: number;
+  cwd: string;
+  /** A run (prompt) is in progress. */
+  running: boolean;
+  /** The iteration of the last seam pass (1-based; 0 before the first). */
+  iteration: number;
+  lastSeam?: LoopSeam;
+  toolCallsInFlight: ToolCallInFlight[];
+  pending: number;
+  features: { seams: boolean; cancel: boolean };
+}
+
+/** The drain phase answer for pi's `checkpoint` event. */
+export interface SeamDeliveries {
+  messages: AgentMessage[];
+  inboxMessages: AgentMessage[];
+  skipToolDispatch: boolean;
+  skipReason?: string;
+}
+
+/** Where the bridge can cancel a running tool call (the patched pi), when it can. */
+export interface CancelBackend {
+  cancel(callId: string, options: CancelToolCallOptions): Promise<CancelToolCallResult>;
+  inFlight(): ToolCallInFlight[];
+}
+
+/** Raised when a feature is missing in the running pi (stock pi): the endpoint maps it to a coded error. */
+export class UnavailableError extends Error {
+  readonly feature: string;
+  constructor(feature: string, message: string) {
+    super(message);
+    this.name = "UnavailableError";
+    this.feature = feature;
+  }
+}
+
+export interface SteeringBridgeOptions {
+  sessionId: string;
+  cwd: string;
+  queue?: SteeringQueue;
+  /** Loop seams exist (patched pi). Default true. */
+  seams?: boolean;
+}
+
+type Listener<T> = (value: T) => void;
+
+/**
+ * One session's steering state: its queue, drained through an agent-core `CheckpointRegistry` (a bridge source
+ * asked once per mode in the catalog's order, an inbox source at pre/post compact), plus what hosts ask about the
+ * running loop (iteration, tool calls in flight) and the cancel backend. The pi adapter (extension.ts) feeds it
+ * pi's events; the socket endpoint and other extensions call it.
+ */
+export class SteeringBridge {
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly queue: SteeringQueue;
+  readonly registry = new CheckpointRegistry();
+  readonly tools = new ToolTracker();
+  readonly seams: boolean;
+  #cancel: CancelBackend | undefined;
+  #handoff: ((items: SteeringItem[]) => void) | undefined;
+  #running = false;
+  #iteration = 0;
+  #lastSeam: LoopSeam | undefined;
+  readonly #checkpointListeners = new Set<Listener<LoopCheckpoint>>();
+
+  constructor(options: SteeringBridgeOptions) {
+    this.sessionId = options.sessionId;
+    this.cwd = options.cwd;
+    this.queue = options.queue ?? new SteeringQueue();
+    this.seams = options.seams ?? true;
+    this.registry.registerDrainSource({
+      name: "steering-bridge",
+      channel: "bridge",
+      drain: ({ mode, kind, iteration }) =>
+        this.queue
+          .takeMode(mode as DeliveryMode, kind, iteration)
+          .map((item) => ({ message: renderItem(item, kind, iteration) as unknown as AgentMessage, mode: item.mode! })),
+    });
+    this.registry.registerDrainSource({
+      name: "steering-inbox",
+      channel: "inbox",
+      drain: ({ kind, iteration }) =>
+        this.queue
+          .takeInbox(kind, iteration)
+          .map((item) => ({ message: renderItem(item, kind, iteration) as unknown as AgentMessage })),
+    });
+  }
+
+  /** Plug in (or remove) the patched pi's cancel API. */
+  setCancelBackend(backend: CancelBackend | undefined): void {
+    this.#cancel = backend;
+  }
+
+  /**
+   * Stock pi has no seams: every accepted item is handed at once to `handoff` (pi's own steer / follow-up queue)
+   * and acknowledged as delivered to "pi_queue" (audit_only: audited).
+   */
+  setHandoff(handoff: ((items: SteeringItem[]) => void) | undefined): void {
+    this.#handoff = handoff;
+  }
+
+  enqueue(input: SteeringItemInput): EnqueueResult {
+    return this.queue.enqueue(input);
+  }
+
+  /** Hand every pending item to the stock-pi handoff now (items restored from a snapshot). */
+  flushToHandoff(): void {
+    if (this.#handoff && this.queue.size > 0) this.#handoff(this.queue.takeAll("pi_queue", this.#iteration));
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Queue an item (or hand it to pi on stock pi); throws SteeringInputError on bad input. */
+  inject(input: SteeringItemInput): InjectResult {
+    const { item, replaced } = this.queue.enqueue(input);
+    const result: InjectResult = { id: item.id };
+    if (replaced !== undefined) result.replaced = replaced;
+    if (this.#handoff) {
+      this.#handoff(this.queue.takeAll("pi_queue", this.#iteration));
+      result.handedToPi = true;
+    }
+    return result;
+  }
+
+  revoke(id: string): RevokeResult {
+    return this.queue.revoke(id);
+  }
+
+  pending(): SteeringItem[] {
+    return this.queue.pending();
+  }
+
+  onAck(listener: Listener<Ack>): () => void {
+    return this.queue.onAck(listener);
+  }
+
+  onCheckpoint(listener: Listener<LoopCheckpoint>): () => void {
+    this.#checkpointListeners.add(listener);
+    return () => this.#checkpointListeners.delete(listener);
+  }
+
+  /**
+   * The drain phase of one seam: at loop_exit the leftover policy runs first (discard, demote to audit, or carry),
+   * then the registry drains what the catalog allows at this seam, in mode order, then the inbox.
+   */
+  async drain(
+    kind: LoopSeam,
+    iteration: number,
+    toolCalls: readonly { id: string; name: string }[] = [],
+  ): Promise<SeamDeliveries> {
+    if (kind === "loop_exit") this.queue.settleLeftovers();
+    const pass = await this.registry.checkpoint(kind, { iteration, toolCalls: toolCalls as never });
+    const result: SeamDeliveries = {
+      messages: pass.bridgeMessages,
+      inboxMessages: pass.inboxMessages,
+      skipToolDispatch: pass.skipToolDispatch === true,
+    };
+    if (pass.skipReason !== undefined) result.skipReason = pass.skipReason;
+    return result;
+  }
+
+  /** Record a seam pass as the loop reported it (pi's loop_checkpoint), and tell subscribers. */
+  observe(checkpoint: LoopCheckpoint): void {
+    this.#iteration = checkpoint.iteration;
+    this.#lastSeam = checkpoint.kind;
+    for (const listener of this.#checkpointListeners) {
+      try {
+        listener(checkpoint);
+      } catch {
+        // Observers never disturb the loop.
+      }
+    }
+  }
+
+  setRunning(running: boolean): void {
+    this.#running = running;
+    if (!running) this.tools.clear();
+  }
+
+  async cancelToolCall(callId: string, options: CancelToolCallOptions = {}): Promise<CancelToolCallResult> {
+    if (!this.#cancel) {
+      throw new UnavailableError(
+        "cancel_tool_call",
+        "cancelling a tool call in flight needs the pi-rails patched pi (feature cancel_tool_call); this pi lacks it",
+      );
+    }
+    return this.#cancel.cancel(callId, options);
+  }
+
+  status(): BridgeStatus {
+    const status: BridgeStatus = {
+      sessionId: this.sessionId,
+      pid: process.pid,
+      cwd: this.cwd,
+      running: this.#running,
+      iteration: this.#iteration,
+      toolCallsInFlight: this.#cancel ? this.#cancel.inFlight() : this.tools.list(),
+      pending: this.queue.pending().length,
+      features: { seams: this.seams, cancel: this.#cancel !== undefined },
+    };
+    if (this.#lastSeam) status.lastSeam = this.#lastSeam;
+    return status;
+  }
+
+  dispose(): void {
+    this.queue.dispose();
+    this.#checkpointListeners.clear();
+  }
+}

@@ -1,0 +1,284 @@
+import { parseArgs } from "node:util";
+import type { LoopCheckpoint } from "@pi-rails/agent-core/kit";
+import { SteeringClient, SteeringRpcError } from "../client/client.ts";
+import { findSessions, resolveSession, SessionChoiceError } from "../client/discover.ts";
+import { resolveAgentDir } from "../endpoint/paths.ts";
+import { ERROR_CODES, type InjectParams } from "../endpoint/protocol.ts";
+import type { Ack } from "../queue/types.ts";
+
+export const USAGE = `pi-steer: steer a running pi session (steering-bridge)
+
+Usage:
+  pi-steer sessions [--json]                       live sessions of this user
+  pi-steer inject <text> --mode M [--dedupe-key K] [--ttl MS] [--leftover carry|discard|audit]
+                                                   queue a message for the model
+  pi-steer remind <text> --mode M [...]            queue a hidden system reminder
+  pi-steer note <text> [--ttl MS] [...]            post an inbox note (delivered at pre_compact / post_compact)
+  pi-steer status [--json]                         session, iteration, tool calls in flight (with ids)
+  pi-steer cancel <callId> [--reason R] [--timeout MS] [--no-reminder]
+                                                   cancel the tool call running now
+  pi-steer pending [--json]                        items waiting for a seam
+  pi-steer revoke <id> [--json]                    revoke a pending item
+  pi-steer watch [--json] [--count N]              live seam passes and acknowledgements
+
+Modes: interrupt_immediate (stops the next tool batch), finish_step (next iteration boundary),
+       audit_only (written to the session at loop exit, never sent to the model).
+Every command takes --session <id> (optional with one live session in the current directory) and --json.
+Exit codes: 0 ok, 1 refused (unknown id, call not found, feature unavailable), 2 usage or connection error.
+`;
+
+export const EXIT_OK = 0;
+export const EXIT_REFUSED = 1;
+export const EXIT_USAGE = 2;
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+class UsageError extends Error {}
+
+/** Runs pi-steer; returns the exit code. Never throws. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    io.stderr(`pi-steer: ${(error as Error).message}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout(USAGE);
+    return EXIT_OK;
+  }
+  const [command, ...args] = positionals;
+  const json = values.json ?? false;
+  const agentDir = resolveAgentDir(io.env);
+  const out = (value: unknown, human: string) => io.stdout(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+
+  if (command === "sessions") {
+    const sessions = findSessions({ agentDir });
+    out(
+      sessions,
+      sessions.length === 0
+        ? "no live pi session with the steering bridge"
+        : sessions.map((s) => `${s.sessionId}  pid ${s.pid}  ${s.cwd}  since ${s.startedAt}`).join("\n"),
+    );
+    return EXIT_OK;
+  }
+
+  let client: SteeringClient | undefined;
+  try {
+    const request = buildRequest(command, args, values);
+    const session = resolveSession({
+      agentDir,
+      cwd: io.cwd,
+      ...(values.session ? { sessionId: values.session } : {}),
+    });
+    client = await SteeringClient.connect(session.socket);
+    return await request(client, out, io, json);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`pi-steer: ${error.message}\n\n${USAGE}`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof SteeringRpcError) {
+      io.stderr(`pi-steer: ${error.message}\n`);
+      if (json)
+        io.stdout(`${JSON.stringify({ error: { code: error.code, message: error.message, data: error.data } })}\n`);
+      return error.code === ERROR_CODES.unavailable ? EXIT_REFUSED : EXIT_USAGE;
+    }
+    if (error instanceof SessionChoiceError) {
+      io.stderr(`pi-steer: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    io.stderr(`pi-steer: ${(error as Error).message}\n`);
+    return EXIT_USAGE;
+  } finally {
+    await client?.close();
+  }
+}
+
+type Values = ReturnType<typeof parse>["values"];
+type Out = (value: unknown, human: string) => void;
+type Request = (client: SteeringClient, out: Out, io: CliIo, json: boolean) => Promise<number>;
+
+function buildRequest(command: string | undefined, args: string[], values: Values): Request {
+  switch (command) {
+    case "inject":
+    case "remind":
+    case "note": {
+      const content = args.join(" ");
+      if (content.trim() === "") throw new UsageError(`${command} needs the text to send`);
+      const params: InjectParams = { content } as InjectParams;
+      if (command !== "note") {
+        if (!values.mode) throw new UsageError(`${command} needs --mode interrupt_immediate|finish_step|audit_only`);
+        params.mode = values.mode as InjectParams["mode"];
+      } else if (values.mode) {
+        throw new UsageError("note takes no --mode (inbox notes are drained at pre_compact / post_compact)");
+      }
+      if (values["dedupe-key"]) params.dedupeKey = values["dedupe-key"];
+      if (values.ttl !== undefined) params.ttlMs = integer("--ttl", values.ttl);
+      if (values.leftover) params.leftover = values.leftover as InjectParams["leftover"];
+      params.source = "pi-steer";
+      return async (client, out) => {
+        const result =
+          command === "inject"
+            ? await client.inject(params)
+            : command === "remind"
+              ? await client.remind(params)
+              : await client.postEvent(params);
+        const extra = [
+          result.replaced ? `replaced ${result.replaced}` : "",
+          result.handedToPi ? "handed to pi's own queue (stock pi)" : "",
+        ].filter(Boolean);
+        out(result, `queued ${result.id}${extra.length ? ` (${extra.join("; ")})` : ""}`);
+        return EXIT_OK;
+      };
+    }
+    case "status":
+      noArgs(command, args);
+      return async (client, out) => {
+        const status = await client.status();
+        const calls = status.toolCallsInFlight.map(
+          (c) => `  ${c.callId}  ${c.tool}  running ${Date.now() - c.startedAt} ms`,
+        );
+        out(
+          status,
+          [
+            `session ${status.sessionId} (pid ${status.pid}) in ${status.cwd}`,
+            `${status.running ? "running" : "idle"}, iteration ${status.iteration}${status.lastSeam ? `, last seam ${status.lastSeam}` : ""}, ${status.pending} pending`,
+            `seams ${status.features.seams ? "available" : "unavailable (stock pi)"}, cancel ${status.features.cancel ? "available" : "unavailable"}`,
+            calls.length > 0 ? `tool calls in flight:\n${calls.join("\n")}` : "no tool call in flight",
+          ].join("\n"),
+        );
+        return EXIT_OK;
+      };
+    case "cancel": {
+      const [callId, ...rest] = args;
+      if (!callId || rest.length > 0) throw new UsageError("cancel takes exactly one tool call id");
+      const params: { callId: string; reason?: string; timeoutMs?: number; injectReminder?: boolean } = { callId };
+      if (values.reason) params.reason = values.reason;
+      if (values.timeout !== undefined) params.timeoutMs = integer("--timeout", values.timeout);
+      if (values["no-reminder"]) params.injectReminder = false;
+      return async (client, out) => {
+        const result = await client.cancelToolCall(params);
+        out(result, `${result.status}: ${result.callId}${result.tool ? ` (${result.tool})` : ""}`);
+        return result.status === "not_found" ? EXIT_REFUSED : EXIT_OK;
+      };
+    }
+    case "pending":
+      noArgs(command, args);
+      return async (client, out) => {
+        const { items } = await client.pending();
+        out(
+          items,
+          items.length === 0
+            ? "nothing pending"
+            : items
+                .map((i) => `${i.id}  ${i.mode ?? "inbox"}  ${i.kind}  ${JSON.stringify(i.content.slice(0, 60))}`)
+                .join("\n"),
+        );
+        return EXIT_OK;
+      };
+    case "revoke": {
+      const [id, ...rest] = args;
+      if (!id || rest.length > 0) throw new UsageError("revoke takes exactly one item id");
+      return async (client, out) => {
+        const result = await client.revoke(id);
+        out(result, result.status === "already_settled" ? `already ${result.state}: ${id}` : `${result.status}: ${id}`);
+        return result.status === "revoked" ? EXIT_OK : EXIT_REFUSED;
+      };
+    }
+    case "watch": {
+      noArgs(command, args);
+      const count = values.count === undefined ? undefined : integer("--count", values.count);
+      return (client, out) =>
+        new Promise<number>((resolve) => {
+          let seen = 0;
+          const done = () => {
+            seen++;
+            if (count !== undefined && seen >= count) resolve(EXIT_OK);
+          };
+          client.on("steer/checkpoint", (c: LoopCheckpoint) => {
+            out({ type: "checkpoint", ...c }, formatCheckpoint(c));
+            done();
+          });
+          client.on("steer/ack", (ack: Ack) => {
+            out({ type: "ack", ...ack }, formatAck(ack));
+            done();
+          });
+          client.onClose(() => resolve(EXIT_OK));
+          client.subscribe({}).then(undefined, () => resolve(EXIT_USAGE));
+        });
+    }
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : "a command is required");
+  }
+}
+
+function formatCheckpoint(c: LoopCheckpoint): string {
+  const extra = [
+    c.delivered ? `delivered ${c.delivered}` : "",
+    c.inboxDelivered ? `inbox ${c.inboxDelivered}` : "",
+    c.dispatchSkipped ? "tool batch skipped" : "",
+  ].filter(Boolean);
+  return `seam #${c.iteration} ${c.kind}${extra.length ? ` (${extra.join(", ")})` : ""}`;
+}
+
+function formatAck(ack: Ack): string {
+  switch (ack.state) {
+    case "delivered":
+    case "audited":
+      return `ack ${ack.id} ${ack.state} at ${ack.seam} #${ack.iteration}`;
+    case "revoked":
+      return `ack ${ack.id} revoked${ack.reason === "replaced" ? ` (replaced by ${ack.replacedBy})` : ""}`;
+    default:
+      return `ack ${ack.id} ${ack.state}`;
+  }
+}
+
+function noArgs(command: string, args: string[]): void {
+  if (args.length > 0) throw new UsageError(`${command} takes no arguments`);
+}
+
+function integer(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new UsageError(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+      session: { type: "string" },
+      mode: { type: "string" },
+      "dedupe-key": { type: "string" },
+      ttl: { type: "string" },
+      leftover: { type: "string" },
+      reason: { type: "string" },
+      timeout: { type: "string" },
+      "no-reminder": { type: "boolean" },
+      count: { type: "string" },
+    },
+  });
+}
+
+/** The process-backed IO for the bin. */
+export function processIo(): CliIo {
+  return {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    cwd: process.cwd(),
+    env: process.env,
+  };
+}

@@ -1,0 +1,162 @@
+import { connect, type Socket } from "node:net";
+import { isJSONRPCRequest, isJSONRPCResponse, JSONRPCClient, type JSONRPCResponse } from "json-rpc-2.0";
+import { LineFramer, MAX_FRAME_BYTES } from "../endpoint/framing.ts";
+import { METHODS, NOTIFICATIONS, type SteeringMethods, type SteeringNotifications } from "../endpoint/protocol.ts";
+
+/** A JSON-RPC error answered by the session (code and message as sent). */
+export class SteeringRpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = "SteeringRpcError";
+    this.code = code;
+    this.data = data;
+  }
+}
+
+type Params<M extends keyof SteeringMethods> = SteeringMethods[M]["params"];
+type Result<M extends keyof SteeringMethods> = SteeringMethods[M]["result"];
+type NotificationListener<N extends keyof SteeringNotifications> = (params: SteeringNotifications[N]) => void;
+
+/**
+ * Typed client of a session's steering socket (what `pi-steer` uses). One connection; requests may overlap;
+ * notifications (`steer/checkpoint`, `steer/ack`) arrive after `subscribe()`.
+ */
+export class SteeringClient {
+  readonly #socket: Socket;
+  readonly #rpc: JSONRPCClient;
+  readonly #listeners = new Map<string, Set<(params: never) => void>>();
+  readonly #closeListeners = new Set<(error?: Error) => void>();
+
+  private constructor(socket: Socket) {
+    this.#socket = socket;
+    this.#rpc = new JSONRPCClient((request) => {
+      if (socket.destroyed) throw new Error("steering socket is closed");
+      socket.write(`${JSON.stringify(request)}\n`);
+    });
+    const framer = new LineFramer(MAX_FRAME_BYTES);
+    socket.on("data", (chunk: Buffer) => {
+      for (const event of framer.push(chunk)) {
+        if (event.type !== "frame") continue;
+        let message: unknown;
+        try {
+          message = JSON.parse(event.text);
+        } catch {
+          continue;
+        }
+        this.#receive(message);
+      }
+    });
+    let failure: Error | undefined;
+    socket.on("error", (error) => {
+      failure = error;
+    });
+    socket.on("close", () => {
+      this.#rpc.rejectAllPendingRequests(`steering socket closed${failure ? `: ${failure.message}` : ""}`);
+      for (const listener of this.#closeListeners) listener(failure);
+    });
+  }
+
+  /** Connect to a session's socket (see `findSessions` / `resolveSession`). */
+  static connect(socketPath: string, options: { timeoutMs?: number } = {}): Promise<SteeringClient> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(socketPath);
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`timed out connecting to ${socketPath}`));
+      }, options.timeoutMs ?? 5000);
+      socket.once("connect", () => {
+        clearTimeout(timer);
+        socket.off("error", onError);
+        resolve(new SteeringClient(socket));
+      });
+      const onError = (error: Error) => {
+        clearTimeout(timer);
+        reject(error);
+      };
+      socket.once("error", onError);
+    });
+  }
+
+  /** Call one method, typed by name. Rejects with SteeringRpcError for a JSON-RPC error answer. */
+  async call<M extends keyof SteeringMethods>(method: M, params: Params<M>): Promise<Result<M>> {
+    const response: JSONRPCResponse = await this.#rpc.requestAdvanced({
+      jsonrpc: "2.0",
+      id: this.#nextId++,
+      method,
+      params,
+    });
+    if (response.error) throw new SteeringRpcError(response.error.code, response.error.message, response.error.data);
+    return response.result as Result<M>;
+  }
+  #nextId = 1;
+
+  inject(params: Params<"steer/inject">) {
+    return this.call(METHODS.inject, params);
+  }
+  remind(params: Params<"steer/remind">) {
+    return this.call(METHODS.remind, params);
+  }
+  postEvent(params: Params<"steer/postEvent">) {
+    return this.call(METHODS.postEvent, params);
+  }
+  cancelToolCall(params: Params<"steer/cancelToolCall">) {
+    return this.call(METHODS.cancelToolCall, params);
+  }
+  pending() {
+    return this.call(METHODS.pending, {});
+  }
+  revoke(id: string) {
+    return this.call(METHODS.revoke, { id });
+  }
+  status() {
+    return this.call(METHODS.status, {});
+  }
+  subscribe(params: Params<"steer/subscribe"> = {}) {
+    return this.call(METHODS.subscribe, params);
+  }
+
+  /** Listen to a notification (after `subscribe()`); returns an unsubscribe function. */
+  on<N extends keyof SteeringNotifications>(notification: N, listener: NotificationListener<N>): () => void {
+    let set = this.#listeners.get(notification);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(notification, set);
+    }
+    set.add(listener as (params: never) => void);
+    return () => set.delete(listener as (params: never) => void);
+  }
+
+  /** Called once when the connection ends (the session exited, or `close()`). */
+  onClose(listener: (error?: Error) => void): () => void {
+    this.#closeListeners.add(listener);
+    return () => this.#closeListeners.delete(listener);
+  }
+
+  /** Send raw bytes (tests of the server's handling of bad input). */
+  writeRaw(data: string | Buffer): void {
+    this.#socket.write(data);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.#socket.destroyed) return resolve();
+      this.#socket.once("close", () => resolve());
+      this.#socket.end();
+      setTimeout(() => this.#socket.destroy(), 1000).unref();
+    });
+  }
+
+  #receive(message: unknown): void {
+    if (Array.isArray(message) || isJSONRPCResponse(message)) {
+      this.#rpc.receive(message as JSONRPCResponse);
+      return;
+    }
+    if (isJSONRPCRequest(message) && message.id === undefined) {
+      const known = message.method === NOTIFICATIONS.ack || message.method === NOTIFICATIONS.checkpoint;
+      if (!known) return;
+      for (const listener of this.#listeners.get(message.method) ?? []) listener(message.params as never);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { realpathSync } from "node:fs";
+import { resolveAgentDir, steeringDir } from "../endpoint/paths.ts";
+import { listSessions, type SessionInfo } from "../endpoint/session-registry.ts";
+
+/** Why no single session could be chosen; `pi-steer` prints it and exits 2. */
+export class SessionChoiceError extends Error {
+  readonly candidates: SessionInfo[];
+  constructor(message: string, candidates: SessionInfo[] = []) {
+    super(message);
+    this.name = "SessionChoiceError";
+    this.candidates = candidates;
+  }
+}
+
+/** Live steering sessions of this user (stale registry files of dead processes are removed). */
+export function findSessions(options: { agentDir?: string } = {}): SessionInfo[] {
+  return listSessions(steeringDir(options.agentDir ?? resolveAgentDir()));
+}
+
+/**
+ * The session to talk to: the one named by `sessionId` (a unique prefix is enough), else the only live session
+ * whose cwd is `cwd`.
+ */
+export function resolveSession(options: { sessionId?: string; cwd?: string; agentDir?: string } = {}): SessionInfo {
+  const sessions = findSessions(options);
+  if (options.sessionId) {
+    const matches = sessions.filter(
+      (s) => s.sessionId === options.sessionId || s.sessionId.startsWith(options.sessionId!),
+    );
+    const exact = matches.find((s) => s.sessionId === options.sessionId);
+    if (exact) return exact;
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length === 0) throw new SessionChoiceError(`no live pi session with id ${options.sessionId}`, sessions);
+    throw new SessionChoiceError(`session id prefix ${options.sessionId} matches ${matches.length} sessions`, matches);
+  }
+  const cwd = canonical(options.cwd ?? process.cwd());
+  const here = sessions.filter((s) => canonical(s.cwd) === cwd);
+  if (here.length === 1) return here[0]!;
+  if (here.length === 0) {
+    throw new SessionChoiceError(
+      sessions.length === 0
+        ? "no live pi session with the steering bridge (start pi with -e @pi-rails/steering-bridge)"
+        : `no live pi session in ${cwd}; pass --session <id> (pi-steer sessions lists them)`,
+      sessions,
+    );
+  }
+  throw new SessionChoiceError(`${here.length} live pi sessions in ${cwd}; pass --session <id>`, here);
+}
+
+function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,0 +1,79 @@
+import { chmodSync, lstatSync, mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * pi's agent dir, resolved the way pi's `getAgentDir()` does: `PI_CODING_AGENT_DIR` (with `~` expanded), else
+ * `~/.pi/agent`. Restated here so the `pi-steer` client finds sessions without loading pi.
+ */
+export function resolveAgentDir(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env["PI_CODING_AGENT_DIR"];
+  if (fromEnv) {
+    if (fromEnv === "~") return homedir();
+    if (fromEnv.startsWith("~/")) return homedir() + fromEnv.slice(1);
+    return fromEnv;
+  }
+  return join(homedir(), ".pi", "agent");
+}
+
+/** `<agentDir>/steering`: one socket and one registry file per live session. */
+export function steeringDir(agentDir: string = resolveAgentDir()): string {
+  return join(agentDir, "steering");
+}
+
+export interface SessionPaths {
+  socket: string;
+  info: string;
+}
+
+/** Longest Unix socket path the kernel accepts (sun_path, with its terminating NUL) on Linux; macOS allows 103. */
+export const MAX_SOCKET_PATH = process.platform === "darwin" ? 103 : 107;
+
+export function sessionPaths(dir: string, sessionId: string): SessionPaths {
+  if (!/^[A-Za-z0-9._-]{1,128}$/.test(sessionId) || sessionId.startsWith(".")) {
+    throw new Error(`session id ${JSON.stringify(sessionId)} cannot name a socket file`);
+  }
+  return { socket: join(dir, `${sessionId}.sock`), info: join(dir, `${sessionId}.json`) };
+}
+
+/** A refusal to use a path that is not safely ours. */
+export class UnsafePathError extends Error {
+  constructor(path: string, why: string) {
+    super(`steering endpoint refuses ${path}: ${why}`);
+    this.name = "UnsafePathError";
+  }
+}
+
+/**
+ * Create (or check) the steering dir: a real directory (not a symlink), owned by this user, mode 0700.
+ * A dir we own with looser bits is tightened; anything owned by someone else is refused.
+ */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = lstatSync(dir);
+  if (stat.isSymbolicLink()) throw new UnsafePathError(dir, "it is a symbolic link");
+  if (!stat.isDirectory()) throw new UnsafePathError(dir, "it is not a directory");
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid)
+    throw new UnsafePathError(dir, `it is owned by uid ${stat.uid}, not ${uid}`);
+  if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+}
+
+/**
+ * Check an existing file at `path` before we replace it: it must be ours and not a symlink. Returns whether
+ * something is there.
+ */
+export function checkReplaceable(path: string): boolean {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+  if (stat.isSymbolicLink()) throw new UnsafePathError(path, "it is a symbolic link");
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid)
+    throw new UnsafePathError(path, `it is owned by uid ${stat.uid}, not ${uid}`);
+  return true;
+}

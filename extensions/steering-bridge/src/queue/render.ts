@@ -1,0 +1,71 @@
+import type { LoopSeam } from "@pi-rails/agent-core/kit";
+import type { SteeringItem } from "./types.ts";
+
+/** customType of a steering message the model sees (shown in the transcript). */
+export const STEERING_MESSAGE_TYPE = "steering";
+/** customType of a hidden system reminder the model sees. */
+export const STEERING_REMINDER_TYPE = "steering-reminder";
+/** customType of an inbox note (a user-role message for the model, drained at pre_compact / post_compact). */
+export const STEERING_NOTE_TYPE = "steering-note";
+/** customType of an audit record: written to the session file, never sent to the model. */
+export const STEERING_AUDIT_TYPE = "steering-audit";
+
+/** What the transcript keeps about where a steering message came from. */
+export interface SteeringMessageDetails {
+  id: string;
+  kind: SteeringItem["kind"];
+  mode?: SteeringItem["mode"];
+  source: string;
+  seam: LoopSeam | "pi_queue";
+  iteration: number;
+}
+
+/** pi's custom message shape (structural: this module must not import pi at run time). */
+export interface SteeringCustomMessage {
+  role: "custom";
+  customType: string;
+  content: string;
+  display: boolean;
+  details: SteeringMessageDetails;
+  timestamp: number;
+}
+
+/**
+ * Render a delivered item as the message the loop appends. pi turns custom messages into user-role messages for
+ * the model, so a message reads as the user speaking, a reminder is wrapped as a system reminder and hidden from
+ * the TUI, and an audit_only item becomes an audit record that the `context` filter keeps away from the model.
+ */
+export function renderItem(item: SteeringItem, seam: LoopSeam | "pi_queue", iteration: number): SteeringCustomMessage {
+  const details: SteeringMessageDetails = { id: item.id, kind: item.kind, source: item.source, seam, iteration };
+  if (item.mode) details.mode = item.mode;
+  const base = { role: "custom" as const, details, timestamp: Date.now() };
+  if (item.mode === "audit_only") {
+    return { ...base, customType: STEERING_AUDIT_TYPE, content: item.content, display: true };
+  }
+  if (item.kind === "reminder") {
+    return {
+      ...base,
+      customType: STEERING_REMINDER_TYPE,
+      content: `<system-reminder source="${escapeAttribute(item.source)}">\n${item.content}\n</system-reminder>`,
+      display: false,
+    };
+  }
+  if (item.kind === "note") {
+    return { ...base, customType: STEERING_NOTE_TYPE, content: item.content, display: true };
+  }
+  return { ...base, customType: STEERING_MESSAGE_TYPE, content: item.content, display: true };
+}
+
+/** True for messages that must never reach the model (audit records). */
+export function isAuditMessage(message: unknown): boolean {
+  return (
+    typeof message === "object" &&
+    message !== null &&
+    (message as { role?: unknown }).role === "custom" &&
+    (message as { customType?: unknown }).customType === STEERING_AUDIT_TYPE
+  );
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/[&"<>]/g, (ch) => ({ "&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;" })[ch] ?? ch);
+}

@@ -1,0 +1,274 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { acksOf, type BridgeHarness, conversation, openBridgeSession } from "./helpers.ts";
+
+let harness: BridgeHarness | undefined;
+afterEach(async () => {
+  await harness?.dispose();
+  harness = undefined;
+});
+
+describe("steering seams in a real pi session", () => {
+  it("drains interrupt_immediate before finish_step at iteration_start, and the first request carries both", async () => {
+    harness = await openBridgeSession({ script: [{ text: "ok" }] });
+    const api = harness.api();
+    const finish = api.inject({ content: "FINISH-ITEM", mode: "finish_step", kind: "message" });
+    const interrupt = api.inject({ content: "INTERRUPT-ITEM", mode: "interrupt_immediate", kind: "message" });
+    await harness.test.prompt("hello");
+    const texts = conversation(harness.server.requests[0]!.messages).map((m) => m.text);
+    expect(texts.indexOf("INTERRUPT-ITEM")).toBeGreaterThan(-1);
+    expect(texts.indexOf("INTERRUPT-ITEM")).toBeLessThan(texts.indexOf("FINISH-ITEM"));
+    expect(acksOf(harness.acks, interrupt.id)).toMatchObject([
+      { state: "delivered", seam: "iteration_start", iteration: 1 },
+    ]);
+    expect(acksOf(harness.acks, finish.id)).toMatchObject([
+      { state: "delivered", seam: "iteration_start", iteration: 1 },
+    ]);
+    expect(harness.checkpoints.find((c) => c.kind === "iteration_start")).toMatchObject({ delivered: 2 });
+  });
+
+  it("interrupt_immediate at pre_tool_dispatch skips the streamed write: no file, placeholder result, item in the next request", async () => {
+    harness = await openBridgeSession({
+      script: [
+        { toolCalls: [{ id: "w1", name: "write", arguments: { path: "danger.txt", content: "boom" } }] },
+        { text: "Understood, not writing." },
+      ],
+      schedule: [
+        {
+          after: "iteration_start",
+          iteration: 1,
+          input: { content: "STOP: do not write", mode: "interrupt_immediate", kind: "message" },
+        },
+      ],
+    });
+    await harness.test.prompt("write danger.txt");
+    expect(existsSync(join(harness.test.cwd, "danger.txt"))).toBe(false);
+    const [id] = harness.scheduledIds;
+    expect(acksOf(harness.acks, id!)).toMatchObject([{ state: "delivered", seam: "pre_tool_dispatch", iteration: 1 }]);
+    expect(harness.checkpoints.find((c) => c.kind === "pre_tool_dispatch")).toMatchObject({
+      delivered: 1,
+      dispatchSkipped: true,
+    });
+    const next = conversation(harness.server.requests[1]!.messages);
+    expect(next.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(next[2]!.text).toContain("was not dispatched: interrupt_immediate");
+    expect(next[3]!.text).toBe("STOP: do not write");
+    const turnEnd = harness.test.events.find((e) => e.type === "turn_end") as {
+      dispatchSkipped?: boolean;
+      skipReason?: string;
+    };
+    expect(turnEnd).toMatchObject({ dispatchSkipped: true, skipReason: "interrupt_immediate" });
+  });
+
+  it("finish_step waits for post_tool_dispatch: the tool runs, then the item lands before the next request", async () => {
+    harness = await openBridgeSession({
+      files: { "notes.md": "NOTES-BODY" },
+      script: [{ toolCalls: [{ id: "r1", name: "read", arguments: { path: "notes.md" } }] }, { text: "done" }],
+      schedule: [
+        {
+          after: "iteration_start",
+          iteration: 1,
+          input: { content: "FINISH-AFTER-TOOLS", mode: "finish_step", kind: "message" },
+        },
+      ],
+    });
+    await harness.test.prompt("read notes");
+    const [id] = harness.scheduledIds;
+    expect(acksOf(harness.acks, id!)).toMatchObject([{ state: "delivered", seam: "post_tool_dispatch", iteration: 1 }]);
+    expect(harness.checkpoints.find((c) => c.kind === "pre_tool_dispatch")).toMatchObject({
+      delivered: 0,
+      dispatchSkipped: false,
+    });
+    const next = conversation(harness.server.requests[1]!.messages);
+    expect(next.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(next[2]!.text).toContain("NOTES-BODY");
+    expect(next[3]!.text).toBe("FINISH-AFTER-TOOLS");
+  });
+
+  it("an item queued after post_tool_dispatch lands at the next iteration_start", async () => {
+    harness = await openBridgeSession({
+      files: { "notes.md": "x" },
+      script: [{ toolCalls: [{ id: "r1", name: "read", arguments: { path: "notes.md" } }] }, { text: "done" }],
+      schedule: [
+        {
+          after: "post_tool_dispatch",
+          iteration: 1,
+          input: { content: "NEXT-ITERATION", mode: "finish_step", kind: "message" },
+        },
+      ],
+    });
+    await harness.test.prompt("read notes");
+    expect(acksOf(harness.acks, harness.scheduledIds[0]!)).toMatchObject([
+      { state: "delivered", seam: "iteration_start", iteration: 2 },
+    ]);
+    expect(conversation(harness.server.requests[1]!.messages).at(-1)!.text).toBe("NEXT-ITERATION");
+  });
+
+  it("an item arriving on the done path lands at iteration_end and the loop goes on for one more request", async () => {
+    harness = await openBridgeSession({
+      script: [{ text: "all done" }, { text: "ok, also that" }],
+      schedule: [
+        {
+          after: "pre_tool_dispatch",
+          iteration: 1,
+          input: { content: "ONE-MORE-THING", mode: "interrupt_immediate", kind: "message" },
+        },
+      ],
+    });
+    const last = await harness.test.prompt("hi");
+    expect(acksOf(harness.acks, harness.scheduledIds[0]!)).toMatchObject([
+      { state: "delivered", seam: "iteration_end", iteration: 1 },
+    ]);
+    expect(harness.checkpoints.find((c) => c.kind === "pre_tool_dispatch")).toMatchObject({ dispatchSkipped: false });
+    expect(harness.server.requests).toHaveLength(2);
+    expect(conversation(harness.server.requests[1]!.messages).at(-1)!.text).toBe("ONE-MORE-THING");
+    expect(JSON.stringify(last?.content)).toContain("ok, also that");
+  });
+
+  it("inbox notes are user-role messages drained at pre_compact and post_compact", async () => {
+    harness = await openBridgeSession({
+      script: [{ text: "ok" }],
+      schedule: [{ after: "pre_compact", iteration: 1, input: { content: "NOTE-LATE", kind: "note" } }],
+    });
+    const early = harness.api().inject({ content: "NOTE-EARLY", kind: "note" });
+    await harness.test.prompt("hi");
+    expect(acksOf(harness.acks, early.id)).toMatchObject([{ state: "delivered", seam: "pre_compact", iteration: 1 }]);
+    expect(acksOf(harness.acks, harness.scheduledIds[0]!)).toMatchObject([
+      { state: "delivered", seam: "post_compact", iteration: 1 },
+    ]);
+    expect(harness.checkpoints.filter((c) => c.inboxDelivered > 0).map((c) => c.kind)).toEqual([
+      "pre_compact",
+      "post_compact",
+    ]);
+    const first = conversation(harness.server.requests[0]!.messages);
+    expect(first.filter((m) => m.text.startsWith("NOTE-"))).toEqual([
+      { role: "user", text: "NOTE-EARLY" },
+      { role: "user", text: "NOTE-LATE" },
+    ]);
+  });
+
+  it("audit_only lands in the session file at loop_exit and is never sent to the model, not even on the next prompt", async () => {
+    harness = await openBridgeSession({ script: [{ text: "one" }, { text: "two" }], persist: true });
+    const audit = harness.api().inject({ content: "AUDIT-RECORD", mode: "audit_only", kind: "message" });
+    await harness.test.prompt("first");
+    expect(acksOf(harness.acks, audit.id)).toMatchObject([{ state: "audited", seam: "loop_exit", iteration: 1 }]);
+    await harness.test.prompt("second");
+    expect(harness.server.requests).toHaveLength(2);
+    for (const request of harness.server.requests) expect(JSON.stringify(request.body)).not.toContain("AUDIT-RECORD");
+    const entries = harness.test.readSessionEntries() as { type: string; customType?: string; content?: unknown }[];
+    const record = entries.find((e) => e.type === "custom_message" && e.customType === "steering-audit");
+    expect(record?.content).toBe("AUDIT-RECORD");
+  });
+
+  it("a reminder reaches the model as a hidden system reminder", async () => {
+    harness = await openBridgeSession({ script: [{ text: "ok" }] });
+    harness.api().inject({ content: "keep tests green", mode: "finish_step", kind: "reminder", source: "ci" });
+    await harness.test.prompt("hi");
+    const texts = conversation(harness.server.requests[0]!.messages).map((m) => m.text);
+    expect(texts).toContain('<system-reminder source="ci">\nkeep tests green\n</system-reminder>');
+    const message = harness.test.session.messages.find(
+      (m) => (m as { customType?: string }).customType === "steering-reminder",
+    );
+    expect(message).toMatchObject({ display: false });
+  });
+
+  it("a newer item with the same dedupeKey replaces the pending one: one delivery, the old one acknowledged as replaced", async () => {
+    harness = await openBridgeSession({ script: [{ text: "ok" }] });
+    const api = harness.api();
+    const first = api.inject({ content: "PLAN v1", mode: "finish_step", kind: "message", dedupeKey: "plan" });
+    const second = api.inject({ content: "PLAN v2", mode: "finish_step", kind: "message", dedupeKey: "plan" });
+    expect(second.replaced).toBe(first.id);
+    expect(api.pending().map((i) => i.id)).toEqual([second.id]);
+    await harness.test.prompt("hi");
+    const body = JSON.stringify(harness.server.requests[0]!.messages);
+    expect(body).toContain("PLAN v2");
+    expect(body).not.toContain("PLAN v1");
+    expect(acksOf(harness.acks, first.id)).toMatchObject([
+      { state: "revoked", reason: "replaced", replacedBy: second.id },
+    ]);
+    expect(acksOf(harness.acks, second.id)).toMatchObject([{ state: "delivered", seam: "iteration_start" }]);
+  });
+
+  it("an item past its ttlMs expires undelivered", async () => {
+    harness = await openBridgeSession({ script: [{ text: "ok" }] });
+    const api = harness.api();
+    const stale = api.inject({ content: "STALE", mode: "finish_step", kind: "message", ttlMs: 1 });
+    const fresh = api.inject({ content: "FRESH", mode: "finish_step", kind: "message", ttlMs: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await harness.test.prompt("hi");
+    const body = JSON.stringify(harness.server.requests[0]!.messages);
+    expect(body).not.toContain("STALE");
+    expect(body).toContain("FRESH");
+    expect(acksOf(harness.acks, stale.id)).toMatchObject([{ state: "expired" }]);
+    expect(acksOf(harness.acks, fresh.id)).toMatchObject([{ state: "delivered" }]);
+  });
+
+  it("revoke removes a pending item; unknown or missing modes are refused, never defaulted", async () => {
+    harness = await openBridgeSession({ script: [{ text: "ok" }] });
+    const api = harness.api();
+    const item = api.inject({ content: "REVOKED", mode: "finish_step", kind: "message" });
+    expect(api.revoke(item.id)).toEqual({ id: item.id, status: "revoked" });
+    expect(api.revoke(item.id)).toEqual({ id: item.id, status: "already_settled", state: "revoked" });
+    expect(api.revoke("st_nope")).toEqual({ id: "st_nope", status: "unknown" });
+    expect(() => api.inject({ content: "x", mode: "wait_for_completion" as never, kind: "message" })).toThrow(
+      /mode: expected interrupt_immediate, finish_step or audit_only, got "wait_for_completion"/,
+    );
+    expect(() => api.inject({ content: "x", kind: "message" })).toThrow(/mode: is required/);
+    expect(api.pending()).toEqual([]);
+    await harness.test.prompt("hi");
+    expect(JSON.stringify(harness.server.requests[0]!.messages)).not.toContain("REVOKED");
+    expect(acksOf(harness.acks, item.id)).toHaveLength(1);
+  });
+
+  it("leftovers at loop_exit: carry stays (persisted), discard and audit settle; the carried item opens the next run", async () => {
+    harness = await openBridgeSession({
+      script: [{ text: "run one" }, { text: "run two" }],
+      persist: true,
+      schedule: [
+        { after: "iteration_end", iteration: 1, input: { content: "CARRY-ME", mode: "finish_step", kind: "message" } },
+        {
+          after: "iteration_end",
+          iteration: 1,
+          input: { content: "DROP-ME", mode: "finish_step", kind: "message", leftover: "discard" },
+        },
+        {
+          after: "iteration_end",
+          iteration: 1,
+          input: { content: "AUDIT-ME", mode: "interrupt_immediate", kind: "message", leftover: "audit" },
+        },
+      ],
+    });
+    await harness.test.prompt("first");
+    const [carry, drop, audit] = harness.scheduledIds;
+    expect(acksOf(harness.acks, drop!)).toMatchObject([{ state: "discarded" }]);
+    expect(acksOf(harness.acks, audit!)).toMatchObject([{ state: "audited", seam: "loop_exit", iteration: 1 }]);
+    expect(acksOf(harness.acks, carry!)).toEqual([]);
+    expect(
+      harness
+        .api()
+        .pending()
+        .map((i) => i.id),
+    ).toEqual([carry]);
+    const entries = harness.test.readSessionEntries() as {
+      type: string;
+      customType?: string;
+      data?: { items: { id: string }[] };
+    }[];
+    const snapshot = entries.filter((e) => e.type === "custom" && e.customType === "steering-queue").at(-1);
+    expect(snapshot?.data?.items.map((i) => i.id)).toEqual([carry]);
+
+    await harness.test.prompt("second");
+    expect(acksOf(harness.acks, carry!)).toMatchObject([{ state: "delivered", seam: "iteration_start", iteration: 1 }]);
+    const body = JSON.stringify(harness.server.requests[1]!.messages);
+    expect(body).toContain("CARRY-ME");
+    expect(body).not.toContain("DROP-ME");
+    expect(body).not.toContain("AUDIT-ME");
+    const later = harness.test.readSessionEntries() as {
+      type: string;
+      customType?: string;
+      data?: { items: unknown[] };
+    }[];
+    expect(later.filter((e) => e.customType === "steering-queue").at(-1)?.data?.items).toEqual([]);
+  });
+});
