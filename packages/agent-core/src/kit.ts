@@ -6,9 +6,13 @@
 
 /** The loop's contract types (type-only: no runtime import of the loop). */
 export type {
+  CancelToolCallOptions,
+  CancelToolCallResult,
+  CancelToolCallStatus,
   CheckpointHook,
   CheckpointOutcome,
   CheckpointRequest,
+  CreateCancelReminder,
   CreateRetryMessage,
   LoopCheckpoint,
   LoopSeamKind,
@@ -18,6 +22,8 @@ export type {
   StreamTextResult,
   StreamTextSource,
   StreamTextToolCall,
+  ToolCallCancellation,
+  ToolCallInFlight,
 } from "@mariozechner/pi-agent-core";
 export {
   detectPiPatch,
@@ -50,3 +56,4 @@ export {
   INTERRUPT_SKIP_REASON,
 } from "./seams/checkpoint-registry.ts";
 export { composeStreamHooks, DEFAULT_MAX_CONSECUTIVE_STREAM_ABORTS } from "./stream/compose.ts";
+export { type HostCancellation, hostCancellationOf, isCancelledByHost } from "./tools/cancelled.ts";

@@ -188,6 +188,9 @@ describe("stream hook: abort, inject, retry", () => {
     const final = agent.state.messages.at(-1) as { stopReason: string; errorMessage: string };
     expect(final.stopReason).toBe("error");
     expect(final.errorMessage).toMatch(/aborted 3 consecutive responses.*cap: 2/);
+    // The violating text is not kept, like the retried partials before it.
+    expect((final as unknown as { content: unknown[] }).content).toEqual([]);
+    expect(JSON.stringify(agent.state.messages)).not.toContain("bad three");
     expect(agent.state.isStreaming).toBe(false);
     expect(events.at(-1)?.type).toBe("agent_end");
   });

@@ -1,0 +1,318 @@
+import type { Context } from "@mariozechner/pi-ai";
+import { fauxToolCall, Type } from "@mariozechner/pi-ai";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  Agent,
+  type AgentTool,
+  type AgentToolResult,
+  type CancelToolCallResult,
+  isCancelledByHost,
+  ToolCallRegistry,
+} from "../src/index.ts";
+import { fauxAssistantMessage, fauxProvider, recordEvents, textOf } from "./helpers.ts";
+
+const registrations: { unregister(): void }[] = [];
+afterEach(() => {
+  for (const registration of registrations.splice(0)) registration.unregister();
+});
+
+const empty = Type.Object({});
+const ok = (text: string): AgentToolResult<{ ok: true }> => ({
+  content: [{ type: "text", text }],
+  details: { ok: true },
+});
+
+/** A tool that runs until its signal aborts (then rejects, as pi's bash does), and reports each start. */
+function waitingTool(name: string) {
+  const started: string[] = [];
+  const signals: AbortSignal[] = [];
+  let onStart: (id: string) => void = () => {};
+  const tool: AgentTool = {
+    name,
+    label: name,
+    description: name,
+    parameters: empty,
+    execute: (id, _params, signal) =>
+      new Promise((_resolve, reject) => {
+        started.push(id);
+        signals.push(signal!);
+        signal!.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+        onStart(id);
+      }),
+  };
+  const nextStart = () =>
+    new Promise<string>((resolve) => {
+      onStart = resolve;
+    });
+  return { tool, started, signals, nextStart };
+}
+
+/** A tool that ignores its signal and only settles when the test releases it. */
+function stubbornTool(name: string) {
+  let release: (value: AgentToolResult<unknown>) => void = () => {};
+  let onStart: () => void = () => {};
+  const startedPromise = new Promise<void>((resolve) => {
+    onStart = resolve;
+  });
+  const tool: AgentTool = {
+    name,
+    label: name,
+    description: name,
+    parameters: empty,
+    execute: () =>
+      new Promise((resolve) => {
+        release = resolve;
+        onStart();
+      }),
+  };
+  return { tool, started: startedPromise, release: (text: string) => release(ok(text)) };
+}
+
+function quickTool(name: string): AgentTool {
+  return { name, label: name, description: name, parameters: empty, execute: async () => ok(`${name} done`) };
+}
+
+function setup(tools: AgentTool[], calls: { name: string; id: string }[], options: { sequential?: boolean } = {}) {
+  const faux = fauxProvider();
+  registrations.push(faux);
+  const contexts: Context[] = [];
+  faux.setResponses([
+    fauxAssistantMessage(
+      calls.map((call) => fauxToolCall(call.name, {}, { id: call.id })),
+      { stopReason: "toolUse" },
+    ),
+    (context) => {
+      contexts.push(JSON.parse(JSON.stringify({ messages: context.messages })));
+      return fauxAssistantMessage("understood");
+    },
+  ]);
+  const agent = new Agent({
+    initialState: { model: faux.getModel(), systemPrompt: "sys", tools },
+    ...(options.sequential ? { toolExecution: "sequential" as const } : {}),
+  });
+  return { agent, contexts, faux };
+}
+
+describe("cancelToolCall on the bundled loop", () => {
+  it("cancels one call in flight: the model sees it cancelled by the host, the batch and the run go on", async () => {
+    const waiting = waitingTool("wait");
+    const { agent, contexts } = setup(
+      [waiting.tool, quickTool("quick")],
+      [
+        { name: "wait", id: "w1" },
+        { name: "quick", id: "q1" },
+      ],
+    );
+    const events = recordEvents(agent);
+    const startedCall = waiting.nextStart();
+    const run = agent.prompt("go");
+    expect(await startedCall).toBe("w1");
+
+    expect(agent.getToolCallsInFlight()).toContainEqual({
+      callId: "w1",
+      tool: "wait",
+      startedAt: expect.any(Number),
+      iteration: 1,
+    });
+    const result = await agent.cancelToolCall("w1", { reason: "user clicked stop" });
+    expect(result).toEqual({ status: "cancelled", callId: "w1", tool: "wait", reason: "user clicked stop" });
+    // Only the call's own signal was aborted, not the run's.
+    expect(waiting.signals[0]!.aborted).toBe(true);
+    expect(agent.signal?.aborted ?? false).toBe(false);
+    await run;
+
+    // The next request: both results paired with their calls, then the reminder.
+    const next = contexts[0]!.messages;
+    expect(next.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "toolResult", "user"]);
+    const cancelled = next[2] as { toolCallId: string; isError: boolean };
+    expect(cancelled).toMatchObject({ toolCallId: "w1", isError: false });
+    expect(textOf(cancelled)).toBe("Tool call w1 (wait) was cancelled by the host: user clicked stop");
+    expect(next[3]).toMatchObject({ toolCallId: "q1", isError: false });
+    expect(textOf(next[3])).toBe("quick done");
+    expect(textOf(next[4])).toContain("cancelled tool call w1 (wait) while it ran: user clicked stop");
+
+    const stored = agent.state.messages.find(
+      (message) => message.role === "toolResult" && message.toolCallId === "w1",
+    ) as { details: unknown };
+    expect(stored.details).toEqual({ cancelled: { byHost: true, reason: "user clicked stop" } });
+    expect(isCancelledByHost(stored.details)).toBe(true);
+    const end = events.find((event) => event.type === "tool_execution_end" && event.toolCallId === "w1");
+    expect(end).toMatchObject({ isError: false });
+    expect(textOf(agent.state.messages.at(-1))).toBe("understood");
+    expect(agent.getToolCallsInFlight()).toEqual([]);
+  });
+
+  it("answers not_found for unknown and finished calls, already_cancelled for a second cancel", async () => {
+    const waiting = waitingTool("wait");
+    const { agent } = setup(
+      [waiting.tool, quickTool("quick")],
+      [
+        { name: "quick", id: "q1" },
+        { name: "wait", id: "w1" },
+      ],
+      { sequential: true },
+    );
+    const startedCall = waiting.nextStart();
+    const run = agent.prompt("go");
+    await startedCall;
+    // q1 ran before w1 in this sequential batch: it is finished.
+    expect(await agent.cancelToolCall("q1")).toEqual({
+      status: "not_found",
+      callId: "q1",
+      reason: "cancelled by the host",
+    });
+    expect(await agent.cancelToolCall("nope", { reason: "r" })).toEqual({
+      status: "not_found",
+      callId: "nope",
+      reason: "r",
+    });
+    const [first, second] = await Promise.all([
+      agent.cancelToolCall("w1", { reason: "first" }),
+      agent.cancelToolCall("w1", { reason: "second" }),
+    ]);
+    expect(first.status).toBe("cancelled");
+    expect(second).toEqual({ status: "already_cancelled", callId: "w1", tool: "wait", reason: "first" });
+    await run;
+    // Still remembered after the call ended.
+    expect((await agent.cancelToolCall("w1")).status).toBe("already_cancelled");
+  });
+
+  it("times out on a tool that ignores its signal, and the loop goes on without it", async () => {
+    const stubborn = stubbornTool("stubborn");
+    const { agent, contexts } = setup([stubborn.tool], [{ name: "stubborn", id: "s1" }]);
+    const events = recordEvents(agent);
+    const run = agent.prompt("go");
+    await stubborn.started;
+    const result = await agent.cancelToolCall("s1", { reason: "too slow", timeoutMs: 50 });
+    expect(result).toEqual({ status: "timeout", callId: "s1", tool: "stubborn", reason: "too slow" });
+    await run;
+    expect(textOf(contexts[0]!.messages[2])).toBe("Tool call s1 (stubborn) was cancelled by the host: too slow");
+    expect(textOf(agent.state.messages.at(-1))).toBe("understood");
+
+    // The tool settling late changes nothing.
+    const seen = events.length;
+    stubborn.release("late result");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events.length).toBe(seen);
+    expect(JSON.stringify(agent.state.messages)).not.toContain("late result");
+  });
+
+  it("sends no reminder when injectReminder is false", async () => {
+    const waiting = waitingTool("wait");
+    const { agent, contexts } = setup([waiting.tool], [{ name: "wait", id: "w1" }]);
+    const startedCall = waiting.nextStart();
+    const run = agent.prompt("go");
+    await startedCall;
+    await agent.cancelToolCall("w1", { injectReminder: false });
+    await run;
+    expect(contexts[0]!.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult"]);
+    expect(textOf(contexts[0]!.messages[2])).toBe(
+      "Tool call w1 (wait) was cancelled by the host: cancelled by the host",
+    );
+  });
+
+  it("shapes the reminder with createCancelReminder", async () => {
+    const waiting = waitingTool("wait");
+    const { agent, contexts } = setup([waiting.tool], [{ name: "wait", id: "w1" }]);
+    agent.createCancelReminder = (cancellation) => ({
+      role: "user",
+      content: [{ type: "text", text: `REMINDER ${cancellation.callId}/${cancellation.tool}/${cancellation.reason}` }],
+      timestamp: 0,
+    });
+    const startedCall = waiting.nextStart();
+    const run = agent.prompt("go");
+    await startedCall;
+    await agent.cancelToolCall("w1", { reason: "why" });
+    await run;
+    expect(textOf(contexts[0]!.messages[3])).toBe("REMINDER w1/wait/why");
+  });
+
+  it("aborting the run aborts every call's own signal", async () => {
+    const waiting = waitingTool("wait");
+    const { agent } = setup(
+      [waiting.tool],
+      [
+        { name: "wait", id: "w1" },
+        { name: "wait", id: "w2" },
+      ],
+    );
+    const run = agent.prompt("go");
+    while (waiting.started.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(waiting.signals[0]).not.toBe(waiting.signals[1]);
+    agent.abort();
+    await run;
+    expect(waiting.signals.every((signal) => signal.aborted)).toBe(true);
+    expect(agent.getToolCallsInFlight()).toEqual([]);
+  });
+});
+
+describe("ToolCallRegistry", () => {
+  it("runs a call on its own signal linked to the run's", async () => {
+    const registry = new ToolCallRegistry();
+    const run = new AbortController();
+    let seen: AbortSignal | undefined;
+    const result = await registry.run({ id: "a", name: "t" }, run.signal, 3, async (signal) => {
+      seen = signal;
+      expect(registry.inFlight()).toEqual([{ callId: "a", tool: "t", startedAt: expect.any(Number), iteration: 3 }]);
+      return ok("fine");
+    });
+    expect(result).toEqual(ok("fine"));
+    expect(seen).not.toBe(run.signal);
+    expect(registry.inFlight()).toEqual([]);
+
+    let inner: AbortSignal | undefined;
+    const pending = registry.run({ id: "b", name: "t" }, run.signal, undefined, (signal) => {
+      inner = signal;
+      return new Promise<AgentToolResult<unknown>>((_resolve, reject) =>
+        signal.addEventListener("abort", () => reject(signal.reason)),
+      );
+    });
+    run.abort(new Error("run aborted"));
+    await expect(pending).rejects.toThrow("run aborted");
+    expect(inner?.aborted).toBe(true);
+  });
+
+  it("passes tool errors through, and turns an error after a cancel into the cancelled result", async () => {
+    const registry = new ToolCallRegistry();
+    await expect(
+      registry.run({ id: "e", name: "t" }, undefined, undefined, async () => {
+        throw new Error("tool failed");
+      }),
+    ).rejects.toThrow("tool failed");
+    await expect(
+      registry.run({ id: "s", name: "t" }, undefined, undefined, () => {
+        throw new Error("sync failure");
+      }),
+    ).rejects.toThrow("sync failure");
+
+    const pending = registry.run({ id: "c", name: "t" }, undefined, undefined, (signal) => {
+      return new Promise<AgentToolResult<unknown>>((_resolve, reject) =>
+        signal.addEventListener("abort", () => reject(new Error("aborted"))),
+      );
+    });
+    const answer: CancelToolCallResult = await registry.cancel("c", { reason: "stop" });
+    expect(answer).toEqual({ status: "cancelled", callId: "c", tool: "t", reason: "stop" });
+    const result = await pending;
+    expect(result.details).toEqual({ cancelled: { byHost: true, reason: "stop" } });
+    expect(registry.takeReminders([{ id: "c" }])).toEqual([{ callId: "c", tool: "t", reason: "stop" }]);
+    expect(registry.takeReminders([{ id: "c" }])).toEqual([]);
+  });
+
+  it("a call that finishes normally while being cancelled still returns as cancelled", async () => {
+    const registry = new ToolCallRegistry();
+    let finish: (value: AgentToolResult<unknown>) => void = () => {};
+    const pending = registry.run(
+      { id: "f", name: "t" },
+      undefined,
+      undefined,
+      () =>
+        new Promise<AgentToolResult<unknown>>((resolve) => {
+          finish = resolve;
+        }),
+    );
+    const answer = registry.cancel("f", { timeoutMs: 10_000 });
+    finish(ok("done anyway"));
+    expect((await answer).status).toBe("cancelled");
+    expect(isCancelledByHost((await pending).details)).toBe(true);
+  });
+});
