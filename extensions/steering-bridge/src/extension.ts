@@ -8,7 +8,6 @@ import { STEERING_EVENTS, type SteeringApi } from "./events.ts";
 import { findQueueSnapshot, QUEUE_SNAPSHOT_TYPE, type QueueSnapshot } from "./pi/snapshot.ts";
 import { parseSteerCommand } from "./pi/steer-command.ts";
 import { isAuditMessage, renderItem, STEERING_AUDIT_TYPE } from "./queue/render.ts";
-import { SteeringInputError } from "./queue/steering-queue.ts";
 import type { SteeringItem } from "./queue/types.ts";
 import { formatSeamLog, SeamLog } from "./seams/seam-log.ts";
 

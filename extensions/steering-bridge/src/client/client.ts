@@ -58,25 +58,21 @@ export class SteeringClient {
     });
   }
 
-  /** Connect to a session's socket (see `findSessions` / `resolveSession`). */
-  static connect(socketPath: string, options: { timeoutMs?: number } = {}): Promise<SteeringClient> {
-    return new Promise((resolve, reject) => {
-      const socket = connect(socketPath);
-      const timer = setTimeout(() => {
-        socket.destroy();
-        reject(new Error(`timed out connecting to ${socketPath}`));
-      }, options.timeoutMs ?? 5000);
-      socket.once("connect", () => {
-        clearTimeout(timer);
-        socket.off("error", onError);
-        resolve(new SteeringClient(socket));
-      });
-      const onError = (error: Error) => {
-        clearTimeout(timer);
-        reject(error);
-      };
-      socket.once("error", onError);
-    });
+  /**
+   * Connect to a session's socket (see `findSessions` / `resolveSession`). A full accept queue (EAGAIN, many
+   * clients at once) is retried with a short backoff until `timeoutMs`.
+   */
+  static async connect(socketPath: string, options: { timeoutMs?: number } = {}): Promise<SteeringClient> {
+    const deadline = Date.now() + (options.timeoutMs ?? 5000);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return new SteeringClient(await connectOnce(socketPath, Math.max(1, deadline - Date.now())));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== "EAGAIN" || Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5 * 2 ** attempt, 100)));
+      }
+    }
   }
 
   /** Call one method, typed by name. Rejects with SteeringRpcError for a JSON-RPC error answer. */
@@ -159,4 +155,25 @@ export class SteeringClient {
       for (const listener of this.#listeners.get(message.method) ?? []) listener(message.params as never);
     }
   }
+}
+
+function connectOnce(socketPath: string, timeoutMs: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(socketPath);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`timed out connecting to ${socketPath}`));
+    }, timeoutMs);
+    const onError = (error: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(error);
+    };
+    socket.once("error", onError);
+    socket.once("connect", () => {
+      clearTimeout(timer);
+      socket.off("error", onError);
+      resolve(socket);
+    });
+  });
 }

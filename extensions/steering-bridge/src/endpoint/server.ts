@@ -34,6 +34,9 @@ import {
   writeSessionInfo,
 } from "./session-registry.ts";
 
+/** Pending connections the kernel may hold (capped by net.core.somaxconn): bursts of clients connect at once. */
+const LISTEN_BACKLOG = 4096;
+
 /** A client that stops reading is cut off once this much output waits for it. */
 const MAX_BUFFERED_OUTPUT = 8 * 1024 * 1024;
 
@@ -91,7 +94,7 @@ export async function startEndpoint(options: EndpointOptions): Promise<Endpoint>
   server.on("error", () => {});
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(paths.socket, () => {
+    server.listen({ path: paths.socket, backlog: LISTEN_BACKLOG }, () => {
       server.off("error", reject);
       resolve();
     });
