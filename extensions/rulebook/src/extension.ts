@@ -5,15 +5,17 @@ import {
   compileGlobMatchers,
   FILE_TOOLS,
   type GlobMatcher,
-  matchRules,
+  planAttachments,
+  rankMatches,
   renderAttachment,
+  renderOmitted,
   toCwdRelative,
 } from "./attach/match.ts";
 import { bucketRules, type RuleBuckets } from "./buckets/buckets.ts";
 import { doctorReport, formatDoctor } from "./cli/report.ts";
 import { loadRules } from "./discovery/load.ts";
 import { isTtsrStatusPayload, TTSR_STATUS_EVENT } from "./handoff/ttsr.ts";
-import { appendToSystemPrompt, renderRulesPrompt } from "./prompt/render.ts";
+import { appendToSystemPrompt, renderRules } from "./prompt/render.ts";
 import type { Rule, RuleLoadResult } from "./rule.ts";
 import { readRulebookSettings } from "./settings/read.ts";
 import type { RulebookSettings } from "./settings/schema.ts";
@@ -38,7 +40,14 @@ interface SessionState {
   attached: Set<string>;
   shown: Set<string>;
   /** Derived from the rules and the TTSR status; rebuilt when either changes. */
-  view?: { ttsrActive: boolean; buckets: RuleBuckets; promptText: string; matchers: GlobMatcher[] };
+  view?: {
+    ttsrActive: boolean;
+    buckets: RuleBuckets;
+    promptText: string;
+    matchers: GlobMatcher[];
+    /** Delivery warnings: stream rules without pi-ttsr, rules left out of the capped list. */
+    warnings: string[];
+  };
 }
 
 /**
@@ -93,13 +102,26 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
     const view = (s: SessionState) => {
       if (!s.view || s.view.ttsrActive !== ttsrActive) {
         const buckets = bucketRules(s.result.rules, { ttsrActive, globAttach: s.settings.globAttach });
-        const promptText = renderRulesPrompt(buckets, {
+        const rendered = renderRules(buckets, {
           ttsrActive,
           globAttach: s.settings.globAttach,
           toolName: READ_RULE_TOOL,
+          maxListedChars: s.settings.maxListedChars,
+          attach: buckets.attach,
         });
-        const attachable = buckets.readable.filter((r) => !buckets.alwaysApply.includes(r));
-        s.view = { ttsrActive, buckets, promptText, matchers: compileGlobMatchers(attachable) };
+        const warnings = [...buckets.warnings];
+        if (rendered.omitted.length) {
+          warnings.push(
+            `${rendered.omitted.length} rule(s) are not listed in the system prompt: the list is capped at ${s.settings.maxListedChars} characters (rulebook.maxListedChars); they stay readable with read_rule`,
+          );
+        }
+        s.view = {
+          ttsrActive,
+          buckets,
+          promptText: rendered.text,
+          matchers: compileGlobMatchers(buckets.attach),
+          warnings,
+        };
       }
       return s.view;
     };
@@ -122,7 +144,8 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
       ...s.result.warnings.map((w) =>
         w.path && !w.message.startsWith(w.path) ? `${w.path}: ${w.message}` : w.message,
       ),
-      ...s.result.skipped.map((k) => `skipped ${k.path}: ${k.reason}`),
+      // files the tool itself would not read (a README in a rules folder) are for doctor, not a warning
+      ...s.result.skipped.filter((k) => k.kind !== "not-a-rule").map((k) => `skipped ${k.path}: ${k.reason}`),
     ];
 
     registerReadRuleTool(pi, () => (state ? view(state).buckets.readable : []));
@@ -143,7 +166,7 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
     pi.on("before_agent_start", async (event, ctx) => {
       const s = await ensure(ctx);
       const v = view(s);
-      showWarnings(s, ctx, [...loadWarnings(s), ...v.buckets.warnings]);
+      showWarnings(s, ctx, [...loadWarnings(s), ...v.warnings]);
       if (!v.promptText) return undefined;
       return { systemPrompt: appendToSystemPrompt(event.systemPrompt, v.promptText) };
     });
@@ -155,12 +178,16 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
       if (typeof path !== "string") return undefined;
       const rel = toCwdRelative(ctx.cwd, path);
       if (!rel) return undefined;
-      const fresh: Rule[] = matchRules(view(s).matchers, rel).filter((r) => !s.attached.has(r.name));
+      const fresh = rankMatches(view(s).matchers, rel).filter((m) => !s.attached.has(m.rule.name));
       if (!fresh.length) return undefined;
-      for (const r of fresh) s.attached.add(r.name);
-      pi.appendEntry(ATTACHED_ENTRY, { names: fresh.map((r) => r.name), path: rel });
-      const text = fresh.map((r) => renderAttachment(r, rel)).join("\n\n");
-      return { content: [...event.content, { type: "text", text: `\n\n${text}` }] };
+      // one tool result gets at most attachBudgetChars of rules; the rest are named for read_rule
+      const budget = s.settings.attachBudgetChars;
+      const plan = planAttachments(fresh, budget, rel);
+      for (const r of plan.attached) s.attached.add(r.name);
+      if (plan.attached.length) pi.appendEntry(ATTACHED_ENTRY, { names: plan.attached.map((r) => r.name), path: rel });
+      const blocks: string[] = plan.attached.map((r: Rule) => renderAttachment(r, rel));
+      if (plan.omitted.length) blocks.push(renderOmitted(plan.omitted, rel, budget, READ_RULE_TOOL));
+      return { content: [...event.content, { type: "text", text: `\n\n${blocks.join("\n\n")}` }] };
     });
   };
 }

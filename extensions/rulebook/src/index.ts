@@ -3,16 +3,41 @@
  * Importing this module never imports pi, so pi-ttsr and the CLI can use it anywhere.
  */
 
-export { compileGlobMatchers, matchRules, toCwdRelative } from "./attach/match.ts";
+export {
+  type AttachPlan,
+  compileGlobMatchers,
+  matchRules,
+  planAttachments,
+  type RankedMatch,
+  rankMatches,
+  toCwdRelative,
+} from "./attach/match.ts";
 export { type BucketName, type BucketOptions, bucketOf, bucketRules, type RuleBuckets } from "./buckets/buckets.ts";
+export { PI_CONTEXT_NAMES, piContextFiles } from "./discovery/context-files.ts";
 export { type LoadRulesOptions, loadRules } from "./discovery/load.ts";
-export { clearParseCache, parseCacheStats } from "./discovery/parse-cache.ts";
+export { clearParseCache, parseBytes, parseCacheStats } from "./discovery/parse-cache.ts";
 export type { DiscoveryContext, ProviderOutput, RuleProvider } from "./discovery/provider.ts";
 export { PROVIDERS } from "./discovery/registry.ts";
-export { type ParsedFrontmatter, parseFrontmatter } from "./frontmatter/parse.ts";
-export { isTtsrStatusPayload, TTSR_STATUS_EVENT, type TtsrStatusPayload } from "./handoff/ttsr.ts";
-export { appendToSystemPrompt, renderRulesPrompt } from "./prompt/render.ts";
 export {
+  MAX_FRONTMATTER_CHARS,
+  MAX_FRONTMATTER_VALUES,
+  type ParsedFrontmatter,
+  parseFrontmatter,
+} from "./frontmatter/parse.ts";
+export {
+  checkGlob,
+  countExpansions,
+  type GlobCheck,
+  type GlobIssueKind,
+  globSpecificity,
+  MAX_GLOB_CHARS,
+  MAX_GLOB_EXPANSIONS,
+} from "./globs/check.ts";
+export { isTtsrStatusPayload, TTSR_STATUS_EVENT, type TtsrStatusPayload } from "./handoff/ttsr.ts";
+export { escapeXml } from "./prompt/escape.ts";
+export { appendToSystemPrompt, type RenderedRules, renderRules, renderRulesPrompt } from "./prompt/render.ts";
+export {
+  type PiContextFile,
   type ProviderReport,
   type Rule,
   type RuleLoadResult,

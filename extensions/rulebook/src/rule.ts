@@ -13,6 +13,10 @@ export const RuleSourceSchema = z.object({
   root: z.string().optional(),
   /** Nesting: directories between cwd and a nested `.cursor/rules`, or levels above cwd for `.clinerules`. */
   level: z.number().int().nonnegative().optional(),
+  /** The file's modification time: the newer of two equally specific glob rules is attached first. */
+  mtimeMs: z.number().optional(),
+  /** Set for a legacy single-file format (`.cursorrules`, `.windsurfrules`, `copilot-instructions.md`...). */
+  legacy: z.boolean().optional(),
 });
 export type RuleSource = z.infer<typeof RuleSourceSchema>;
 
@@ -47,6 +51,12 @@ export interface RuleWarning {
   provider?: string;
   key?: string;
   message: string;
+  /**
+   * What kind of problem, for `doctor --json` counts: "frontmatter", "dropped-value", "glob-normalized",
+   * "glob-unmatchable", "glob-too-long", "glob-combinatorial", "truncated", "encoding", "control-chars",
+   * "symlink", "settings", "provider", "activation", "size".
+   */
+  kind?: string;
 }
 
 /** A file that looked like a rule but did not become one, with the reason. */
@@ -54,6 +64,11 @@ export interface SkippedRule {
   path: string;
   provider: string;
   reason: string;
+  /**
+   * "not-a-rule" for files in a rule folder that the tool itself would not read (listed by doctor,
+   * not shown as a session warning); "symlink", "binary", "limit", "unreadable", "empty", "disabled".
+   */
+  kind?: string;
 }
 
 /** A rule that lost a name conflict, and the rule it lost to. */
@@ -70,6 +85,19 @@ export interface ProviderReport {
   /** Folders or files it looked at (existing or not). */
   searched: string[];
   found: number;
+  /** Files it looked at: rule files read plus files it refused before reading (links, non-rules). */
+  seen?: number;
+}
+
+/** A context file pi itself loads (or skips) from a folder: `AGENTS.md`, `CLAUDE.md`. Rulebook leaves them to pi. */
+export interface PiContextFile {
+  path: string;
+  /** pi loads the first of AGENTS.md, AGENTS.MD, CLAUDE.md, CLAUDE.MD in each folder, and skips the others. */
+  loadedByPi: boolean;
+  /** Why pi skips it, and what rulebook does about it. */
+  note?: string;
+  /** Set when rulebook loaded it as a rule (`rulebook.loadClaudeMdBesideAgentsMd`). */
+  rule?: string;
 }
 
 export interface RuleLoadResult {
@@ -80,4 +108,6 @@ export interface RuleLoadResult {
   warnings: RuleWarning[];
   providers: ProviderReport[];
   stats: { files: number; cacheHits: number; ms: number };
+  /** pi's own context files (AGENTS.md / CLAUDE.md) in the agent dir, cwd and its ancestors. */
+  contextFiles?: PiContextFile[];
 }

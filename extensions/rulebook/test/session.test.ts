@@ -84,6 +84,7 @@ Read a rule with the read_rule tool (its name, or rule://<name>) when your task 
 <rule name="api">
 <description>HTTP API conventions</description>
 <glob>src/api/**</glob>
+<note>attached automatically when you read or edit a matching file</note>
 </rule>
 <rule name="tests">
 <glob>**/*.test.ts</glob>

@@ -1,5 +1,7 @@
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { Minimatch } from "minimatch";
+import { globSpecificity } from "../globs/check.ts";
+import { escapeXml } from "../prompt/escape.ts";
 import type { Rule } from "../rule.ts";
 
 /** Tools whose `path` argument means "the model is reading or editing this file". */
@@ -13,7 +15,8 @@ export interface GlobMatcher {
 
 /**
  * Compile each rule's globs once per session. A glob without `/` matches the file name in any folder
- * (`*.ts`, as in .gitignore and Cursor); a leading `!` excludes.
+ * (`*.ts`, as in .gitignore and Cursor); a leading `!` excludes. A glob the matcher refuses is left
+ * out (discovery already reported it), never thrown: one rule cannot take the others down.
  */
 export function compileGlobMatchers(rules: readonly Rule[]): GlobMatcher[] {
   const out: GlobMatcher[] = [];
@@ -24,8 +27,12 @@ export function compileGlobMatchers(rules: readonly Rule[]): GlobMatcher[] {
     for (const raw of rule.globs) {
       const negated = raw.startsWith("!");
       const glob = (negated ? raw.slice(1) : raw).replace(/^\.\//, "").replace(/^\//, "");
-      const m = new Minimatch(glob, { dot: true, matchBase: !glob.includes("/"), nocomment: true });
-      (negated ? negations : matchers).push(m);
+      try {
+        const m = new Minimatch(glob, { dot: true, matchBase: !glob.includes("/"), nocomment: true });
+        (negated ? negations : matchers).push(m);
+      } catch {
+        // discovery reports globs the matcher cannot take (too long); nothing to match with here
+      }
     }
     if (matchers.length) out.push({ rule, matchers, negations });
   }
@@ -42,12 +49,87 @@ export function toCwdRelative(cwd: string, path: string): string | undefined {
 
 /** Rules whose globs match `relPath`, in precedence order. */
 export function matchRules(matchers: readonly GlobMatcher[], relPath: string): Rule[] {
-  return matchers
-    .filter((m) => m.matchers.some((x) => x.match(relPath)) && !m.negations.some((x) => x.match(relPath)))
-    .map((m) => m.rule);
+  return rankMatches(matchers, relPath, { byPrecedence: true }).map((m) => m.rule);
 }
 
-/** The reminder appended to a tool result when a rule is auto-attached. */
+export interface RankedMatch {
+  rule: Rule;
+  /** The most specific of the rule's globs that matched. */
+  glob: string;
+  specificity: number;
+}
+
+/**
+ * Rules whose globs match `relPath`, most specific matching glob first, then the newest file, then
+ * precedence: the order in which auto-attach spends its budget.
+ */
+export function rankMatches(
+  matchers: readonly GlobMatcher[],
+  relPath: string,
+  options: { byPrecedence?: boolean } = {},
+): RankedMatch[] {
+  const out: (RankedMatch & { index: number })[] = [];
+  matchers.forEach((m, index) => {
+    if (m.negations.some((x) => x.match(relPath))) return;
+    let best: Minimatch | undefined;
+    let bestScore = -1;
+    for (const x of m.matchers) {
+      if (!x.match(relPath)) continue;
+      const score = globSpecificity(x.pattern);
+      if (score > bestScore) {
+        best = x;
+        bestScore = score;
+      }
+    }
+    if (best) out.push({ rule: m.rule, glob: best.pattern, specificity: bestScore, index });
+  });
+  if (!options.byPrecedence) {
+    out.sort(
+      (a, b) =>
+        b.specificity - a.specificity ||
+        (b.rule.source.mtimeMs ?? 0) - (a.rule.source.mtimeMs ?? 0) ||
+        a.index - b.index,
+    );
+  }
+  return out.map(({ index: _index, ...m }) => m);
+}
+
+/** What one tool result gets: rules attached whole, and the ones left out for the budget (named only). */
+export interface AttachPlan {
+  attached: Rule[];
+  omitted: Rule[];
+}
+
+/**
+ * Spend `budgetChars` of rule content on the ranked matches, in order; a rule that does not fit is
+ * named instead, and smaller ones after it may still fit.
+ */
+export function planAttachments(ranked: readonly RankedMatch[], budgetChars: number, relPath: string): AttachPlan {
+  const plan: AttachPlan = { attached: [], omitted: [] };
+  let spent = 0;
+  for (const { rule } of ranked) {
+    const size = renderAttachment(rule, relPath).length;
+    if (spent + size <= budgetChars) {
+      plan.attached.push(rule);
+      spent += size;
+    } else {
+      plan.omitted.push(rule);
+    }
+  }
+  return plan;
+}
+
+/** The reminder appended to a tool result when a rule is auto-attached. Name and path are escaped. */
 export function renderAttachment(rule: Rule, relPath: string): string {
-  return `<rule name="${rule.name}" reason="auto-attached: ${relPath} matches its globs">\n${rule.content}\n</rule>`;
+  return `<rule name="${escapeXml(rule.name)}" reason="auto-attached: ${escapeXml(relPath)} matches its globs">\n${rule.content}\n</rule>`;
+}
+
+/** Names shown for rules left out of one attachment; longer lists are counted. */
+const MAX_NAMED = 20;
+
+/** The note for rules that matched but did not fit the budget: their names and how to read them. */
+export function renderOmitted(omitted: readonly Rule[], relPath: string, budgetChars: number, tool: string): string {
+  const names = omitted.slice(0, MAX_NAMED).map((r) => escapeXml(r.name));
+  const more = omitted.length > MAX_NAMED ? `, and ${omitted.length - MAX_NAMED} more` : "";
+  return `<rules-not-attached path="${escapeXml(relPath)}" count="${omitted.length}">\n${omitted.length} more rule(s) match this file but did not fit the ${budgetChars}-character attach budget (rulebook.attachBudgetChars): ${names.join(", ")}${more}. Read the ones that concern your task with ${tool}.\n</rules-not-attached>`;
 }

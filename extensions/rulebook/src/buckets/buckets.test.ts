@@ -22,23 +22,32 @@ describe("bucketRules", () => {
     rule("false", { alwaysApply: false }),
   ];
 
-  it("follows the seed's order: condition, alwaysApply, description, then globs", () => {
-    const b = bucketRules(rules, { ttsrActive: true });
+  it("alwaysApply first (whatever else the rule has), then condition, description, globs", () => {
+    const b = bucketRules([...rules, rule("streamed", { condition: ["y"] })], { ttsrActive: true });
     const names = (xs: Rule[]) => xs.map((r) => r.name);
-    expect(names(b.ttsr)).toEqual(["ttsr-and-always"]);
-    expect(names(b.alwaysApply)).toEqual(["always-and-described"]);
+    expect(names(b.ttsr)).toEqual(["streamed"]);
+    expect(names(b.alwaysApply)).toEqual(["ttsr-and-always", "always-and-described"]);
     expect(names(b.rulebook)).toEqual(["described"]);
     expect(names(b.glob)).toEqual(["glob-only"]);
     expect(b.neither.map((n) => n.rule.name)).toEqual(["manual", "bare", "false"]);
-    expect(names(b.readable)).toEqual(["always-and-described", "described", "glob-only"]);
+    expect(names(b.readable)).toEqual(["ttsr-and-always", "always-and-described", "described", "glob-only"]);
+    // a rulebook rule with globs is both listed and attached
+    expect(names(b.attach)).toEqual(["described", "glob-only"]);
     expect(b.warnings).toEqual([]);
   });
 
+  it("alwaysApply with globs is always in the prompt, not on demand", () => {
+    const b = bucketRules([rule("scala", { alwaysApply: true, globs: ["**/*.scala"] })], { ttsrActive: true });
+    expect(b.alwaysApply.map((r) => r.name)).toEqual(["scala"]);
+    expect(b.attach).toEqual([]);
+  });
+
   it("without pi-ttsr, stream rules stay in the ttsr bucket but become readable, with a warning", () => {
-    const b = bucketRules(rules, { ttsrActive: false });
-    expect(b.readable.map((r) => r.name)).toContain("ttsr-and-always");
+    const b = bucketRules([...rules, rule("streamed", { condition: ["y"] })], { ttsrActive: false });
+    expect(b.readable.map((r) => r.name)).toContain("streamed");
     expect(b.warnings).toEqual([
       expect.stringMatching(/"ttsr-and-always" has a stream condition but pi-ttsr is not loaded/),
+      expect.stringMatching(/"streamed" has a stream condition but pi-ttsr is not loaded/),
     ]);
   });
 

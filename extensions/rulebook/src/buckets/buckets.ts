@@ -14,6 +14,11 @@ export interface RuleBuckets {
   neither: { rule: Rule; reason: string }[];
   /** Rules `read_rule` may return: everything the prompt shows or may attach. */
   readable: Rule[];
+  /**
+   * Rules auto-attached to a read/edit/write result of a matching file: every readable rule with
+   * globs that is not already in the prompt whole (a rulebook rule can be both listed and attached).
+   */
+  attach: Rule[];
   /** One-time warnings about delivery (a stream condition without pi-ttsr). */
   warnings: string[];
 }
@@ -35,8 +40,9 @@ function neitherReason(rule: Rule, globAttach: boolean): string | undefined {
 }
 
 /**
- * Split rules by how they are delivered. Order of tests (first match wins): a stream condition
- * (TTSR), then `alwaysApply: true`, then a description (rulebook), then globs (glob-attached).
+ * Split rules by how they are delivered. Order of tests (first match wins): `alwaysApply: true`
+ * (always in the prompt, whatever else the rule has), then a stream condition (TTSR), then a
+ * description (rulebook), then globs (glob-attached).
  * Rules keep their precedence order inside each bucket.
  */
 export function bucketRules(rules: readonly Rule[], options: BucketOptions): RuleBuckets {
@@ -48,10 +54,20 @@ export function bucketRules(rules: readonly Rule[], options: BucketOptions): Rul
     glob: [],
     neither: [],
     readable: [],
+    attach: [],
     warnings: [],
   };
   for (const rule of rules) {
-    if (rule.condition?.length) {
+    if (rule.alwaysApply === true) {
+      // always in the prompt, whatever else it has (globs, description; a condition is still pi-ttsr's too)
+      buckets.alwaysApply.push(rule);
+      buckets.readable.push(rule);
+      if (rule.condition?.length && !options.ttsrActive) {
+        buckets.warnings.push(
+          `rule "${rule.name}" has a stream condition but pi-ttsr is not loaded: only its always-apply text is delivered (${rule.path})`,
+        );
+      }
+    } else if (rule.condition?.length) {
       buckets.ttsr.push(rule);
       if (!options.ttsrActive) {
         buckets.readable.push(rule);
@@ -59,9 +75,6 @@ export function bucketRules(rules: readonly Rule[], options: BucketOptions): Rul
           `rule "${rule.name}" has a stream condition but pi-ttsr is not loaded: it is only listed in the prompt (${rule.path})`,
         );
       }
-    } else if (rule.alwaysApply === true) {
-      buckets.alwaysApply.push(rule);
-      buckets.readable.push(rule);
     } else if (rule.description && !rule.manual) {
       buckets.rulebook.push(rule);
       buckets.readable.push(rule);
@@ -74,6 +87,9 @@ export function bucketRules(rules: readonly Rule[], options: BucketOptions): Rul
         buckets.readable.push(rule);
       }
     }
+  }
+  if (globAttach) {
+    buckets.attach = buckets.readable.filter((r) => r.globs?.length && !buckets.alwaysApply.includes(r));
   }
   return buckets;
 }

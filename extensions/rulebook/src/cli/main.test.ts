@@ -37,14 +37,14 @@ describe("rulebook CLI", () => {
     expect(lines).toEqual([
       ["NAME", "BUCKET", "PROVIDER", "SCOPE"],
       ["style", "alwaysApply", "native", "project"],
-      ["api", "rulebook", "cursor", "project"],
+      ["api", "rulebook +attach", "cursor", "project"],
       ["quoted", "neither", "cursor", "project"],
     ]);
   });
 
   it("show prints the source, bucket, what it shadows and the content; unknown names list the rules", async () => {
     const { out } = await run("show", "style");
-    expect(out).toContain("bucket:      always-apply (in the system prompt)");
+    expect(out).toContain("bucket:      always-apply (content in the system prompt)");
     expect(out).toMatch(/shadows: +.*\.cursor\/rules\/style\.mdc \(cursor\)/);
     expect(out.endsWith("\n\nTwo spaces.")).toBe(true);
     const missing = await run("show", "nope");

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -27,12 +28,25 @@ export interface CliIO {
   err: (text: string) => void;
 }
 
-/** Run the CLI with `argv` (without node and script). Returns the exit code. */
+/**
+ * Run the CLI with `argv` (without node and script). Returns the exit code: 0 done, 1 not found,
+ * 2 usage (bad option, `--cwd` not a folder). Never throws and never prints a stack: an unexpected
+ * error is one line naming what failed.
+ */
 export async function runCli(
   argv: readonly string[],
   io: CliIO,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
+  try {
+    return await run(argv, io, env);
+  } catch (error) {
+    io.err(`rulebook: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+async function run(argv: readonly string[], io: CliIO, env: NodeJS.ProcessEnv): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -50,17 +64,23 @@ export async function runCli(
   const cwd = resolve(values.cwd ?? env["INIT_CWD"] ?? process.cwd());
   const home = resolve(values.home ?? env["HOME"] ?? homedir());
   const agentDir = resolve(values["agent-dir"] ?? env["PI_CODING_AGENT_DIR"] ?? join(home, ".pi", "agent"));
+  const cwdStats = statSync(cwd, { throwIfNoEntry: false });
+  if (!cwdStats?.isDirectory()) {
+    io.err(`rulebook: --cwd ${cwd} ${cwdStats ? "is not a folder" : "does not exist"}`);
+    return 2;
+  }
   const { settings, errors } = await readRulebookSettings(cwd, agentDir);
   const result = await loadRules({ cwd, home, agentDir, settings });
   result.warnings.unshift(...errors);
   const buckets = bucketRules(result.rules, { ttsrActive: true, globAttach: settings.globAttach });
+  const attach = new Set(buckets.attach);
 
   switch (command) {
     case "list": {
       if (values.json)
         io.out(
           JSON.stringify(
-            result.rules.map((r) => describeRule(r, bucketOf(buckets, r))),
+            result.rules.map((r) => describeRule(r, bucketOf(buckets, r), attach.has(r))),
             null,
             2,
           ),
@@ -84,7 +104,7 @@ export async function runCli(
         io.out(
           JSON.stringify(
             {
-              ...describeRule(rule, bucketOf(buckets, rule)),
+              ...describeRule(rule, bucketOf(buckets, rule), attach.has(rule)),
               source: rule.source,
               meta: rule.meta,
               content: rule.content,
@@ -95,7 +115,7 @@ export async function runCli(
           ),
         );
       } else {
-        io.out(formatShow(rule, bucketOf(buckets, rule), result.shadowed));
+        io.out(formatShow(rule, bucketOf(buckets, rule), result.shadowed, attach.has(rule)));
       }
       return 0;
     }

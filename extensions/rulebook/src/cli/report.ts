@@ -2,19 +2,32 @@ import { type BucketName, bucketOf, bucketRules, type RuleBuckets } from "../buc
 import type { Rule, RuleLoadResult, RuleWarning } from "../rule.ts";
 import type { RulebookSettings } from "../settings/schema.ts";
 
-const BUCKET_LABEL: Record<BucketName, string> = {
-  ttsr: "ttsr (stream condition)",
-  alwaysApply: "always-apply (in the system prompt)",
+export const BUCKET_LABEL: Record<BucketName, string> = {
+  ttsr: "ttsr (stream condition; enforced by pi-ttsr)",
+  alwaysApply: "always-apply (content in the system prompt)",
   rulebook: "rulebook (listed; read on demand)",
-  glob: "glob (attached when a matching file is touched)",
+  glob: "glob (listed; attached when a matching file is read or edited)",
   neither: "neither (not delivered)",
 };
 
+/** The bucket as `list` shows it: `+attach` when the rule is also auto-attached to matching files. */
+export function shortBucket(bucket: BucketName, attaches: boolean): string {
+  return attaches && bucket !== "glob" ? `${bucket} +attach` : bucket;
+}
+
+/** The bucket as `show` and `doctor` say it, with auto-attach spelled out. */
+export function bucketLabel(bucket: BucketName, attaches: boolean): string {
+  return attaches && bucket !== "glob"
+    ? `${BUCKET_LABEL[bucket]}; also auto-attached when a matching file is read or edited`
+    : BUCKET_LABEL[bucket];
+}
+
 /** A JSON-friendly view of one rule for `list --json` / `doctor --json`. */
-export function describeRule(rule: Rule, bucket: BucketName) {
+export function describeRule(rule: Rule, bucket: BucketName, autoAttach = false) {
   return {
     name: rule.name,
     bucket,
+    autoAttach,
     provider: rule.source.provider,
     priority: rule.source.priority,
     scope: rule.source.scope,
@@ -31,8 +44,9 @@ export function describeRule(rule: Rule, bucket: BucketName) {
 /** Everything `rulebook doctor --json` prints. */
 export function doctorReport(result: RuleLoadResult, settings: RulebookSettings, options: { ttsrActive: boolean }) {
   const buckets = bucketRules(result.rules, { ttsrActive: options.ttsrActive, globAttach: settings.globAttach });
+  const attach = new Set(buckets.attach);
   return {
-    rules: result.rules.map((r) => describeRule(r, bucketOf(buckets, r))),
+    rules: result.rules.map((r) => describeRule(r, bucketOf(buckets, r), attach.has(r))),
     notDelivered: buckets.neither.map(({ rule, reason }) => ({ name: rule.name, path: rule.path, reason })),
     shadowed: result.shadowed.map(({ rule, by }) => ({
       name: rule.name,
@@ -49,9 +63,42 @@ export function doctorReport(result: RuleLoadResult, settings: RulebookSettings,
     skipped: result.skipped,
     warnings: [...result.warnings, ...buckets.warnings.map((message): RuleWarning => ({ message }))],
     providers: result.providers,
+    providerSummary: providerSummary(result),
+    contextFiles: result.contextFiles ?? [],
     settings,
     stats: result.stats,
   };
+}
+
+/** Count by a key (`kind`, or "other" when unset). */
+function countBy<T>(items: readonly T[], key: (item: T) => string | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of items) {
+    const k = key(item) ?? "other";
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+
+/**
+ * Per provider: files seen, rules loaded, in effect, shadowed, skipped (counted by why), and
+ * warnings counted by kind. The one place to see what each tool's files became.
+ */
+export function providerSummary(result: RuleLoadResult) {
+  return result.providers.map((p) => {
+    const skipped = result.skipped.filter((s) => s.provider === p.id);
+    const warnings = result.warnings.filter((w) => w.provider === p.id);
+    return {
+      id: p.id,
+      enabled: p.enabled,
+      filesSeen: p.seen ?? p.found + skipped.length,
+      loaded: p.found,
+      inEffect: result.rules.filter((r) => r.source.provider === p.id).length,
+      shadowed: result.shadowed.filter((s) => s.rule.source.provider === p.id).length,
+      skipped: { count: skipped.length, byKind: countBy(skipped, (s) => s.kind) },
+      warnings: { count: warnings.length, byKind: countBy(warnings, (w) => w.kind) },
+    };
+  });
 }
 
 function table(rows: string[][]): string {
@@ -65,17 +112,24 @@ function table(rows: string[][]): string {
 export function formatList(result: RuleLoadResult, buckets: RuleBuckets): string {
   if (!result.rules.length) return "No rules found.";
   const rows = [["NAME", "BUCKET", "PROVIDER", "SCOPE", "PATH"]];
+  const attach = new Set(buckets.attach);
   for (const rule of result.rules) {
-    rows.push([rule.name, bucketOf(buckets, rule), rule.source.provider, rule.source.scope, rule.path]);
+    const bucket = shortBucket(bucketOf(buckets, rule), attach.has(rule));
+    rows.push([rule.name, bucket, rule.source.provider, rule.source.scope, rule.path]);
   }
   return table(rows);
 }
 
 /** `rulebook show <name>`: where it came from, how it is delivered, its content. */
-export function formatShow(rule: Rule, bucket: BucketName, shadows: RuleLoadResult["shadowed"]): string {
+export function formatShow(
+  rule: Rule,
+  bucket: BucketName,
+  shadows: RuleLoadResult["shadowed"],
+  autoAttach = false,
+): string {
   const lines = [
     `name:        ${rule.name}`,
-    `bucket:      ${BUCKET_LABEL[bucket]}`,
+    `bucket:      ${bucketLabel(bucket, autoAttach)}`,
     `provider:    ${rule.source.provider} (priority ${rule.source.priority}, ${rule.source.scope})`,
     `path:        ${rule.path}`,
   ];
@@ -95,13 +149,23 @@ export function formatShow(rule: Rule, bucket: BucketName, shadows: RuleLoadResu
 export function formatDoctor(report: ReturnType<typeof doctorReport>): string {
   const out: string[] = [];
   out.push(`Providers (precedence order):`);
-  for (const p of report.providers) {
+  report.providers.forEach((p, i) => {
+    const sum = report.providerSummary[i]!;
+    const warnings = Object.entries(sum.warnings.byKind)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(", ");
     out.push(
-      `  ${p.id.padEnd(9)} priority ${String(p.priority).padEnd(4)}${p.enabled ? `${p.found} rule(s)` : "disabled by settings"}`,
+      `  ${p.id.padEnd(9)} priority ${String(p.priority).padEnd(4)}${
+        p.enabled
+          ? `${sum.filesSeen} file(s) seen, ${sum.loaded} loaded, ${sum.inEffect} in effect, ${sum.shadowed} shadowed, ${sum.skipped.count} skipped, ${sum.warnings.count} warning(s)${warnings ? ` (${warnings})` : ""}`
+          : "disabled by settings"
+      }`,
     );
-  }
+  });
   out.push("", `Rules in effect (${report.rules.length}):`);
-  for (const r of report.rules) out.push(`  ${r.name}  [${r.bucket}]  ${r.provider}  ${r.path}`);
+  for (const r of report.rules) {
+    out.push(`  ${r.name}  [${bucketLabel(r.bucket, r.autoAttach)}]  ${r.provider}  ${r.path}`);
+  }
   if (report.notDelivered.length) {
     out.push("", `Loaded but not delivered (${report.notDelivered.length}):`);
     for (const n of report.notDelivered) out.push(`  ${n.name}  ${n.path}\n    ${n.reason}`);
@@ -113,6 +177,13 @@ export function formatDoctor(report: ReturnType<typeof doctorReport>): string {
   if (report.skipped.length) {
     out.push("", `Skipped (${report.skipped.length}):`);
     for (const s of report.skipped) out.push(`  ${s.path} (${s.provider})\n    ${s.reason}`);
+  }
+  if (report.contextFiles.length) {
+    out.push("", "Loaded by pi itself (context files; rulebook leaves them to pi):");
+    for (const f of report.contextFiles) {
+      const what = f.loadedByPi ? "loaded by pi" : `skipped by pi: ${f.note ?? ""}`;
+      out.push(`  ${f.path}\n    ${what}${f.rule ? `; loaded by rulebook as rule "${f.rule}"` : ""}`);
+    }
   }
   if (report.warnings.length) {
     out.push("", `Warnings (${report.warnings.length}):`);

@@ -1,6 +1,16 @@
-import { join } from "node:path";
-import { loadRuleFolder, type Normalizer } from "./collect.ts";
-import { CONDITION_KEYS, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
+import { basename, join, resolve } from "node:path";
+import {
+  collectRules,
+  loadRuleFolder,
+  type Normalizer,
+  type RuleFileSpec,
+  rejectUnless,
+  singleFile,
+} from "./collect.ts";
+import { contextRuleName, piContextFiles } from "./context-files.ts";
+import { CONDITION_KEYS, drop, has, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
+import type { Problem } from "./fs.ts";
+import { isInside } from "./links.ts";
 import { type DiscoveryContext, mergeOutputs, type ProviderOutput, type RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.md$/;
@@ -10,21 +20,49 @@ const SUFFIX = /\.md$/;
  * loaded at every session start, so it is always-apply (unless it says otherwise).
  */
 export const normalizeClaude: Normalizer = (f) => {
-  const globs = readGlobs(f, "paths");
+  // a comma inside one `paths` element is part of the glob, not a separator
+  const paths = readGlobs(f, "paths", { splitElements: false });
+  if (paths && has(f, "globs")) drop(f, "globs", f.data.globs, "nothing: paths already sets the globs");
+  // `globs` (the Cursor key, common in rules ported to Claude Code) scopes the rule like `paths`
+  const globs = paths ?? (has(f, "paths") ? undefined : readGlobs(f, "globs"));
   const description = readString(f, "description");
   const condition = readCondition(f, CONDITION_KEYS);
   const explicit = readBoolean(f, "alwaysApply");
-  const alwaysApply = explicit ?? (globs || Object.hasOwn(f.data, "paths") ? undefined : true);
+  const scoped = globs !== undefined || has(f, "paths") || has(f, "globs");
+  const alwaysApply = explicit ?? (scoped ? undefined : true);
   return { description, globs, alwaysApply, condition };
 };
 
 function loadDir(dir: string, scope: "project" | "user", ctx: DiscoveryContext): Promise<ProviderOutput> {
+  const reject = rejectUnless("Claude Code reads only *.md files in .claude/rules");
   return loadRuleFolder(
     claudeProvider,
-    { dir, scope, suffix: SUFFIX, preferred: [".md"], recursive: true },
+    { dir, scope, suffix: SUFFIX, preferred: [".md"], recursive: true, reject },
     normalizeClaude,
     ctx,
   );
+}
+
+/** `rulebook.loadClaudeMdBesideAgentsMd`: each CLAUDE.md pi skips (an AGENTS.md is beside it) as an always-apply rule. */
+async function loadSkippedClaudeMd(ctx: DiscoveryContext): Promise<ProviderOutput> {
+  const specs: RuleFileSpec[] = [];
+  const problems: Problem[] = [];
+  const skipped = piContextFiles(ctx.cwd, ctx.agentDir).filter(
+    (f) => !f.loadedByPi && /^CLAUDE\.(md|MD)$/.test(basename(f.path)),
+  );
+  for (const file of skipped) {
+    const inProject = isInside(resolve(file.path), resolve(ctx.cwd));
+    const single = await singleFile(ctx, file.path, {
+      name: contextRuleName(ctx.cwd, file.path),
+      scope: inProject ? "project" : "user",
+      legacy: true,
+    });
+    if (single.spec) specs.push(single.spec);
+    if (single.problem) problems.push(single.problem);
+  }
+  const out = await collectRules(claudeProvider, specs, problems, normalizeClaude, ctx);
+  out.searched.push(...skipped.map((f) => f.path));
+  return out;
 }
 
 /** Claude Code: `<cwd>/.claude/rules/**\/*.md`, then `~/.claude/rules/**\/*.md`. */
@@ -38,6 +76,7 @@ export const claudeProvider: RuleProvider = {
     const parts = await Promise.all([
       loadDir(projectDir, "project", ctx),
       ...(userDir === projectDir ? [] : [loadDir(userDir, "user", ctx)]),
+      ...(ctx.settings.loadClaudeMdBesideAgentsMd ? [loadSkippedClaudeMd(ctx)] : []),
     ]);
     return mergeOutputs(parts);
   },

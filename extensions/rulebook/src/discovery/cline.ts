@@ -1,24 +1,32 @@
 import { basename, dirname, join } from "node:path";
-import { collectRules, loadRuleFolder, type Normalizer, type RuleFileSpec } from "./collect.ts";
+import { collectRules, loadRuleFolder, type Normalizer, type RuleFileSpec, rejectUnless } from "./collect.ts";
 import { CONDITION_KEYS, drop, has, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
-import { statIfExists } from "./fs.ts";
-import type { RuleProvider } from "./provider.ts";
+import { checkRootLink, statIfExists } from "./fs.ts";
+import { linkScope, type RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.(md|txt)$/;
 
 /**
- * Cline: `paths` (string or list) are the globs (`globs` is accepted too). Cline applies every rule
- * file it finds, so a rule with no `paths`, no `description`, no `alwaysApply` and no condition is
- * always-apply here too: otherwise every plain Cline rule would never be delivered.
+ * Cline: `paths` (string or list) scope a rule to matching files; a rule without `paths` applies
+ * always (Cline's documented behaviour), whatever else it has: a `description` is kept for listing,
+ * a Cursor-style `globs` key is not read by Cline and is reported. Only an explicit
+ * `alwaysApply: false` or a stream condition (pi-rails' own key) keeps it out of the prompt.
  */
 export const normalizeCline: Normalizer = (f) => {
-  const paths = readGlobs(f, "paths");
-  if (paths && has(f, "globs")) drop(f, "globs", f.data.globs, "nothing: paths already sets the globs");
-  const globs = paths ?? (has(f, "paths") ? undefined : readGlobs(f, "globs"));
+  const globs = readGlobs(f, "paths");
+  if (has(f, "globs")) {
+    drop(
+      f,
+      "globs",
+      f.data.globs,
+      "nothing: Cline reads paths, not globs",
+      globs ? undefined : "This rule applies always, as in Cline; write paths: to scope it",
+    );
+  }
   const description = readString(f, "description");
   const condition = readCondition(f, CONDITION_KEYS);
   let alwaysApply = readBoolean(f, "alwaysApply");
-  if (alwaysApply === undefined && !globs && !description && !condition && !has(f, "paths")) alwaysApply = true;
+  if (alwaysApply === undefined && !globs && !condition && !has(f, "paths")) alwaysApply = true;
   return { description, globs, alwaysApply, condition };
 };
 
@@ -50,6 +58,12 @@ export const clineProvider: RuleProvider = {
       return out;
     }
     const scope = "project" as const;
+    const link = checkRootLink(found.path, linkScope(ctx, scope));
+    if (link.problem) {
+      const out = await collectRules(clineProvider, [], [link.problem], normalizeCline, ctx);
+      out.searched.push(found.path);
+      return out;
+    }
     if (found.stats.isFile()) {
       const spec: RuleFileSpec = {
         file: { path: found.path, relPath: basename(found.path), stats: found.stats },
@@ -80,6 +94,7 @@ export const clineProvider: RuleProvider = {
       preferred: [".md", ".txt"],
       recursive: false,
       decorate: (spec: RuleFileSpec): RuleFileSpec => ({ ...spec, level: found.level }),
+      reject: rejectUnless("Cline reads only *.md and *.txt in .clinerules"),
     };
     return loadRuleFolder(clineProvider, folder, normalizeCline, ctx);
   },

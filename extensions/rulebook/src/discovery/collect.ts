@@ -1,9 +1,10 @@
-import { posix } from "node:path";
+import { basename, dirname, posix } from "node:path";
+import { checkGlob } from "../globs/check.ts";
 import type { Rule, RuleSource, RuleWarning } from "../rule.ts";
 import type { FieldContext } from "./fields.ts";
-import { type Candidate, compareNames, listRuleFiles, type Problem } from "./fs.ts";
+import { type Candidate, checkRootLink, compareNames, listRuleFiles, type Problem, statIfExists } from "./fs.ts";
 import { readParsed } from "./parse-cache.ts";
-import { type DiscoveryContext, emptyOutput, type ProviderOutput } from "./provider.ts";
+import { type DiscoveryContext, emptyOutput, linkScope, type ProviderOutput } from "./provider.ts";
 
 /** A rule file as a provider sees it before reading: its name and where it sits. */
 export interface RuleFileSpec {
@@ -14,6 +15,8 @@ export interface RuleFileSpec {
   level?: number;
   /** Directory (relative to cwd, `/`-separated) that this rule's globs are relative to; "" for cwd. */
   globBase?: string;
+  /** A legacy single-file format the tool always applies (`.cursorrules`, `copilot-instructions.md`...). */
+  legacy?: boolean;
 }
 
 /** The typed fields a provider derives from frontmatter. */
@@ -66,7 +69,10 @@ export async function collectRules(
   ctx: DiscoveryContext,
 ): Promise<ProviderOutput> {
   const out = emptyOutput();
-  for (const p of problems) out.skipped.push({ path: p.path, provider: provider.id, reason: p.reason });
+  out.seen = specs.length + problems.length;
+  for (const p of problems) {
+    out.skipped.push({ path: p.path, provider: provider.id, reason: p.reason, ...(p.kind ? { kind: p.kind } : {}) });
+  }
   const results = await mapLimit(specs, 32, async (spec) => {
     try {
       return { spec, ...(await readParsed(spec.file.path, spec.file.stats)) };
@@ -75,76 +81,132 @@ export async function collectRules(
     }
   });
   for (const result of results) {
-    const { spec } = result;
-    const path = spec.file.path;
     out.files++;
-    if ("error" in result) {
-      const code = (result.error as NodeJS.ErrnoException).code;
+    // one bad file never takes its siblings or the provider down
+    try {
+      collectOne(provider, result, normalize, ctx, out);
+    } catch (error) {
       out.skipped.push({
-        path,
+        path: result.spec.file.path,
         provider: provider.id,
-        reason: `unreadable: ${code ?? ""} ${(result.error as Error).message}`.trim(),
+        kind: "unreadable",
+        reason: `could not be read as a rule: ${(error as Error).message}`,
       });
-      continue;
     }
-    if (result.cached) out.cacheHits++;
-    const { parsed } = result;
-    const warnings: RuleWarning[] = [];
-    const warn = (message: string, key?: string) =>
-      warnings.push({ path, provider: provider.id, ...(key ? { key } : {}), message });
-    if (parsed.fallback) {
-      warn(
-        `frontmatter is not valid YAML (${parsed.fallback.error}); read it line by line instead, so every value is a string and lists are lost`,
-      );
-    }
-    if (parsed.unclosed) warn("frontmatter starts with --- but is never closed; the whole file is the rule body");
-    if (parsed.cutAtBytes) {
-      warn(`file is ${parsed.cutAtBytes.size} bytes; only the first ${parsed.cutAtBytes.read} were read`);
-    }
-    const fieldCtx: FieldContext = { data: parsed.data, path, provider: provider.id, warnings };
-    const fields = normalize(fieldCtx, spec);
-    if (!parsed.body) {
-      out.warnings.push(...warnings);
-      out.skipped.push({
-        path,
-        provider: provider.id,
-        reason: parsed.hasFrontmatter ? "no content after the frontmatter" : "empty file",
-      });
-      continue;
-    }
-    let content = parsed.body;
-    let truncated: Rule["truncated"];
-    if (content.length > ctx.settings.maxRuleChars) {
-      const keptChars = ctx.settings.maxRuleChars;
-      truncated = { originalChars: content.length, keptChars };
-      content = `${content.slice(0, keptChars)}\n\n[rulebook: this rule was truncated from ${parsed.body.length} to ${keptChars} characters (settings rulebook.maxRuleChars); the full text is in ${path}]`;
-      warn(`rule has ${parsed.body.length} characters; truncated to ${keptChars} (rulebook.maxRuleChars)`);
-    }
-    const globs = fields.globs?.map((g) => rebaseGlob(g, spec.globBase ?? ""));
-    const rule: Rule = {
-      name: spec.name,
-      path,
-      content,
-      ...(fields.description !== undefined ? { description: fields.description } : {}),
-      ...(globs !== undefined ? { globs } : {}),
-      ...(fields.alwaysApply !== undefined ? { alwaysApply: fields.alwaysApply } : {}),
-      ...(fields.condition !== undefined ? { condition: fields.condition } : {}),
-      ...(fields.manual ? { manual: true } : {}),
-      ...(truncated ? { truncated } : {}),
-      source: {
-        provider: provider.id,
-        priority: provider.priority,
-        scope: spec.scope,
-        path,
-        root: spec.root,
-        ...(spec.level !== undefined ? { level: spec.level } : {}),
-      },
-      meta: { ...parsed.data },
-    };
-    out.warnings.push(...warnings);
-    out.rules.push(rule);
   }
   return out;
+}
+
+type ReadResult =
+  | ({ spec: RuleFileSpec } & Awaited<ReturnType<typeof readParsed>>)
+  | { spec: RuleFileSpec; error: unknown };
+
+function collectOne(
+  provider: ProviderInfo,
+  result: ReadResult,
+  normalize: Normalizer,
+  ctx: DiscoveryContext,
+  out: ProviderOutput,
+): void {
+  const { spec } = result;
+  const path = spec.file.path;
+  const skip = (kind: string, reason: string): void => {
+    out.skipped.push({ path, provider: provider.id, kind, reason });
+  };
+  if ("error" in result) {
+    const code = (result.error as NodeJS.ErrnoException).code;
+    skip("unreadable", `unreadable: ${code ?? ""} ${(result.error as Error).message}`.trim());
+    return;
+  }
+  if (result.cached) out.cacheHits++;
+  const { parsed } = result;
+  if (parsed.binary) {
+    skip("binary", "binary file (it has NUL bytes); a rule must be text");
+    return;
+  }
+  if (parsed.refused) {
+    skip("limit", parsed.refused.reason);
+    return;
+  }
+  const warnings: RuleWarning[] = [];
+  const warn = (kind: string, message: string, key?: string) =>
+    warnings.push({ path, provider: provider.id, ...(key ? { key } : {}), message, kind });
+  if (parsed.fallback?.lost?.length) {
+    const lost = parsed.fallback.lost;
+    const shown = lost
+      .slice(0, 3)
+      .map((l) => `line ${l.line} ${JSON.stringify(l.text.length > 60 ? `${l.text.slice(0, 57)}...` : l.text)}`);
+    warn(
+      "frontmatter",
+      `frontmatter is not valid YAML (${parsed.fallback.error}); read line by line, and ${lost.length} line(s) were lost: ${shown.join(", ")}${lost.length > 3 ? ", ..." : ""}`,
+    );
+  }
+  if (parsed.unclosed) {
+    warn("frontmatter", "frontmatter starts with --- but is never closed; the whole file is the rule body");
+  }
+  if (parsed.cutAtBytes) {
+    warn("size", `file is ${parsed.cutAtBytes.size} bytes; only the first ${parsed.cutAtBytes.read} were read`);
+  }
+  if (parsed.invalidUtf8) warn("encoding", "file is not valid UTF-8; unreadable bytes were replaced with U+FFFD");
+  if (parsed.controlChars) {
+    warn("control-chars", `removed ${parsed.controlChars} control character(s) (ESC, BEL, ...) from the rule`);
+  }
+  const fieldCtx: FieldContext = { data: parsed.data, path, provider: provider.id, warnings };
+  const fields = normalize(fieldCtx, spec);
+  if (spec.legacy) fields.alwaysApply = true;
+  if (!parsed.body) {
+    out.warnings.push(...warnings);
+    skip("empty", parsed.hasFrontmatter ? "no content after the frontmatter" : "empty file");
+    return;
+  }
+  let content = parsed.body;
+  let truncated: Rule["truncated"];
+  if (content.length > ctx.settings.maxRuleChars) {
+    const keptChars = ctx.settings.maxRuleChars;
+    truncated = { originalChars: content.length, keptChars };
+    content = `${content.slice(0, keptChars)}\n\n[rulebook: this rule was truncated from ${parsed.body.length} to ${keptChars} characters (settings rulebook.maxRuleChars); the full text is in ${path}]`;
+    warn("truncated", `rule has ${parsed.body.length} characters; truncated to ${keptChars} (rulebook.maxRuleChars)`);
+  }
+  const globs = checkGlobs(fields.globs, warn)?.map((g) => rebaseGlob(g, spec.globBase ?? ""));
+  const rule: Rule = {
+    name: spec.name,
+    path,
+    content,
+    ...(fields.description !== undefined ? { description: fields.description } : {}),
+    ...(globs !== undefined ? { globs } : {}),
+    ...(fields.alwaysApply !== undefined ? { alwaysApply: fields.alwaysApply } : {}),
+    ...(fields.condition !== undefined ? { condition: fields.condition } : {}),
+    ...(fields.manual ? { manual: true } : {}),
+    ...(truncated ? { truncated } : {}),
+    source: {
+      provider: provider.id,
+      priority: provider.priority,
+      scope: spec.scope,
+      path,
+      root: spec.root,
+      ...(spec.level !== undefined ? { level: spec.level } : {}),
+      mtimeMs: spec.file.stats.mtimeMs,
+      ...(spec.legacy ? { legacy: true } : {}),
+    },
+    meta: { ...parsed.data },
+  };
+  out.warnings.push(...warnings);
+  out.rules.push(rule);
+}
+
+/** Check every glob: normalise the obvious, drop what cannot work, report both. */
+function checkGlobs(
+  globs: readonly string[] | undefined,
+  warn: (kind: string, message: string, key?: string) => void,
+): string[] | undefined {
+  if (!globs) return undefined;
+  const out: string[] = [];
+  for (const raw of globs) {
+    const checked = checkGlob(raw);
+    if (checked.issue) warn(checked.issue.kind, checked.issue.message, "globs");
+    if (checked.glob !== undefined) out.push(checked.glob);
+  }
+  return out.length ? out : undefined;
 }
 
 /** Rule name from a path relative to its rules folder: extension(s) stripped, `/` kept for subfolders. */
@@ -181,6 +243,8 @@ export interface RuleFolder {
   recursive: boolean;
   /** Provider-specific additions to each file's spec (nested folders, levels). */
   decorate?: (spec: RuleFileSpec) => RuleFileSpec;
+  /** Why a file in the folder is not a rule (listed by doctor as skipped); default: not reported. */
+  reject?: (fileName: string) => string | undefined;
 }
 
 /** List, order, read and normalize one folder of rule files: the common path of every folder-based provider. */
@@ -190,9 +254,12 @@ export async function loadRuleFolder(
   normalize: Normalizer,
   ctx: DiscoveryContext,
 ): Promise<ProviderOutput> {
+  const links = linkScope(ctx, folder.scope);
   const listing = await listRuleFiles(folder.dir, {
     accept: (n) => folder.suffix.test(n),
     recursive: folder.recursive,
+    ...(folder.reject ? { reject: folder.reject } : {}),
+    ...(links ? { links } : {}),
   });
   const specs = sortByStem(listing.files, folder.suffix, folder.preferred).map((file) => {
     const spec: RuleFileSpec = {
@@ -203,7 +270,32 @@ export async function loadRuleFolder(
     };
     return folder.decorate ? folder.decorate(spec) : spec;
   });
-  const out = await collectRules(provider, specs, listing.problems, normalize, ctx);
+  const out = await collectRules(provider, specs, [...listing.problems, ...listing.ignored], normalize, ctx);
   out.searched.push(folder.dir);
   return out;
+}
+
+/** Dotfiles (`.DS_Store`, editor swap files) in a rule folder are never worth a line in doctor. */
+export function rejectUnless(description: string): (fileName: string) => string | undefined {
+  return (fileName) => (fileName.startsWith(".") ? undefined : `not a rule file: ${description}`);
+}
+
+/**
+ * A single rule file a provider reads by a fixed path (`.cursorrules`, `.clinerules`,
+ * `copilot-instructions.md`...): its spec when it is a regular file allowed by the link policy,
+ * a problem when it exists but cannot be used, nothing when it is absent.
+ */
+export async function singleFile(
+  ctx: DiscoveryContext,
+  path: string,
+  spec: Omit<RuleFileSpec, "file" | "root"> & { root?: string },
+): Promise<{ spec?: RuleFileSpec; problem?: Problem }> {
+  const stats = await statIfExists(path);
+  if (!stats) return {};
+  if (!stats.isFile()) return stats.isDirectory() ? {} : { problem: { path, reason: "not a regular file" } };
+  const link = checkRootLink(path, linkScope(ctx, spec.scope));
+  if (link.problem) return { problem: link.problem };
+  return {
+    spec: { ...spec, root: spec.root ?? dirname(path), file: { path, relPath: basename(path), stats } },
+  };
 }

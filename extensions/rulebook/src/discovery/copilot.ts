@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { loadRuleFolder, type Normalizer } from "./collect.ts";
+import { collectRules, loadRuleFolder, type Normalizer, rejectUnless, singleFile } from "./collect.ts";
 import { CONDITION_KEYS, readCondition, readGlobs, readString } from "./fields.ts";
-import type { RuleProvider } from "./provider.ts";
+import { mergeOutputs, type RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.instructions\.md$/;
 const EVERYTHING = new Set(["**", "**/*", "*"]);
@@ -19,14 +19,36 @@ export const normalizeCopilot: Normalizer = (f) => {
   return { description, globs: applyTo, condition, manual: !applyTo && !description && !condition };
 };
 
-/** Copilot: `<cwd>/.github/instructions/**\/*.instructions.md`. */
+/** Copilot: `<cwd>/.github/copilot-instructions.md` (always applied), then `<cwd>/.github/instructions/**\/*.instructions.md`. */
 export const copilotProvider: RuleProvider = {
   id: "copilot",
   priority: 40,
-  description: "GitHub Copilot: <cwd>/.github/instructions/**/*.instructions.md (applyTo)",
+  description:
+    "GitHub Copilot: <cwd>/.github/copilot-instructions.md, <cwd>/.github/instructions/**/*.instructions.md (applyTo)",
   async load(ctx) {
+    const legacyPath = join(ctx.cwd, ".github", "copilot-instructions.md");
+    const { spec, problem } = await singleFile(ctx, legacyPath, {
+      name: "copilot-instructions",
+      scope: "project",
+      legacy: true,
+    });
+    const legacy = await collectRules(
+      copilotProvider,
+      spec ? [spec] : [],
+      problem ? [problem] : [],
+      normalizeCopilot,
+      ctx,
+    );
+    legacy.searched.push(legacyPath);
     const dir = join(ctx.cwd, ".github", "instructions");
-    const folder = { dir, scope: "project" as const, suffix: SUFFIX, preferred: [".instructions.md"], recursive: true };
-    return loadRuleFolder(copilotProvider, folder, normalizeCopilot, ctx);
+    const folder = {
+      dir,
+      scope: "project" as const,
+      suffix: SUFFIX,
+      preferred: [".instructions.md"],
+      recursive: true,
+      reject: rejectUnless("Copilot reads only *.instructions.md in .github/instructions"),
+    };
+    return mergeOutputs([legacy, await loadRuleFolder(copilotProvider, folder, normalizeCopilot, ctx)]);
   },
 };

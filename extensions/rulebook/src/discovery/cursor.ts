@@ -1,5 +1,12 @@
 import { join } from "node:path";
-import { loadRuleFolder, type Normalizer, type RuleFileSpec } from "./collect.ts";
+import {
+  collectRules,
+  loadRuleFolder,
+  type Normalizer,
+  type RuleFileSpec,
+  rejectUnless,
+  singleFile,
+} from "./collect.ts";
 import { CONDITION_KEYS, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
 import { findNestedRuleDirs } from "./nested.ts";
 import { type DiscoveryContext, mergeOutputs, type ProviderOutput, type RuleProvider } from "./provider.ts";
@@ -28,24 +35,43 @@ function loadCursorDir(
         globBase: nested.base,
       })
     : undefined;
-  const folder = { dir, scope, suffix: SUFFIX, preferred: [".mdc", ".md"], recursive: true, decorate };
+  const folder = {
+    dir,
+    scope,
+    suffix: SUFFIX,
+    preferred: [".mdc", ".md"],
+    recursive: true,
+    decorate,
+    reject: rejectUnless("Cursor reads only *.mdc and *.md in .cursor/rules"),
+  };
   return loadRuleFolder(cursorProvider, folder, normalizeCursor, ctx);
 }
 
+/** Legacy `<cwd>/.cursorrules`: one file Cursor applies to every request (rule `cursorrules`). */
+async function loadLegacy(ctx: DiscoveryContext): Promise<ProviderOutput> {
+  const path = join(ctx.cwd, ".cursorrules");
+  const { spec, problem } = await singleFile(ctx, path, { name: "cursorrules", scope: "project", legacy: true });
+  const out = await collectRules(cursorProvider, spec ? [spec] : [], problem ? [problem] : [], normalizeCursor, ctx);
+  out.searched.push(path);
+  return out;
+}
+
 /**
- * Cursor: `<cwd>/.cursor/rules/**`, then nested `<pkg>/.cursor/rules/**` folders (named
+ * Cursor: `<cwd>/.cursor/rules/**`, then legacy `<cwd>/.cursorrules`, then nested `<pkg>/.cursor/rules/**` folders (named
  * `<pkg>/<rule>`, globs relative to `<pkg>`), then `~/.cursor/rules/**`.
  */
 export const cursorProvider: RuleProvider = {
   id: "cursor",
   priority: 50,
-  description: "Cursor: <cwd>/.cursor/rules/**/*.{mdc,md}, nested <dir>/.cursor/rules, ~/.cursor/rules",
+  description:
+    "Cursor: <cwd>/.cursor/rules/**/*.{mdc,md}, <cwd>/.cursorrules, nested <dir>/.cursor/rules, ~/.cursor/rules",
   async load(ctx) {
     const projectDir = join(ctx.cwd, ".cursor", "rules");
     const userDir = join(ctx.home, ".cursor", "rules");
     const nested = await findNestedRuleDirs(ctx.cwd, ".cursor", { maxDepth: 6, maxDirs: 5000 });
     const parts = await Promise.all([
       loadCursorDir(projectDir, "project", ctx),
+      loadLegacy(ctx),
       ...nested.found.map((base) =>
         loadCursorDir(join(ctx.cwd, base, ".cursor", "rules"), "project", ctx, {
           base,

@@ -66,10 +66,14 @@ describe("frontmatter fields per provider", () => {
     expect(noGlobs.warnings[0]?.message).toMatch(/needs globs/);
   });
 
-  it("cline: paths are globs; a plain rule applies always", () => {
+  it("cline: paths are globs; a rule without paths applies always, as in Cline", () => {
     expect(normalizeCline(ctx({ paths: ["a/**"] }), spec)).toMatchObject({ globs: ["a/**"], alwaysApply: undefined });
     expect(normalizeCline(ctx({}), spec).alwaysApply).toBe(true);
-    expect(normalizeCline(ctx({ description: "d" }), spec).alwaysApply).toBeUndefined();
+    expect(normalizeCline(ctx({ description: "d" }), spec)).toMatchObject({ description: "d", alwaysApply: true });
+    const globsKey = ctx({ globs: "src/**" });
+    expect(normalizeCline(globsKey, spec)).toMatchObject({ globs: undefined, alwaysApply: true });
+    expect(globsKey.warnings[0]?.message).toMatch(/Cline reads paths, not globs/);
+    expect(normalizeCline(ctx({ alwaysApply: false }), spec).alwaysApply).toBe(false);
   });
 
   it("copilot: applyTo ** is always-apply; no applyTo and no description is manual", () => {

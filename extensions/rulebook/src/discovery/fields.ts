@@ -12,12 +12,13 @@ export interface FieldContext {
 }
 
 function show(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
+  let text: string;
   try {
-    return JSON.stringify(value) ?? String(value);
+    text = JSON.stringify(value) ?? String(value);
   } catch {
-    return String(value);
+    text = String(value);
   }
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 
 export function drop(ctx: FieldContext, key: string, value: unknown, expected: string, hint?: string): void {
@@ -25,6 +26,7 @@ export function drop(ctx: FieldContext, key: string, value: unknown, expected: s
     path: ctx.path,
     provider: ctx.provider,
     key,
+    kind: "dropped-value",
     message: `${key}: ignored ${show(value)}: expected ${expected}${hint ? `. ${hint}` : ""}`,
   });
 }
@@ -86,8 +88,15 @@ export function splitGlobList(value: string): string[] {
   return out.map((g) => g.trim().replace(/^["']|["']$/g, "")).filter(Boolean);
 }
 
-/** Globs from a string (comma list) or a list of strings; non-string elements are reported. */
-export function readGlobs(ctx: FieldContext, key: string): string[] | undefined {
+/**
+ * Globs from a string (comma list) or a list of strings; non-string elements are reported. With
+ * `splitElements: false` a list element is one glob even when it has a comma (Claude Code's `paths`).
+ */
+export function readGlobs(
+  ctx: FieldContext,
+  key: string,
+  options: { splitElements?: boolean } = {},
+): string[] | undefined {
   if (!has(ctx, key)) return undefined;
   const value = ctx.data[key];
   const globs: string[] = [];
@@ -95,8 +104,11 @@ export function readGlobs(ctx: FieldContext, key: string): string[] | undefined 
     globs.push(...splitGlobList(value));
   } else if (Array.isArray(value)) {
     for (const item of value) {
-      if (typeof item === "string") globs.push(...splitGlobList(item));
-      else drop(ctx, key, item, "each glob to be a string");
+      if (typeof item === "string") {
+        if (options.splitElements === false) {
+          if (item.trim()) globs.push(item.trim());
+        } else globs.push(...splitGlobList(item));
+      } else drop(ctx, key, item, "each glob to be a string");
     }
   } else {
     drop(ctx, key, value, "a glob string or a list of glob strings");

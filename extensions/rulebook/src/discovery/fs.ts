@@ -1,6 +1,7 @@
 import type { Dirent, Stats } from "node:fs";
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { isAllowed, isInside, type LinkPolicy, outsideMessage, resolveBelow } from "./links.ts";
 
 /** A file a provider may turn into a rule. */
 export interface Candidate {
@@ -13,6 +14,8 @@ export interface Candidate {
 export interface Problem {
   path: string;
   reason: string;
+  /** See `SkippedRule.kind`. */
+  kind?: string;
 }
 
 export interface ListOptions {
@@ -21,11 +24,48 @@ export interface ListOptions {
   recursive: boolean;
   /** Max directory depth below the root (recursive only). */
   maxDepth?: number;
+  /** Why a file that `accept` refuses is not a rule (listed by doctor); `undefined` ignores it silently. */
+  reject?: (fileName: string) => string | undefined;
+  /** Symlink policy: links resolving outside allowed roots are reported, not followed. */
+  links?: LinkScope;
+}
+
+/** How `listRuleFiles` treats symlinks for one root. */
+export interface LinkScope {
+  policy: LinkPolicy;
+  /** The folder the root was found from (cwd for project rules, home for user rules). */
+  base: string;
+  /** A user's own rule folder may itself link anywhere (dotfiles), except to a too-broad target. */
+  trustRoot: boolean;
 }
 
 export interface ListResult {
   files: Candidate[];
   problems: Problem[];
+  /** Files in the folder that are not rules for this tool, with the reason. */
+  ignored: Problem[];
+}
+
+/**
+ * Check the root folder (or single rule file) against the link policy. Returns the problem when it
+ * must not be read, else its real path.
+ */
+export function checkRootLink(path: string, links: LinkScope | undefined): { real?: string; problem?: Problem } {
+  if (!links) return {};
+  const resolved = resolveBelow(links.base, path);
+  if (!resolved) return {};
+  if (!resolved.linked) return { real: resolved.real };
+  if (links.policy.tooBroad.some((broad) => isInside(broad, resolved.real))) {
+    return {
+      problem: {
+        path,
+        kind: "symlink",
+        reason: `symlink ${path} -> ${resolved.real} points at a whole filesystem or home folder; not read`,
+      },
+    };
+  }
+  if (links.trustRoot || isAllowed(links.policy, resolved.real)) return { real: resolved.real };
+  return { problem: { path, kind: "symlink", reason: outsideMessage(path, resolved.real) } };
 }
 
 /** Deterministic order: numeric-aware ("2-x" before "10-x", as Cline users expect), then code units. */
@@ -75,8 +115,15 @@ export async function statIfExists(path: string): Promise<Stats | undefined> {
 export async function listRuleFiles(root: string, options: ListOptions): Promise<ListResult> {
   const files: Candidate[] = [];
   const problems: Problem[] = [];
+  const ignored: Problem[] = [];
   const rootStats = await statIfExists(root);
-  if (!rootStats?.isDirectory()) return { files, problems };
+  if (!rootStats?.isDirectory()) return { files, problems, ignored };
+  const rootLink = checkRootLink(root, options.links);
+  if (rootLink.problem) return { files, problems: [rootLink.problem], ignored };
+  const rootReal = rootLink.real;
+  const links = options.links;
+  const outside = (real: string) =>
+    links !== undefined && !isInside(real, rootReal ?? real) && !isAllowed(links.policy, real);
   const visited = new Set<string>();
   const maxDepth = options.recursive ? (options.maxDepth ?? 8) : 0;
 
@@ -86,6 +133,10 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
       real = realpathSync(dir);
     } catch (error) {
       problems.push({ path: dir, reason: describeFsError(error) });
+      return;
+    }
+    if (outside(real)) {
+      problems.push({ path: dir, kind: "symlink", reason: outsideMessage(dir, real) });
       return;
     }
     if (visited.has(real)) {
@@ -109,7 +160,11 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
         if (depth < maxDepth) subdirs.push(path);
         continue;
       }
-      if (!entry.isSymbolicLink() && !accepted) continue;
+      if (!entry.isSymbolicLink() && !accepted) {
+        const why = entry.isFile() ? options.reject?.(entry.name) : undefined;
+        if (why) ignored.push({ path, reason: why, kind: "not-a-rule" });
+        continue;
+      }
       let stats: Stats;
       try {
         stats = entry.isSymbolicLink() ? statSync(path) : lstatSync(path);
@@ -121,7 +176,24 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
         if (depth < maxDepth) subdirs.push(path);
         continue;
       }
-      if (!accepted) continue;
+      if (!accepted) {
+        const why = stats.isFile() ? options.reject?.(entry.name) : undefined;
+        if (why) ignored.push({ path, reason: why, kind: "not-a-rule" });
+        continue;
+      }
+      if (entry.isSymbolicLink() && links) {
+        let real: string;
+        try {
+          real = realpathSync(path);
+        } catch (error) {
+          problems.push({ path, reason: describeFsError(error) });
+          continue;
+        }
+        if (outside(real)) {
+          problems.push({ path, kind: "symlink", reason: outsideMessage(path, real) });
+          continue;
+        }
+      }
       if (!stats.isFile()) {
         problems.push({ path, reason: `${kindOf(stats)}, not a regular file` });
         continue;
@@ -135,5 +207,6 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
   walk(root, 0);
   files.sort((a, b) => compareNames(a.relPath, b.relPath));
   problems.sort((a, b) => compareNames(a.path, b.path));
-  return { files, problems };
+  ignored.sort((a, b) => compareNames(a.path, b.path));
+  return { files, problems, ignored };
 }

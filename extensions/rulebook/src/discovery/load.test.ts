@@ -165,20 +165,30 @@ describe("loadRules: precedence", () => {
 });
 
 describe("loadRules: broken files are reported, never silently dropped", () => {
-  it("bad YAML falls back to lines with a warning naming the file", async () => {
+  it("bad YAML falls back to lines; no warning when every line was read", async () => {
     await writeTree(world.cwd, {
       ".cursor/rules/bad.mdc": "---\ndescription: [unclosed\nalwaysApply: true\n---\nBody",
     });
     const result = await load();
     const rule = byName(result).get("bad");
     expect(rule?.description).toBe("[unclosed");
-    // the fallback makes every value a string: "true" is dropped and reported
-    expect(rule?.alwaysApply).toBeUndefined();
-    const messages = result.warnings.map((w) => `${w.path} ${w.message}`);
-    expect(messages).toEqual([
-      expect.stringMatching(/bad\.mdc frontmatter is not valid YAML/),
-      expect.stringMatching(/bad\.mdc alwaysApply: ignored "true".*without quotes/),
+    // an unquoted true is a boolean in the fallback too: nothing lost, nothing to warn about
+    expect(rule?.alwaysApply).toBe(true);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it("bad YAML that loses lines warns with the file and the lost lines", async () => {
+    await writeTree(world.cwd, {
+      ".cursor/rules/lossy.mdc": "---\ndescription: ok\n  nested: [oops\nglobs:\n\t- x\n---\nBody",
+    });
+    const result = await load();
+    expect(result.warnings).toEqual([
+      expect.objectContaining({
+        kind: "frontmatter",
+        message: expect.stringMatching(/not valid YAML .*1 line\(s\) were lost: line 2 " {2}nested: \[oops"$/),
+      }),
     ]);
+    expect(byName(result).get("lossy")).toMatchObject({ description: "ok", globs: ["x"] });
   });
 
   it('"true" as a string is dropped with a warning, and the rule lands in "neither" with a reason', async () => {

@@ -2,9 +2,19 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { dedupeByName } from "../precedence/dedupe.ts";
 import { orderProviders } from "../precedence/order.ts";
-import { type ProviderReport, type Rule, type RuleLoadResult, RuleSchema, type SkippedRule } from "../rule.ts";
+import {
+  type PiContextFile,
+  type ProviderReport,
+  type Rule,
+  type RuleLoadResult,
+  RuleSchema,
+  type SkippedRule,
+} from "../rule.ts";
 import { readRulebookSettings } from "../settings/read.ts";
 import type { RulebookSettings } from "../settings/schema.ts";
+import { piContextFiles } from "./context-files.ts";
+import { resolveExtraDir } from "./extra.ts";
+import { createLinkPolicy } from "./links.ts";
 import type { DiscoveryContext, ProviderOutput, RuleProvider } from "./provider.ts";
 import { PROVIDERS } from "./registry.ts";
 
@@ -39,7 +49,15 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
     settings = read.settings;
     warnings.push(...read.errors);
   }
-  const ctx: DiscoveryContext = { cwd: options.cwd, home, agentDir, settings };
+  const userRoots = [
+    join(home, ".cursor", "rules"),
+    join(home, ".claude", "rules"),
+    join(agentDir, "rules"),
+    join(home, ".codeium", "windsurf", "memories"),
+  ];
+  const named = [...settings.allowedLinkRoots, ...settings.extraDirs].map((d) => resolveExtraDir(d, options.cwd, home));
+  const links = createLinkPolicy(options.cwd, home, userRoots, named);
+  const ctx: DiscoveryContext = { cwd: options.cwd, home, agentDir, settings, links };
   const providers = orderProviders(options.providers ?? PROVIDERS);
   const disabledProviders = new Set<string>(settings.disabledProviders);
 
@@ -52,7 +70,9 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
         return {
           rules: [],
           skipped: [],
-          warnings: [{ provider: provider.id, message: `provider failed: ${(error as Error).message}` }],
+          warnings: [
+            { provider: provider.id, kind: "provider", message: `provider failed: ${(error as Error).message}` },
+          ],
           searched: [],
           files: 0,
           cacheHits: 0,
@@ -75,6 +95,7 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
       enabled: out !== undefined,
       searched: out?.searched ?? [],
       found: out?.rules.length ?? 0,
+      seen: out ? (out.seen ?? out.files) : 0,
     });
     if (!out) return;
     files += out.files;
@@ -86,6 +107,7 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
         skipped.push({
           path: rule.path,
           provider: provider.id,
+          kind: "disabled",
           reason: `disabled by rulebook.disabledRules ("${rule.name}")`,
         });
         continue;
@@ -110,5 +132,18 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
     warnings,
     providers: reports,
     stats: { files, cacheHits, ms: performance.now() - started },
+    contextFiles: contextFilesWithRules(options.cwd, agentDir, rules),
   };
+}
+
+/** pi's context files, each marked with the rule rulebook made of it (when one did). */
+function contextFilesWithRules(cwd: string, agentDir: string, rules: readonly Rule[]): PiContextFile[] {
+  try {
+    return piContextFiles(cwd, agentDir).map((file) => {
+      const rule = rules.find((r) => r.path === file.path);
+      return rule ? { ...file, rule: rule.name } : file;
+    });
+  } catch {
+    return [];
+  }
 }

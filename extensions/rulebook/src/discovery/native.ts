@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { loadRuleFolder, type Normalizer, type ProviderInfo } from "./collect.ts";
+import { loadRuleFolder, type Normalizer, type ProviderInfo, rejectUnless } from "./collect.ts";
 import { NATIVE_CONDITION_KEYS, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
 import { type DiscoveryContext, mergeOutputs, type ProviderOutput, type RuleProvider } from "./provider.ts";
 
@@ -27,7 +27,14 @@ export async function loadNativeDirs(
       seen.add(key);
       return loadRuleFolder(
         provider,
-        { dir, scope, suffix: SUFFIX, preferred: [".md", ".mdc"], recursive: false },
+        {
+          dir,
+          scope,
+          suffix: SUFFIX,
+          preferred: [".md", ".mdc"],
+          recursive: false,
+          reject: rejectUnless("pi reads only *.md and *.mdc directly in its rules folder"),
+        },
         normalizeNative,
         ctx,
       );

@@ -8,6 +8,12 @@ export const MAX_READ_BYTES = 1024 * 1024;
 export interface ParsedFile extends ParsedFrontmatter {
   /** Bytes on disk, when more than were read. */
   cutAtBytes?: { size: number; read: number };
+  /** The file has NUL bytes: it is not text, and nothing of it reaches a prompt. */
+  binary?: boolean;
+  /** Bytes that are not UTF-8 were replaced by U+FFFD. */
+  invalidUtf8?: boolean;
+  /** Control characters (ESC, BEL, C1...; not tab or newlines) removed before parsing. */
+  controlChars?: number;
 }
 
 interface CacheEntry {
@@ -22,7 +28,7 @@ interface SharedCache {
 }
 
 /** Bump when the cached shape changes, so two versions of this module never share entries. */
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 const KEY = Symbol.for("@pi-rails/rulebook/parse-cache");
 
 /**
@@ -63,19 +69,49 @@ export async function readParsed(path: string, stats: Stats): Promise<{ parsed: 
     cache.stats.hits++;
     return { parsed: hit.parsed, cached: true };
   }
-  const { text, read } = readHead(path, stats.size);
+  const { bytes, read } = readHead(path, stats.size);
   cache.stats.reads++;
-  const parsed: ParsedFile = parseFrontmatter(text);
+  const parsed = parseBytes(bytes);
   if (read < stats.size) parsed.cutAtBytes = { size: stats.size, read };
   cache.entries.set(key, { mtimeMs: stats.mtimeMs, size: stats.size, parsed });
   return { parsed, cached: false };
 }
 
+/** C0 and C1 control characters except tab, LF and CR; DEL. ESC sequences in a prompt or a terminal are never wanted. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+
+/**
+ * Bytes to a parsed rule: a file with NUL bytes is binary (not parsed at all); invalid UTF-8 is
+ * decoded with replacement characters and flagged; control characters are removed and counted.
+ */
+export function parseBytes(bytes: Uint8Array): ParsedFile {
+  if (bytes.includes(0)) return { data: {}, body: "", hasFrontmatter: false, binary: true };
+  let text: string;
+  let invalidUtf8 = false;
+  try {
+    // stream: a multi-byte character cut at the read limit is not an encoding error
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: true });
+  } catch {
+    invalidUtf8 = true;
+    text = new TextDecoder("utf-8").decode(bytes);
+  }
+  let controlChars = 0;
+  const clean = text.replace(CONTROL, () => {
+    controlChars++;
+    return "";
+  });
+  const parsed: ParsedFile = parseFrontmatter(clean);
+  if (invalidUtf8) parsed.invalidUtf8 = true;
+  if (controlChars) parsed.controlChars = controlChars;
+  return parsed;
+}
+
 /** Read a file (up to MAX_READ_BYTES). Synchronous: see `listRuleFiles` for why. */
-function readHead(path: string, size: number): { text: string; read: number } {
+function readHead(path: string, size: number): { bytes: Uint8Array; read: number } {
   if (size <= MAX_READ_BYTES) {
-    const text = readFileSync(path, "utf8");
-    return { text, read: Buffer.byteLength(text) };
+    const bytes = readFileSync(path);
+    return { bytes, read: bytes.length };
   }
   const fd = openSync(path, "r");
   try {
@@ -86,7 +122,7 @@ function readHead(path: string, size: number): { text: string; read: number } {
       if (n === 0) break;
       read += n;
     }
-    return { text: buffer.toString("utf8", 0, read), read };
+    return { bytes: buffer.subarray(0, read), read };
   } finally {
     closeSync(fd);
   }

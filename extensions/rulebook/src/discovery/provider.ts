@@ -1,5 +1,7 @@
 import type { Rule, RuleWarning, SkippedRule } from "../rule.ts";
 import type { RulebookSettings } from "../settings/schema.ts";
+import type { LinkScope } from "./fs.ts";
+import type { LinkPolicy } from "./links.ts";
 
 /** What every provider gets: where to look, and the settings that shape a rule (size cap). */
 export interface DiscoveryContext {
@@ -7,6 +9,14 @@ export interface DiscoveryContext {
   home: string;
   agentDir: string;
   settings: RulebookSettings;
+  /** Where symlinked rule files may point; absent = links are followed anywhere (library callers, tests). */
+  links?: LinkPolicy;
+}
+
+/** The link scope for a root of `scope`: project roots are checked from cwd, user roots from home. */
+export function linkScope(ctx: DiscoveryContext, scope: "project" | "user", base?: string): LinkScope | undefined {
+  if (!ctx.links) return undefined;
+  return { policy: ctx.links, base: base ?? (scope === "project" ? ctx.cwd : ctx.home), trustRoot: scope === "user" };
 }
 
 /** A provider's rules in its own, sorted order, plus everything it refused and why. */
@@ -17,6 +27,8 @@ export interface ProviderOutput {
   searched: string[];
   files: number;
   cacheHits: number;
+  /** Files looked at, including those refused before reading; defaults to `files + skipped` when absent. */
+  seen?: number;
 }
 
 /** One rule format. `priority` decides name conflicts across providers (higher wins). */
@@ -40,6 +52,7 @@ export function mergeOutputs(outputs: ProviderOutput[]): ProviderOutput {
     out.warnings.push(...o.warnings);
     out.searched.push(...o.searched);
     out.files += o.files;
+    out.seen = (out.seen ?? 0) + (o.seen ?? o.files);
     out.cacheHits += o.cacheHits;
   }
   return out;

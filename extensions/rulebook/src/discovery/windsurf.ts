@@ -1,8 +1,17 @@
-import { basename, dirname, join } from "node:path";
-import { collectRules, type Normalizer, type RuleFields, type RuleFileSpec, ruleName, sortByStem } from "./collect.ts";
+import { join } from "node:path";
+import {
+  collectRules,
+  type Normalizer,
+  type RuleFields,
+  type RuleFileSpec,
+  rejectUnless,
+  ruleName,
+  singleFile,
+  sortByStem,
+} from "./collect.ts";
 import { CONDITION_KEYS, drop, has, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
-import { listRuleFiles, statIfExists } from "./fs.ts";
-import { mergeOutputs, type RuleProvider } from "./provider.ts";
+import { listRuleFiles } from "./fs.ts";
+import { linkScope, mergeOutputs, type RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.md$/;
 export const WINDSURF_TRIGGERS = ["always_on", "manual", "model_decision", "glob"] as const;
@@ -59,37 +68,44 @@ export const normalizeWindsurf: Normalizer = (f, spec) => {
   return fields;
 };
 
-/** Windsurf: `<cwd>/.windsurf/rules/**\/*.md`, then `~/.codeium/windsurf/memories/global_rules.md`. */
+/**
+ * Windsurf: `<cwd>/.windsurf/rules/**\/*.md` (or `.windsurf/rules` as one file), legacy
+ * `<cwd>/.windsurfrules`, then `~/.codeium/windsurf/memories/global_rules.md`.
+ */
 export const windsurfProvider: RuleProvider = {
   id: "windsurf",
   priority: 50,
-  description: "Windsurf: <cwd>/.windsurf/rules/**/*.md, ~/.codeium/windsurf/memories/global_rules.md",
+  description:
+    "Windsurf: <cwd>/.windsurf/rules/**/*.md (or that path as one file), <cwd>/.windsurfrules, ~/.codeium/windsurf/memories/global_rules.md",
   async load(ctx) {
     const dir = join(ctx.cwd, ".windsurf", "rules");
+    const legacyFile = join(ctx.cwd, ".windsurfrules");
     const globalFile = join(ctx.home, ".codeium", "windsurf", "memories", "global_rules.md");
-    const [listing, globalStats] = await Promise.all([
-      listRuleFiles(dir, { accept: (n) => SUFFIX.test(n), recursive: true }),
-      statIfExists(globalFile),
-    ]);
+    const links = linkScope(ctx, "project");
+    const listing = await listRuleFiles(dir, {
+      accept: (n) => SUFFIX.test(n),
+      recursive: true,
+      reject: rejectUnless("Windsurf reads only *.md in .windsurf/rules"),
+      ...(links ? { links } : {}),
+    });
     const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".md"]).map((file) => ({
       file,
       name: ruleName(file.relPath, SUFFIX),
       scope: "project",
       root: dir,
     }));
-    const problems = [...listing.problems];
-    if (globalStats?.isFile()) {
-      specs.push({
-        file: { path: globalFile, relPath: basename(globalFile), stats: globalStats },
-        name: "global_rules",
-        scope: "user",
-        root: dirname(globalFile),
-      });
-    } else if (globalStats) {
-      problems.push({ path: globalFile, reason: "not a regular file" });
+    const problems = [...listing.problems, ...listing.ignored];
+    const singles = await Promise.all([
+      singleFile(ctx, dir, { name: "windsurf-rules", scope: "project", legacy: true }),
+      singleFile(ctx, legacyFile, { name: "windsurfrules", scope: "project", legacy: true }),
+      singleFile(ctx, globalFile, { name: "global_rules", scope: "user" }),
+    ]);
+    for (const single of singles) {
+      if (single.spec) specs.push(single.spec);
+      if (single.problem) problems.push(single.problem);
     }
     const out = await collectRules(windsurfProvider, specs, problems, normalizeWindsurf, ctx);
-    out.searched.push(dir, globalFile);
+    out.searched.push(dir, legacyFile, globalFile);
     return mergeOutputs([out]);
   },
 };

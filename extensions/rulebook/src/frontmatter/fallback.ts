@@ -1,13 +1,97 @@
 /**
- * The seed's fallback for frontmatter that YAML cannot parse: one `key: value` per line,
- * `^(\w+):\s*(.*)$`, every value a string. No arrays, no nesting, no hyphenated keys: that is the
- * point of reporting it, so users see which values became strings.
+ * The seed's fallback for frontmatter that YAML cannot parse, made honest: one `key: value` per line
+ * (hyphenated keys too), quoted values unquoted, unquoted `true` / `false` as booleans, `[a, b]` and
+ * `key:` followed by `- item` lines as lists. Every line it cannot read is returned in `lost`, so a
+ * warning names exactly what was lost, and no warning is needed when nothing was.
  */
-export function parseFallbackLines(block: string): Record<string, string> {
-  const data: Record<string, string> = {};
-  for (const line of block.split(/\r?\n/)) {
-    const match = /^(\w+):\s*(.*)$/.exec(line);
-    if (match) data[match[1]!] = match[2]!.trim();
+export interface FallbackResult {
+  data: Record<string, unknown>;
+  /** Lines (1-based within the frontmatter block) that carried something the fallback could not keep. */
+  lost: { line: number; text: string }[];
+}
+
+const KEY_LINE = /^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$/;
+const ITEM_LINE = /^[ \t]+-[ \t]+(.*)$/;
+
+export function parseFallbackLines(block: string): FallbackResult {
+  const data: Record<string, unknown> = {};
+  const lost: FallbackResult["lost"] = [];
+  const seen = new Map<string, number>();
+  let listKey: string | undefined;
+  const lines = block.split(/\r?\n/);
+  lines.forEach((raw, i) => {
+    const line = raw.replace(/[ \t]+$/, "");
+    if (!line.trim() || /^\s*#/.test(line)) return;
+    const item = ITEM_LINE.exec(line);
+    if (item && listKey !== undefined) {
+      (data[listKey] as unknown[]).push(scalar(item[1]!));
+      return;
+    }
+    const match = KEY_LINE.exec(line);
+    if (!match) {
+      lost.push({ line: i + 1, text: line });
+      listKey = undefined;
+      return;
+    }
+    const key = match[1]!;
+    const previous = seen.get(key);
+    if (previous !== undefined) lost.push({ line: previous, text: lines[previous - 1]!.trim() });
+    seen.set(key, i + 1);
+    const value = (match[2] ?? "").trim();
+    listKey = undefined;
+    if (!value) {
+      // `key:` alone: a list may follow; an empty key is kept as an empty list only if items come
+      Object.defineProperty(data, key, { value: [], enumerable: true, writable: true, configurable: true });
+      listKey = key;
+      return;
+    }
+    Object.defineProperty(data, key, { value: lineValue(value), enumerable: true, writable: true, configurable: true });
+  });
+  // `key:` with no items after it is an empty value, not an empty list
+  for (const [key, value] of Object.entries(data)) if (Array.isArray(value) && value.length === 0) data[key] = "";
+  return { data, lost };
+}
+
+function lineValue(text: string): unknown {
+  if (text.startsWith("[") && text.endsWith("]")) {
+    return splitOutsideBraces(text.slice(1, -1))
+      .map((s) => scalar(s))
+      .filter((s) => s !== "");
   }
-  return data;
+  return scalar(text);
+}
+
+/** One scalar: quotes removed, `true` / `false` as booleans, everything else the text itself. */
+export function scalar(text: string): unknown {
+  const t = text.trim();
+  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) {
+    try {
+      return JSON.parse(t) as unknown;
+    } catch {
+      return t.slice(1, -1);
+    }
+  }
+  if (t.length >= 2 && t.startsWith("'") && t.endsWith("'")) return t.slice(1, -1).replace(/''/g, "'");
+  if (t === "true") return true;
+  if (t === "false") return false;
+  return t;
+}
+
+/** Split on commas that are not inside `{}` or `[]` (a glob's brace set stays whole). */
+export function splitOutsideBraces(value: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const ch of value) {
+    if (ch === "{" || ch === "[") depth++;
+    if ((ch === "}" || ch === "]") && depth > 0) depth--;
+    if (ch === "," && depth === 0) {
+      out.push(current);
+      current = "";
+    } else {
+      current += ch;
+    }
+  }
+  out.push(current);
+  return out.map((s) => s.trim());
 }

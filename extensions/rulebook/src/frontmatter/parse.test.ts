@@ -4,7 +4,7 @@ import { parseFrontmatter } from "./parse.ts";
 describe("parseFrontmatter", () => {
   it("parses YAML frontmatter and trims the body", () => {
     const r = parseFrontmatter("---\ndescription: Use tabs\nglobs: [a, b]\nalwaysApply: true\n---\n\nBody here\n\n");
-    expect(r).toEqual({
+    expect({ ...r, data: { ...r.data } }).toEqual({
       data: { description: "Use tabs", globs: ["a", "b"], alwaysApply: true },
       body: "Body here",
       hasFrontmatter: true,
@@ -13,7 +13,7 @@ describe("parseFrontmatter", () => {
 
   it("handles CRLF and a BOM", () => {
     const r = parseFrontmatter("\ufeff---\r\ndescription: x\r\n---\r\nBody\r\n");
-    expect(r.data).toEqual({ description: "x" });
+    expect({ ...r.data }).toEqual({ description: "x" });
     expect(r.body).toBe("Body");
   });
 
@@ -28,16 +28,29 @@ describe("parseFrontmatter", () => {
   });
 
   it("accepts an empty block", () => {
-    expect(parseFrontmatter("---\n---\nBody")).toEqual({ data: {}, body: "Body", hasFrontmatter: true });
+    const empty = parseFrontmatter("---\n---\nBody");
+    expect({ ...empty, data: { ...empty.data } }).toEqual({ data: {}, body: "Body", hasFrontmatter: true });
   });
 
-  it("falls back to key: value lines when YAML fails, values as strings", () => {
+  it("reads a value YAML rejects (description: a: b: [) as its text, without falling back", () => {
     const r = parseFrontmatter(
       "---\ndescription: a: b: [\nalwaysApply: true\nthinking-level: high\nttsr_trigger: foo\n---\nBody",
     );
-    expect(r.fallback?.error).toMatch(/./);
-    expect(r.data).toEqual({ description: "a: b: [", alwaysApply: "true", ttsr_trigger: "foo" });
+    expect(r.fallback).toBeUndefined();
+    expect({ ...r.data }).toEqual({
+      description: "a: b: [",
+      alwaysApply: true,
+      "thinking-level": "high",
+      ttsr_trigger: "foo",
+    });
     expect(r.body).toBe("Body");
+  });
+
+  it("falls back to key: value lines when YAML fails, keeping types and naming lost lines", () => {
+    const r = parseFrontmatter('---\ndescription: "Cursor rules for x"\n  bad: [\nalwaysApply: false\n---\nBody');
+    expect(r.fallback?.error).toMatch(/./);
+    expect({ ...r.data }).toEqual({ description: "Cursor rules for x", alwaysApply: false });
+    expect(r.fallback?.lost).toEqual([{ line: 2, text: "  bad: [" }]);
   });
 
   it("falls back when the frontmatter is not a mapping", () => {

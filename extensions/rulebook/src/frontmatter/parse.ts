@@ -1,17 +1,27 @@
 import matter from "gray-matter";
-import { parseFallbackLines } from "./fallback.ts";
+import { parseFallbackLines, scalar, splitOutsideBraces } from "./fallback.ts";
 
 export interface ParsedFrontmatter {
-  /** Parsed frontmatter (empty when there is none). */
+  /** Parsed frontmatter (empty when there is none, or when it was refused). */
   data: Record<string, unknown>;
   /** Body with the frontmatter stripped, trimmed. */
   body: string;
   hasFrontmatter: boolean;
-  /** Set when YAML failed and the line fallback produced `data` (all values strings). */
-  fallback?: { error: string };
+  /**
+   * Set when YAML failed and the line fallback produced `data`. `lost` lists the lines it could not
+   * keep (empty when every line was read: then there is nothing to warn about).
+   */
+  fallback?: { error: string; lost?: { line: number; text: string }[] };
   /** Set when the file opens a frontmatter block that is never closed (the whole file is then the body). */
   unclosed?: boolean;
+  /** Set when the frontmatter is over a limit (size, values after YAML aliases): the file must be skipped. */
+  refused?: { reason: string };
 }
+
+/** Frontmatter longer than this is refused: a rule's keys are a few lines, not a data file. */
+export const MAX_FRONTMATTER_CHARS = 64 * 1024;
+/** Values (list items, mapping entries, scalars) counted with YAML aliases expanded: a "billion laughs" stops here. */
+export const MAX_FRONTMATTER_VALUES = 10_000;
 
 const refuse = (language: string) => ({
   parse: () => {
@@ -33,12 +43,18 @@ const grayMatter = matter as unknown as (input: string, options: object) => { da
 
 const OPEN = /^---[^\S\r\n]*[A-Za-z]*[^\S\r\n]*\r?\n/;
 const CLOSE = /\r?\n---[^\S\r\n]*(?:\r?\n|$)/;
+/** Keys whose value is a glob list in some tool: Cursor writes them unquoted (`globs: *.ts, src/**`). */
+const GLOB_KEYS = new Set(["globs", "paths", "applyTo"]);
+const TOP_KEY = /^([A-Za-z_][\w-]*)([ \t]*:)(?:([ \t]+)(.*?))?[ \t]*$/;
+const ITEM = /^([ \t]+-[ \t]+)(.*?)[ \t]*$/;
 
 /**
  * Split a rule file into frontmatter data and body. Frontmatter is recognised only when the file
- * starts with `---` and has a closing `---` line (the seed's rule). YAML is parsed by gray-matter;
- * when it fails, or yields something that is not a mapping, the seed's line fallback is used and
- * `fallback.error` says why, so the caller can warn with the file name.
+ * starts with `---` and has a closing `---` line (the seed's rule). Cursor's own form
+ * (`globs: **\/*.ts`, `globs: *.tsx, src/**\/*.ts`: unquoted, which strict YAML reads as an alias) is
+ * read as the tool reads it, without a warning. YAML is parsed by gray-matter under limits (size,
+ * values after alias expansion). When YAML still fails, the line fallback is used and
+ * `fallback.lost` names what it could not keep, so the caller warns only about real losses.
  */
 export function parseFrontmatter(text: string): ParsedFrontmatter {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -50,17 +66,129 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
   if (!open || !close) return { data: {}, body: source.trim(), hasFrontmatter: false, unclosed: true };
   const block = rest.slice(0, Math.max(0, close.index - 1));
   const body = ("\n" + rest).slice(close.index + close[0].length).trim();
+  if (block.length > MAX_FRONTMATTER_CHARS) {
+    return {
+      data: {},
+      body,
+      hasFrontmatter: true,
+      refused: { reason: `frontmatter is ${block.length} characters (limit ${MAX_FRONTMATTER_CHARS})` },
+    };
+  }
+  const language = open[0].slice(3).trim();
+  const attempt = (yaml: string) => parseYaml(`---${language}\n${yaml}\n---\n`);
+  let result = attempt(quoteGlobValues(block));
+  if (!result.ok && !language) {
+    // Not Cursor's glob form: read any other unquoted value YAML rejects (`description: a: b`) as text
+    const retry = attempt(quoteRejectedValues(quoteGlobValues(block)));
+    if (retry.ok) result = retry;
+  }
+  if (result.ok) {
+    const over = countValues(result.data, MAX_FRONTMATTER_VALUES);
+    if (over) {
+      return {
+        data: {},
+        body,
+        hasFrontmatter: true,
+        refused: {
+          reason: `frontmatter expands to more than ${MAX_FRONTMATTER_VALUES} values (nested YAML aliases?)`,
+        },
+      };
+    }
+    return { data: result.data, body, hasFrontmatter: true };
+  }
+  if (language) {
+    // `---js` and friends: nothing is read line by line from a block that was meant to be code
+    const lost = block
+      .split(/\r?\n/)
+      .map((text, i) => ({ line: i + 1, text: text.trim() }))
+      .filter((l) => l.text);
+    return { data: {}, body, hasFrontmatter: true, fallback: { error: result.error, lost } };
+  }
+  const fallback = parseFallbackLines(block);
+  return {
+    data: fallback.data,
+    body,
+    hasFrontmatter: true,
+    fallback: { error: result.error, lost: fallback.lost },
+  };
+}
+
+type YamlResult = { ok: true; data: Record<string, unknown> } | { ok: false; error: string };
+
+function parseYaml(input: string): YamlResult {
   try {
     // gray-matter sees only the block we delimited, so its idea of the closing line cannot differ from ours.
-    const parsed = grayMatter(`${open[0]}${block}\n---\n`, { engines: SAFE_ENGINES });
-    const data: unknown = parsed.data;
+    const data: unknown = grayMatter(input, { engines: SAFE_ENGINES }).data;
     if (data !== null && typeof data === "object" && !Array.isArray(data)) {
-      return { data: { ...(data as Record<string, unknown>) }, body, hasFrontmatter: true };
+      // a prototype-less copy: keys like `__proto__` or `constructor` stay plain data
+      return { ok: true, data: Object.assign(Object.create(null), data) as Record<string, unknown> };
     }
-    throw new Error("frontmatter is not a key/value mapping");
+    return { ok: false, error: "frontmatter is not a key/value mapping" };
   } catch (error) {
-    return { data: parseFallbackLines(block), body, hasFrontmatter: true, fallback: { error: firstLine(error) } };
+    return { ok: false, error: firstLine(error) };
   }
+}
+
+/**
+ * Cursor's documented form: the value of a glob key is text, not YAML (`globs: *.tsx, src/**\/*.ts`).
+ * Rewrite such values (and `- *.ts` list items under them, and `[*.ts, *.md]`) as quoted strings so
+ * YAML reads exactly the text; quoted values, block scalars and comments are left alone.
+ */
+function quoteGlobValues(block: string): string {
+  let inGlobList = false;
+  return block
+    .split("\n")
+    .map((line) => {
+      const top = TOP_KEY.exec(line.replace(/\r$/, ""));
+      if (top) {
+        const [, key, colon, space, value = ""] = top;
+        inGlobList = GLOB_KEYS.has(key!) && !value;
+        if (!GLOB_KEYS.has(key!) || !value || /^["'|>#]/.test(value)) return line;
+        if (value.startsWith("[") && value.endsWith("]")) {
+          const items = splitOutsideBraces(value.slice(1, -1)).filter(Boolean);
+          // only a list YAML would misread (`[*.ts]` is an alias to YAML) is rewritten; `[a, 7]` stays YAML
+          if (!items.some((item) => /^[*&!%@`{]/.test(item))) return line;
+          return `${key}${colon}${space}${JSON.stringify(items.map((s) => String(scalar(s))))}`;
+        }
+        return `${key}${colon}${space}${JSON.stringify(stripComment(value))}`;
+      }
+      const item = inGlobList ? ITEM.exec(line.replace(/\r$/, "")) : null;
+      if (item && !/^["']/.test(item[2]!)) return `${item[1]}${JSON.stringify(stripComment(item[2]!))}`;
+      if (!/^\s/.test(line)) inGlobList = false;
+      return line;
+    })
+    .join("\n");
+}
+
+/** Second chance: any top-level `key: value` line YAML rejects on its own is read as the text after the colon. */
+function quoteRejectedValues(block: string): string {
+  return block
+    .split("\n")
+    .map((line) => {
+      const top = TOP_KEY.exec(line.replace(/\r$/, ""));
+      if (!top?.[4] || /^["'|>[{]/.test(top[4])) return line;
+      if (parseYaml(`---\n${line}\n---\n`).ok) return line;
+      return `${top[1]}${top[2]}${top[3]}${JSON.stringify(top[4])}`;
+    })
+    .join("\n");
+}
+
+/** ` # comment` at the end of a plain value, as YAML would drop it. */
+function stripComment(value: string): string {
+  return value.replace(/\s+#.*$/, "").trim();
+}
+
+/** True when `value` holds more than `limit` values, counting shared (aliased) nodes each time they appear. */
+function countValues(value: unknown, limit: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (++count > limit) return true;
+    if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (v !== null && typeof v === "object") for (const k of Object.keys(v)) stack.push((v as never)[k]);
+  }
+  return false;
 }
 
 function firstLine(error: unknown): string {

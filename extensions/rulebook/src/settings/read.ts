@@ -30,7 +30,11 @@ export async function readRulebookSettings(
       text = await readFile(file, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-        errors.push({ path: file, message: `${file}: cannot read settings: ${(error as Error).message}` });
+        errors.push({
+          path: file,
+          kind: "settings",
+          message: `${file}: cannot read settings: ${(error as Error).message}`,
+        });
       }
       continue;
     }
@@ -40,13 +44,14 @@ export async function readRulebookSettings(
     } catch (error) {
       errors.push({
         path: file,
+        kind: "settings",
         message: `${file}: not valid JSON (${(error as Error).message}); rulebook settings ignored`,
       });
       continue;
     }
     if (json === null || typeof json !== "object" || Array.isArray(json)) continue;
     const { settings, errors: keyErrors } = parsePartialRulebookSettings(
-      (json as Record<string, unknown>).rulebook,
+      Object.hasOwn(json, "rulebook") ? (json as Record<string, unknown>)["rulebook"] : undefined,
       file,
     );
     errors.push(...keyErrors);

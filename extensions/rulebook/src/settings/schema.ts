@@ -16,6 +16,17 @@ const fields = {
   globAttach: z.boolean(),
   /** Characters kept per rule; longer rules are truncated with a note. */
   maxRuleChars: z.number().int().min(100),
+  /** Characters of rule content auto-attached to one tool result; matching rules beyond it are only named. */
+  attachBudgetChars: z.number().int().min(0),
+  /** Characters of the system prompt's rule list (`# Rules`); entries beyond it are counted, not listed. */
+  maxListedChars: z.number().int().min(1000),
+  /**
+   * Folders outside the project that rule files or folders may link to (symlinks). Links resolving
+   * anywhere else are skipped with a warning naming link and target. `~/` expanded, relative to cwd.
+   */
+  allowedLinkRoots: z.array(z.string().min(1)),
+  /** pi loads only the first of AGENTS.md / CLAUDE.md per folder: load a CLAUDE.md it skips as an always-apply rule. */
+  loadClaudeMdBesideAgentsMd: z.boolean(),
 };
 
 /** The `rulebook` key of pi's settings.json. Unknown keys are errors, not silently ignored. */
@@ -28,6 +39,10 @@ export const DEFAULT_SETTINGS: RulebookSettings = {
   extraDirs: [],
   globAttach: true,
   maxRuleChars: 20_000,
+  attachBudgetChars: 16_384,
+  maxListedChars: 30_000,
+  allowedLinkRoots: [],
+  loadClaudeMdBesideAgentsMd: false,
 };
 
 export type PartialRulebookSettings = Partial<RulebookSettings>;
@@ -47,17 +62,20 @@ export function parsePartialRulebookSettings(
     errors.push({
       path: where,
       key: "rulebook",
+      kind: "settings",
       message: `${where}: "rulebook" must be an object, got ${typeName(raw)}`,
     });
     return { settings, errors };
   }
   const known = Object.keys(fields);
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    const schema = (fields as Record<string, z.ZodType>)[key];
+    // Settings are data: `constructor`, `toString`, `__proto__` are keys like any other, never prototype members.
+    const schema = Object.hasOwn(fields, key) ? (fields as Record<string, z.ZodType>)[key] : undefined;
     if (!schema) {
       errors.push({
         path: where,
         key: `rulebook.${key}`,
+        kind: "settings",
         message: `${where}: unknown key "rulebook.${key}" (known keys: ${known.join(", ")})`,
       });
       continue;
@@ -71,6 +89,7 @@ export function parsePartialRulebookSettings(
       errors.push({
         path: where,
         key: `rulebook.${key}`,
+        kind: "settings",
         message: `${where}: "rulebook.${key}${at}": ${issue?.message ?? "invalid value"}; using the default`,
       });
     }

@@ -16,9 +16,23 @@ export function resolveRule(ref: string, readable: readonly Rule[]): ResolveResu
   const name = ruleNameFromRef(ref);
   const rule = readable.find((r) => r.name === name);
   if (rule) return { ok: true, rule };
-  const available = readable.map((r) => r.name);
-  return {
-    ok: false,
-    error: `Unknown rule "${name}". Available rules: ${available.length ? available.join(", ") : "(none)"}`,
-  };
+  const shownName = name.length > MAX_ECHOED_NAME ? `${name.slice(0, MAX_ECHOED_NAME - 3)}...` : name;
+  return { ok: false, error: `Unknown rule "${shownName}". Available rules: ${listNames(readable)}` };
+}
+
+/** The unknown-name error lists names up to this many characters, then counts the rest. */
+export const MAX_ERROR_NAMES_CHARS = 2000;
+const MAX_ECHOED_NAME = 200;
+
+function listNames(readable: readonly Rule[]): string {
+  if (!readable.length) return "(none)";
+  const shown: string[] = [];
+  let size = 0;
+  for (const r of readable) {
+    if (size + r.name.length + 2 > MAX_ERROR_NAMES_CHARS) break;
+    shown.push(r.name);
+    size += r.name.length + 2;
+  }
+  const rest = readable.length - shown.length;
+  return `${shown.join(", ")}${rest ? `, ... and ${rest} more (${readable.length} in all; names are listed in the system prompt)` : ""}`;
 }

@@ -1,0 +1,53 @@
+import { readdirSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import type { PiContextFile } from "../rule.ts";
+
+/** pi's own context file names, in the order pi tries them in each folder (it loads the first only). */
+export const PI_CONTEXT_NAMES = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"] as const;
+
+/**
+ * The context files pi 0.73 loads by itself: the first of `PI_CONTEXT_NAMES` in the agent dir, then
+ * in every folder from the filesystem root down to cwd. Others in the same folder are skipped by pi
+ * (a CLAUDE.md beside an AGENTS.md): reported so `doctor` can say so, and loadable as rules.
+ */
+export function piContextFiles(cwd: string, agentDir: string): PiContextFile[] {
+  const dirs: string[] = [];
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    dirs.unshift(dir);
+    if (dirname(dir) === dir) break;
+  }
+  const out: PiContextFile[] = [];
+  const seen = new Set<string>();
+  for (const dir of [resolve(agentDir), ...dirs]) {
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    let names: Set<string>;
+    try {
+      names = new Set(readdirSync(dir));
+    } catch {
+      continue;
+    }
+    const present = PI_CONTEXT_NAMES.filter((n) => names.has(n));
+    present.forEach((name, i) => {
+      const path = join(dir, name);
+      if (i === 0) out.push({ path, loadedByPi: true });
+      else
+        out.push({
+          path,
+          loadedByPi: false,
+          note: `pi loads only ${present[0]} from ${dir} and skips this file${
+            name.startsWith("CLAUDE")
+              ? "; set rulebook.loadClaudeMdBesideAgentsMd: true to load it as an always-apply rule"
+              : ""
+          }`,
+        });
+    });
+  }
+  return out;
+}
+
+/** A readable rule name for a CLAUDE.md pi skips: `CLAUDE.md` in cwd, else its path relative to cwd. */
+export function contextRuleName(cwd: string, path: string): string {
+  const rel = relative(resolve(cwd), path).split("\\").join("/");
+  return rel;
+}

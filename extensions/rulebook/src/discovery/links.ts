@@ -1,0 +1,72 @@
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join, parse, relative, resolve } from "node:path";
+
+/**
+ * Where rule files may live once symlinks are resolved. A link inside the project to `/` or to a
+ * file full of secrets must not be read silently: only the project, the user's own rule folders and
+ * folders named in `rulebook.allowedLinkRoots` (or `extraDirs`) are allowed targets.
+ */
+export interface LinkPolicy {
+  /** Real paths rule files may resolve into. */
+  allowed: readonly string[];
+  /** Real paths that are too broad to be a rule folder (filesystem root, home). */
+  tooBroad: readonly string[];
+}
+
+/** `path` is `root` or inside it (both real, absolute). */
+export function isInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+export function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Build the policy once per `loadRules`: real cwd, real user rule folders, the allowed roots from settings. */
+export function createLinkPolicy(cwd: string, home: string, userRoots: readonly string[], extra: readonly string[]) {
+  const allowed = new Set<string>();
+  for (const p of [cwd, ...userRoots, ...extra]) {
+    const real = realOrUndefined(p);
+    if (real) allowed.add(real);
+  }
+  const tooBroad = new Set<string>([parse(resolve(cwd)).root]);
+  for (const h of [home, homedir()]) {
+    const real = realOrUndefined(h);
+    if (real) tooBroad.add(real);
+  }
+  return { allowed: [...allowed], tooBroad: [...tooBroad] } satisfies LinkPolicy;
+}
+
+export function isAllowed(policy: LinkPolicy, real: string, also?: string): boolean {
+  if (also && isInside(real, also)) return true;
+  return policy.allowed.some((root) => isInside(real, root));
+}
+
+/**
+ * Does `path` (below `base`, e.g. the cwd) pass through a symlink? Compares its real path with the
+ * real base plus the lexical rest; `undefined` when the path does not exist. For a path outside
+ * `base` (Cline's `.clinerules` above cwd) only its last component is checked.
+ */
+export function resolveBelow(base: string, path: string): { real: string; linked: boolean } | undefined {
+  const real = realOrUndefined(path);
+  if (!real) return undefined;
+  const rel = relative(base, path);
+  if (rel === "") return { real, linked: false };
+  if (!rel.startsWith("..") && !isAbsolute(rel)) {
+    const realBase = realOrUndefined(base);
+    return { real, linked: !realBase || join(realBase, rel) !== real };
+  }
+  const parentReal = realOrUndefined(dirname(path));
+  return { real, linked: !parentReal || join(parentReal, basename(path)) !== real };
+}
+
+/** The message for a link that is not followed. */
+export function outsideMessage(link: string, target: string): string {
+  return `symlink ${link} -> ${target} resolves outside the project and your rule folders; not read (allow its target with rulebook.allowedLinkRoots)`;
+}
