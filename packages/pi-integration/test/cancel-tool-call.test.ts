@@ -1,0 +1,222 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Type } from "@mariozechner/pi-ai";
+import type { ExtensionAPI, ToolDefinition } from "@mariozechner/pi-coding-agent";
+import { createTestSession, type ModelServer, startModelServer, type TestSession } from "@pi-rails/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+
+type CancelResult = Awaited<ReturnType<ExtensionAPI["cancelToolCall"]>>;
+type InFlight = ReturnType<ExtensionAPI["getToolCallsInFlight"]>;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A process counts as gone when signalling it fails or it is a zombie nobody reaped yet. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+interface CancelPlan {
+  tool: string;
+  /** Cancel once this returns true (e.g. the child's pid file exists). */
+  ready: () => boolean;
+  options: Parameters<ExtensionAPI["cancelToolCall"]>[1];
+  /** Called right before the cancel. */
+  beforeCancel?: () => void;
+}
+
+/** The extension under test: cancels the planned tool call from inside pi, as steering would. */
+function canceller(plan: CancelPlan) {
+  const record = {
+    results: [] as CancelResult[],
+    inFlight: [] as InFlight,
+    cancelledAt: 0,
+    done: undefined as Promise<void> | undefined,
+  };
+  const extension = (pi: ExtensionAPI) => {
+    pi.on("tool_execution_start", (event) => {
+      if (event.toolName !== plan.tool) return;
+      // Not awaited: the tool starts only after this handler returns.
+      record.done = (async () => {
+        await waitFor(plan.ready, "the tool to be running");
+        record.inFlight = pi.getToolCallsInFlight();
+        plan.beforeCancel?.();
+        record.results.push(await pi.cancelToolCall(event.toolCallId, plan.options));
+        record.cancelledAt = Date.now();
+        record.results.push(await pi.cancelToolCall(event.toolCallId, { reason: "again" }));
+        record.results.push(await pi.cancelToolCall("call_nobody_made"));
+      })();
+    });
+  };
+  return { extension, record };
+}
+
+async function serve(toolCall: { name: string; arguments: Record<string, unknown> }): Promise<ModelServer> {
+  const server = await startModelServer({
+    script: [{ toolCalls: [{ id: "call_run", ...toolCall }] }, { text: "Understood, I stopped there.", chunkSize: 8 }],
+  });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+async function open(options: Parameters<typeof createTestSession>[0]): Promise<TestSession> {
+  const test = await createTestSession(options);
+  cleanups.push(() => test.dispose());
+  return test;
+}
+
+const toolMessage = (server: ModelServer, index: number) =>
+  server.requests[index]!.messages.find((message) => message.role === "tool" && message.tool_call_id === "call_run");
+
+describe("cancelling a tool call in flight in a real pi session", () => {
+  it("an extension cancels a running bash: the process tree dies, the model sees the cancellation, the run ends normally", async () => {
+    const server = await serve({
+      name: "bash",
+      arguments: { command: "sleep 30 & echo $! > child.pid; wait" },
+    });
+    let pidFile = "";
+    let runningBeforeCancel = false;
+    const { extension, record } = canceller({
+      tool: "bash",
+      ready: () => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim().length > 0,
+      options: { reason: "user clicked stop" },
+      beforeCancel: () => {
+        runningBeforeCancel = isRunning(Number(readFileSync(pidFile, "utf8").trim()));
+      },
+    });
+    const test = await open({ model: { kind: "loopback", server }, extensions: [extension], persist: true });
+    pidFile = join(test.cwd, "child.pid");
+
+    const final = await test.prompt("sleep for a while");
+    await record.done;
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    expect(runningBeforeCancel).toBe(true);
+
+    expect(record.inFlight).toEqual([
+      { callId: "call_run", tool: "bash", startedAt: expect.any(Number), iteration: expect.any(Number) },
+    ]);
+    expect(record.results).toEqual([
+      { status: "cancelled", callId: "call_run", tool: "bash", reason: "user clicked stop" },
+      { status: "already_cancelled", callId: "call_run", tool: "bash", reason: "user clicked stop" },
+      { status: "not_found", callId: "call_nobody_made", reason: "cancelled by the host" },
+    ]);
+    // The `sleep 30` child of the shell is gone within a second of the cancel.
+    while (isRunning(pid) && Date.now() - record.cancelledAt < 1000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(isRunning(pid)).toBe(false);
+
+    // The next request carries the cancelled result (not an error) and the hidden reminder.
+    expect(server.requests).toHaveLength(2);
+    expect(toolMessage(server, 1)?.content).toBe(
+      "Tool call call_run (bash) was cancelled by the host: user clicked stop",
+    );
+    const sent = JSON.stringify(server.requests[1]!.messages);
+    expect(sent).toContain("The host cancelled tool call call_run (bash) while it ran: user clicked stop");
+    expect(sent).not.toContain("Command aborted");
+
+    expect(final?.stopReason).toBe("stop");
+    expect(final?.content).toEqual([{ type: "text", text: "Understood, I stopped there." }]);
+    const result = test.session.messages.find((message) => message.role === "toolResult");
+    expect(result).toMatchObject({
+      isError: false,
+      details: { cancelled: { byHost: true, reason: "user clicked stop" } },
+    });
+    const entries = test.readSessionEntries() as { type: string; customType?: string; display?: boolean }[];
+    expect(entries.find((entry) => entry.type === "custom_message")).toMatchObject({
+      customType: "tool-call-cancelled",
+      display: false,
+    });
+    expect(test.session.getToolCallsInFlight()).toEqual([]);
+  });
+
+  it("without a reminder the next request holds only the cancelled result", async () => {
+    const server = await serve({ name: "bash", arguments: { command: "sleep 30 & echo $! > child.pid; wait" } });
+    let pidFile = "";
+    const { extension, record } = canceller({
+      tool: "bash",
+      ready: () => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim().length > 0,
+      options: { reason: "not needed", injectReminder: false },
+    });
+    const test = await open({ model: { kind: "loopback", server }, extensions: [extension] });
+    pidFile = join(test.cwd, "child.pid");
+    const final = await test.prompt("sleep");
+    await record.done;
+
+    expect(record.results[0]?.status).toBe("cancelled");
+    expect(toolMessage(server, 1)?.content).toBe("Tool call call_run (bash) was cancelled by the host: not needed");
+    expect(JSON.stringify(server.requests[1]!.messages)).not.toContain("The host cancelled tool call");
+    expect(final?.stopReason).toBe("stop");
+  });
+
+  it("a tool that ignores its signal times out; the run goes on without waiting for it", async () => {
+    let release: () => void = () => {};
+    let started = false;
+    const stubborn: ToolDefinition = {
+      name: "stubborn",
+      label: "stubborn",
+      description: "A tool that ignores cancellation.",
+      parameters: Type.Object({}),
+      execute: () =>
+        new Promise((resolve) => {
+          started = true;
+          release = () => resolve({ content: [{ type: "text", text: "late result" }], details: {} });
+        }),
+    };
+    cleanups.push(() => release());
+    const server = await serve({ name: "stubborn", arguments: {} });
+    const { extension, record } = canceller({
+      tool: "stubborn",
+      ready: () => started,
+      options: { reason: "taking too long", timeoutMs: 200 },
+    });
+    const test = await open({ model: { kind: "loopback", server }, extensions: [extension], customTools: [stubborn] });
+    const final = await test.prompt("go");
+    await record.done;
+
+    expect(record.results[0]).toEqual({
+      status: "timeout",
+      callId: "call_run",
+      tool: "stubborn",
+      reason: "taking too long",
+    });
+    expect(toolMessage(server, 1)?.content).toBe(
+      "Tool call call_run (stubborn) was cancelled by the host: taking too long",
+    );
+    expect(final?.stopReason).toBe("stop");
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(JSON.stringify(test.session.messages)).not.toContain("late result");
+  });
+
+  it("the patch announces the feature", async () => {
+    const test = await open({});
+    const marker = (globalThis as Record<symbol, { features?: string[] }>)[Symbol.for("@pi-rails/pi-patch")];
+    expect(marker?.features).toContain("cancel_tool_call");
+    expect(await test.session.cancelToolCall("nothing-running")).toEqual({
+      status: "not_found",
+      callId: "nothing-running",
+      reason: "cancelled by the host",
+    });
+  });
+});
