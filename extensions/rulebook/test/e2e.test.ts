@@ -42,7 +42,7 @@ describe("the real pi CLI with -e ./extensions/rulebook", () => {
       '# Always-apply rules\n\nFollow these rules at all times.\n\n<rule name="style">\nUse two spaces.\n</rule>',
     );
     expect(system).toContain(
-      '<rules>\n<rule name="api">\n<description>HTTP API conventions</description>\n<glob>src/api/**</glob>\n</rule>\n</rules>',
+      '<rules>\n<rule name="api">\n<description>HTTP API conventions</description>\n<glob>src/api/**</glob>\n<note>attached automatically when you read or edit a matching file</note>\n</rule>\n</rules>',
     );
     const toolMessage = server.requests[1]!.messages.find((m) => m.role === "tool");
     expect(text(toolMessage?.content)).toBe("Return JSON errors.");
