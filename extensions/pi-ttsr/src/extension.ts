@@ -17,6 +17,7 @@ import {
   withToolReminder,
 } from "./delivery/injection.ts";
 import { renderInterrupt } from "./delivery/templates.ts";
+import { buildRegistry } from "./manager/build-registry.ts";
 import { ResponseBoundary } from "./manager/response-boundary.ts";
 import { type RuleMatch, TtsrManager } from "./manager/ttsr-manager.ts";
 import { hasStreamTextHook } from "./patch.ts";
@@ -102,12 +103,12 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
         tell(ctx, `pi-ttsr: loading rules failed, TTSR is off for this session: ${(error as Error).message}`);
       }
     }
-    manager = new TtsrManager(loaded.rules, { settings, cwd: ctx.cwd });
-    const warnings = [
-      ...settingsIssues.map(formatSettingsIssue),
-      ...[...loaded.issues, ...manager.registry.issues].map(formatIssue),
-    ];
-    for (const issue of [...loaded.issues, ...manager.registry.issues]) tell(ctx, `pi-ttsr: ${formatIssue(issue)}`);
+    // One bad rule disables only itself (buildRegistry isolates a rule whose compilation throws).
+    const built = buildRegistry(loaded.rules);
+    manager = new TtsrManager(built.registry, { settings, cwd: ctx.cwd });
+    const ruleIssues = [...loaded.issues, ...built.issues, ...manager.registry.issues];
+    const warnings = [...settingsIssues.map(formatSettingsIssue), ...ruleIssues.map(formatIssue)];
+    for (const issue of ruleIssues) tell(ctx, `pi-ttsr: ${formatIssue(issue)}`);
     manager.setCompletedTurns(completedTurns(ctx));
     manager.restoreInjected(readInjectionEntries(ctx));
     blocked.clear();

@@ -20,6 +20,12 @@ afterEach(async () => {
   home = undefined;
 });
 
+/**
+ * What streams after the point a rule fires: long enough (seconds at the scripted pace) that the abort reaches
+ * the server before the response could end, however loaded the machine is. Aborted runs never stream it all.
+ */
+const LONG_TAIL = " And then I keep explaining at length.".repeat(150);
+
 function userText(messages: Array<{ role: string; content?: unknown }>): string {
   return JSON.stringify(messages.filter((m) => m.role !== "system" && m.role !== "developer"));
 }
@@ -28,7 +34,11 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", () => {
   it("interrupts, retries with the rule, and a resumed session does not fire the once rule again", async () => {
     server = await startModelServer({
       script: [
-        { text: "Easy: just call eval(input) on it and return the result to the caller.", chunkSize: 4, delayMs: 5 },
+        {
+          text: `Easy: just call eval(input) on it and return the result to the caller.${LONG_TAIL}`,
+          chunkSize: 4,
+          delayMs: 5,
+        },
         { text: "Use JSON.parse(input) instead.", chunkSize: 4 },
         { text: "Again I would eval(input) here.", chunkSize: 4 },
       ],
@@ -45,8 +55,13 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", () => {
     // Zero tokens before: the rule text was not in the first request; the retry carries it.
     expect(JSON.stringify(server.requests[0]!.messages)).not.toContain("Never call eval()");
     const retry = userText(server.requests[1]!.messages);
-    expect(retry).toContain('system-interrupt reason=\\"rule_violation\\" rule=\\"no-eval\\"');
+    expect(retry).toContain(
+      'system-interrupt reason=\\"rule_violation\\" rule=\\"no-eval\\" path=\\".pi/rules/no-eval.md\\"',
+    );
     expect(retry).not.toContain("just call eval(input)");
+    // The rule file is named relative to the project: no absolute path (the user's home) goes to the provider.
+    expect(retry).not.toContain(home.cwd);
+    expect(retry).not.toContain(home.home);
 
     const resumed = await runPi(["-e", PACKAGE_DIR, "-p", "--continue", "and now?"], { home });
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -81,7 +96,12 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", () => {
     server = await startModelServer({
       script: [
         {
-          toolCalls: [{ name: "write", arguments: { path: "src/a.ts", content: "export const x: any = 1;\n" } }],
+          toolCalls: [
+            {
+              name: "write",
+              arguments: { path: "src/a.ts", content: `export const x: any = 1;\n${"// more code\n".repeat(600)}` },
+            },
+          ],
           chunkSize: 4,
           delayMs: 5,
         },
@@ -98,6 +118,7 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", () => {
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "write it"], { home });
     expect(run.code, run.stderr).toBe(0);
     expect(server.requests[0]!.closedEarly).toBe(true);
+    expect(server.requests[0]!.deltasSent).toBeLessThan(server.requests[0]!.deltasPlanned);
     expect(userText(server.requests[1]!.messages)).toContain("Never use any.");
     expect(readFileSync(join(home.cwd, "src", "a.ts"), "utf8")).toBe("export const x: number = 1;\n");
     expect(run.stdout).toContain("Written.");
@@ -113,5 +134,21 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("fine");
     expect(run.stderr).toMatch(/broken\.md \(condition\).*invalid regex/);
+  });
+
+  it("names a user rule ~/... to the provider, never by its absolute path", async () => {
+    server = await startModelServer({
+      script: [
+        { text: `Sure, eval(input) does it.${LONG_TAIL}`, chunkSize: 4, delayMs: 5 },
+        { text: "Use JSON.parse(input)." },
+      ],
+    });
+    home = prepareCliHome({ server, agentFiles: { "rules/no-eval.md": RULE } });
+    const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse this"], { home });
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests[0]!.closedEarly).toBe(true);
+    const retry = userText(server.requests[1]!.messages);
+    expect(retry).toContain('rule=\\"no-eval\\" path=\\"~/.pi/agent/rules/no-eval.md\\"');
+    expect(retry).not.toContain(home.home);
   });
 });

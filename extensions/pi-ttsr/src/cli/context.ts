@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { RuleRegistry } from "../manager/registry.ts";
+import { buildRegistry } from "../manager/build-registry.ts";
+import type { RuleRegistry } from "../manager/registry.ts";
 import { loadTtsrRules } from "../rules/load.ts";
 import { formatIssue } from "../rules/types.ts";
 import { defaultAgentDir, readTtsrSettings } from "../settings/read.ts";
@@ -29,10 +30,11 @@ export async function loadCliRules(io: CliIo, options: { cwd?: string; ruleFiles
     settings,
     ...(options.ruleFiles ? { ruleFiles: options.ruleFiles.map((f) => resolve(io.cwd, f)) } : {}),
   });
-  const registry = new RuleRegistry(loaded.rules);
+  const { registry, issues: buildIssues } = buildRegistry(loaded.rules);
   const warnings = [
     ...issues.map(formatSettingsIssue),
     ...loaded.issues.map(formatIssue),
+    ...buildIssues.map(formatIssue),
     ...registry.issues.map(formatIssue),
   ];
   return { registry, settings, warnings: [...new Set(warnings)], dropped: loaded.dropped, cwd };

@@ -38,4 +38,12 @@ describe("interrupt decision", () => {
     expect(shouldInterrupt(r, "tool", "never")).toBe(false);
     expect(shouldInterrupt({ interrupt: false }, "text", "always")).toBe(false);
   });
+
+  it("a rule's own interruptMode overrides the setting; interrupt: false still never aborts", () => {
+    expect(shouldInterrupt({ interrupt: true, interruptMode: "never" }, "text", "always")).toBe(false);
+    expect(shouldInterrupt({ interrupt: true, interruptMode: "tool-only" }, "text", "always")).toBe(false);
+    expect(shouldInterrupt({ interrupt: true, interruptMode: "tool-only" }, "tool", "never")).toBe(true);
+    expect(shouldInterrupt({ interrupt: true, interruptMode: "always" }, "text", "never")).toBe(true);
+    expect(shouldInterrupt({ interrupt: false, interruptMode: "always" }, "text", "always")).toBe(false);
+  });
 });
