@@ -1,5 +1,5 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { hasPiPatchFeature, NoticeBoard, type PiPatchFeature } from "@pi-rails/agent-core/kit";
+import { hasPiPatchFeature, NoticeBoard } from "@pi-rails/agent-core/kit";
 import { hasCancelApi } from "./bridge/cancel.ts";
 import { type AgentMessage, SteeringBridge } from "./bridge/steering-bridge.ts";
 import { resolveAgentDir } from "./endpoint/paths.ts";
@@ -11,7 +11,7 @@ import { isAuditMessage, renderItem, STEERING_AUDIT_TYPE } from "./queue/render.
 import type { SteeringItem } from "./queue/types.ts";
 import { formatSeamLog, SeamLog } from "./seams/seam-log.ts";
 
-const CANCEL_FEATURE = "cancel_tool_call" as PiPatchFeature;
+const CANCEL_FEATURE = "cancel_tool_call";
 
 /**
  * steering-bridge for pi: a per-session steering queue drained at the loop seams of the patched pi, a JSON-RPC

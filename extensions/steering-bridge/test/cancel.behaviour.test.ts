@@ -1,0 +1,63 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { SteeringClient } from "../src/client/client.ts";
+import { type BridgeHarness, conversation, openBridgeSession } from "./helpers.ts";
+
+let harness: BridgeHarness | undefined;
+let client: SteeringClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  await harness?.dispose();
+  harness = undefined;
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A reaped child is gone; a zombie is not running either.
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
+  return stat !== "" && !/\) Z /.test(stat);
+}
+
+describe("cancel the tool call in flight (patched pi)", () => {
+  it("status lists the running bash call by id; cancel over the socket kills it, the model sees the cancellation, the run goes on", async () => {
+    harness = await openBridgeSession({
+      script: [
+        { toolCalls: [{ id: "sleepy", name: "bash", arguments: { command: "echo $$ > sleep.pid; exec sleep 30" } }] },
+        { text: "The host stopped the sleep; moving on." },
+      ],
+    });
+    client = await SteeringClient.connect(harness.api().socketPath()!);
+    const run = harness.test.prompt("sleep for a while");
+    const pidFile = join(harness.test.cwd, "sleep.pid");
+    await expect
+      .poll(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", { timeout: 30_000 })
+      .toBe(true);
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    expect(alive(pid)).toBe(true);
+
+    const status = await client.status();
+    expect(status.features.cancel).toBe(true);
+    expect(status.running).toBe(true);
+    expect(status.toolCallsInFlight).toMatchObject([{ callId: "sleepy", tool: "bash" }]);
+
+    const result = await client.cancelToolCall({ callId: "sleepy", reason: "user clicked stop" });
+    expect(result).toMatchObject({ status: "cancelled", callId: "sleepy", tool: "bash", reason: "user clicked stop" });
+    await expect.poll(() => alive(pid), { timeout: 1000, interval: 20 }).toBe(false);
+    expect(await client.cancelToolCall({ callId: "sleepy" })).toMatchObject({ status: "already_cancelled" });
+    expect(await client.cancelToolCall({ callId: "never-ran" })).toMatchObject({ status: "not_found" });
+
+    await run;
+    expect(harness.server.requests).toHaveLength(2);
+    const next = conversation(harness.server.requests[1]!.messages);
+    const toolResult = next.find((m) => m.role === "tool");
+    expect(toolResult?.text).toContain("Tool call sleepy (bash) was cancelled by the host: user clicked stop");
+    expect(JSON.stringify(harness.test.session.messages.at(-1))).toContain("moving on");
+    expect((await client.status()).toolCallsInFlight).toEqual([]);
+  });
+});
