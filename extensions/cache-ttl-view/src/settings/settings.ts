@@ -3,18 +3,62 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 
-/** Settings key `cacheTtl` in pi's settings files. Unknown keys are errors, so a typo never silently does nothing. */
+const count = (min: number) => z.number().int().min(min);
+
+/** Pins: blocks matching any of these are never pruned. */
+export const PinsSchema = z
+  .object({
+    /** Tool names whose calls and results are never pruned (e.g. `["memory"]`). */
+    tools: z.array(z.string().min(1)).default([]),
+    /** Globs (minimatch) matched against a tool call's `path` argument (e.g. `["docs/spec/**"]`). */
+    paths: z.array(z.string().min(1)).default([]),
+    /** Block ids as shown in replacement texts. */
+    ids: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+/**
+ * Settings key `cacheTtl` in pi's settings files. Unknown keys are errors, so a typo never silently does nothing;
+ * any error turns pruning off for the session (no pruning rather than wrong pruning).
+ */
 export const CacheTtlSettingsSchema = z
   .object({
     enabled: z.boolean().default(true),
-    /** Provider prompt-cache TTL in seconds (Anthropic's default is 5 minutes). */
-    ttlSeconds: z.number().positive().default(300),
-    /** Safety margin: treat the cache as expired this many seconds early. */
-    bufferSeconds: z.number().min(0).default(10),
+    /** Provider prompt-cache TTL in seconds; unset: derived from the model's provider and pi's cache retention; <= 0: off. */
+    ttlSeconds: z.number().finite().optional(),
+    /** Treat the cache as expired this many seconds early (prune before the provider drops it). */
+    bufferSeconds: z.number().finite().min(0).default(10),
+    /** Turns older than this many (counting the current one) are replaced by short texts. */
+    keepRecentTurns: count(0).default(6),
+    /** The most recent turns that are never touched. */
+    keepRecentIntactTurns: count(0).default(1),
+    /** Cap of a replacement text (and of a tool summary's `result`). */
+    maxTextChars: count(16).default(400),
+    /** Cap per string field of a tool call's parameters in a summary. */
+    maxFieldChars: count(16).default(1000),
+    /** Lists in a summary keep this many items. */
+    maxListItems: count(1).default(50),
+    /** Objects in a summary keep this many keys. */
+    maxDictKeys: count(1).default(80),
+    /** Between the windows, a tool output or file body longer than this (chars) counts as heavy and is replaced. */
+    maxBase64Chars: count(0).default(4000),
+    /** Images kept (newest first) outside the intact window; the newest image is always kept. */
+    keepRecentImages: count(0).default(2),
+    /** Total base64 chars of kept images. */
+    maxImageBase64Total: count(0).default(1_000_000),
+    /** Do not prune unless it saves at least this many tokens (estimate: 4 chars per token). */
+    minGainTokens: count(0).default(1000),
+    pins: PinsSchema.default({ tools: [], paths: [], ids: [] }),
   })
   .strict();
 
 export type CacheTtlSettings = z.infer<typeof CacheTtlSettingsSchema>;
+export type Pins = z.infer<typeof PinsSchema>;
+
+/** The defaults, for tests and the report bin. */
+export function defaultSettings(overrides: Partial<CacheTtlSettings> = {}): CacheTtlSettings {
+  return { ...CacheTtlSettingsSchema.parse({}), ...overrides };
+}
 
 export interface SettingsProblem {
   file: string;
@@ -22,16 +66,43 @@ export interface SettingsProblem {
   message: string;
 }
 
-/** Read `cacheTtl` from the user then the project settings file (project wins); problems are returned, not thrown. */
-export function loadCacheTtlSettings(
-  cwd: string,
-  agentDir = defaultAgentDir(),
-): {
+export interface LoadedSettings {
   settings: CacheTtlSettings;
   problems: SettingsProblem[];
-} {
+  /** False when any problem was found: the extension then reports the clock but never prunes. */
+  valid: boolean;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Validate one `cacheTtl` section (data from a file: every key is an own key, `constructor` is just a name). */
+export function checkSection(section: unknown, file: string): SettingsProblem[] {
+  if (!isRecord(section)) return [{ file, key: "cacheTtl", message: "must be an object" }];
+  const parsed = CacheTtlSettingsSchema.safeParse(section);
+  if (parsed.success) return [];
   const problems: SettingsProblem[] = [];
-  let merged: Record<string, unknown> = {};
+  for (const issue of parsed.error.issues) {
+    const base = issue.path.map(String);
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        problems.push({ file, key: ["cacheTtl", ...base, key].join("."), message: "unknown key" });
+      }
+    } else {
+      problems.push({ file, key: ["cacheTtl", ...base].join("."), message: issue.message });
+    }
+  }
+  return problems;
+}
+
+/**
+ * Read `cacheTtl` from the user then the project settings file (project wins per key). Problems are returned,
+ * never thrown; with any problem `valid` is false and defaults are returned.
+ */
+export function loadCacheTtlSettings(cwd: string, agentDir = defaultAgentDir()): LoadedSettings {
+  const problems: SettingsProblem[] = [];
+  const merged = new Map<string, unknown>();
   for (const file of [join(agentDir, "settings.json"), join(cwd, ".pi", "settings.json")]) {
     if (!existsSync(file)) continue;
     let raw: unknown;
@@ -41,26 +112,18 @@ export function loadCacheTtlSettings(
       problems.push({ file, key: "", message: `not valid JSON: ${(error as Error).message}` });
       continue;
     }
-    const section = (raw as Record<string, unknown> | null)?.cacheTtl;
-    if (section === undefined) continue;
-    if (typeof section !== "object" || section === null || Array.isArray(section)) {
-      problems.push({ file, key: "cacheTtl", message: "must be an object" });
-      continue;
-    }
-    const candidate = { ...merged, ...section };
-    const parsed = CacheTtlSettingsSchema.safeParse(candidate);
-    if (parsed.success) {
-      merged = candidate;
-      continue;
-    }
-    for (const issue of parsed.error.issues) {
-      const keys = issue.code === "unrecognized_keys" ? issue.keys : [issue.path.join(".")];
-      for (const key of keys) problems.push({ file, key: `cacheTtl.${key}`, message: issue.message });
+    if (!isRecord(raw) || !Object.hasOwn(raw, "cacheTtl")) continue;
+    const section = raw["cacheTtl"];
+    const found = checkSection(section, file);
+    problems.push(...found);
+    if (found.length === 0 && isRecord(section)) {
+      for (const key of Object.keys(section)) merged.set(key, section[key]);
     }
   }
-  return { settings: CacheTtlSettingsSchema.parse(merged), problems };
+  if (problems.length > 0) return { settings: defaultSettings(), problems, valid: false };
+  return { settings: CacheTtlSettingsSchema.parse(Object.fromEntries(merged)), problems, valid: true };
 }
 
 function defaultAgentDir(): string {
-  return process.env.PI_CODING_AGENT_DIR ?? join(homedir(), ".pi", "agent");
+  return process.env["PI_CODING_AGENT_DIR"] ?? join(homedir(), ".pi", "agent");
 }

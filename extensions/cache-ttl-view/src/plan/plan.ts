@@ -1,0 +1,101 @@
+import { estimateTokens, type ViewMessage } from "../model/messages.ts";
+import type { CacheTtlSettings } from "../settings/settings.ts";
+import { windowOf } from "../turns/turns.ts";
+import type { Analysis, Block } from "./analysis.ts";
+import { isToolPinned, type PinSet } from "./pins.ts";
+import type { Replacement } from "./replacements.ts";
+import { toolCallOf } from "./replacements.ts";
+
+export type PlanSettings = Pick<
+  CacheTtlSettings,
+  | "keepRecentTurns"
+  | "keepRecentIntactTurns"
+  | "maxBase64Chars"
+  | "keepRecentImages"
+  | "maxImageBase64Total"
+  | "minGainTokens"
+>;
+
+export interface PlanInput {
+  messages: readonly ViewMessage[];
+  analysis: Analysis;
+  /** Already pruned (sticky): skipped, so a new plan only adds. */
+  pruned: ReadonlySet<string>;
+  pins: PinSet;
+  settings: PlanSettings;
+  cwd?: string;
+  /** The block's replacement (memoised by the caller). */
+  replacement: (block: Block) => Replacement;
+}
+
+export interface Plan {
+  ids: string[];
+  savedChars: number;
+  savedTokens: number;
+  counts: { tool: number; text: number; image: number };
+  /** Set when candidates existed but saved less than `minGainTokens`: nothing is pruned. */
+  belowMinGain?: boolean;
+}
+
+function pinned(input: PlanInput, block: Block): boolean {
+  if (input.pins.ids.has(block.id)) return true;
+  if (block.kind !== "tool") return false;
+  const call = toolCallOf(input.messages, block);
+  const args = call.arguments && typeof call.arguments === "object" ? call.arguments : {};
+  return isToolPinned(input.pins, block.id, block.tool, args, input.cwd);
+}
+
+/**
+ * Which blocks to prune now that the cache has expired. Older than `keepRecentTurns`: every tool and text block
+ * whose replacement is smaller. Between the windows: only heavy tool blocks (more than `maxBase64Chars`). The last
+ * `keepRecentIntactTurns` turns: nothing. Images anywhere outside the intact window: newest first, kept while
+ * within `keepRecentImages` and `maxImageBase64Total`, the newest always kept.
+ */
+export function planPrune(input: PlanInput): Plan {
+  const { analysis, settings } = input;
+  const plan: Plan = { ids: [], savedChars: 0, savedTokens: 0, counts: { tool: 0, text: 0, image: 0 } };
+  const chosen = new Set<string>();
+  const take = (block: Block, r: Replacement) => {
+    chosen.add(block.id);
+    plan.ids.push(block.id);
+    plan.savedChars += r.origChars - r.newChars;
+    plan.counts[block.kind]++;
+  };
+
+  for (const block of analysis.blocks) {
+    if (block.kind === "image" || input.pruned.has(block.id)) continue;
+    const window = windowOf(block.age, settings);
+    if (window === "intact") continue;
+    if (window === "cold" && block.kind === "text") continue;
+    if (pinned(input, block)) continue;
+    const r = input.replacement(block);
+    if (r.newChars >= r.origChars) continue;
+    if (window === "cold" && r.origChars <= settings.maxBase64Chars) continue;
+    take(block, r);
+  }
+
+  // Images, newest first. Those inside a pruned tool result went with it.
+  let kept = 0;
+  let keptChars = 0;
+  for (let b = analysis.blocks.length - 1; b >= 0; b--) {
+    const block = analysis.blocks[b] as Block;
+    if (block.kind !== "image" || input.pruned.has(block.id)) continue;
+    const owner = analysis.byMessage.get(block.msg)?.find((x) => x.kind === "tool");
+    if (owner && (input.pruned.has(owner.id) || chosen.has(owner.id))) continue;
+    const intact = windowOf(block.age, settings) === "intact";
+    const fits = kept < settings.keepRecentImages && keptChars + block.chars <= settings.maxImageBase64Total;
+    if (intact || kept === 0 || fits || pinned(input, block)) {
+      kept++;
+      keptChars += block.chars;
+      continue;
+    }
+    const r = input.replacement(block);
+    if (r.newChars < r.origChars) take(block, r);
+  }
+
+  plan.savedTokens = estimateTokens(plan.savedChars);
+  if (plan.ids.length > 0 && plan.savedTokens < settings.minGainTokens) {
+    return { ids: [], savedChars: 0, savedTokens: 0, counts: { tool: 0, text: 0, image: 0 }, belowMinGain: true };
+  }
+  return plan;
+}

@@ -1,0 +1,101 @@
+import {
+  type AssistantMsg,
+  type BashExecutionMsg,
+  type ImagePart,
+  partsOf,
+  type TextPart,
+  type ToolCallPart,
+  type ToolResultMsg,
+  textOf,
+  type ViewMessage,
+} from "../model/messages.ts";
+import { type Caps, truncateText } from "../views/caps.ts";
+import { renderToolView } from "../views/index.ts";
+import type { Block } from "./analysis.ts";
+
+/** What a pruned block shows instead of its original, with the sizes that decide whether pruning pays. */
+export type Replacement =
+  | { kind: "tool"; args: Record<string, unknown>; summary: string; origChars: number; newChars: number }
+  | { kind: "text"; text: string; command?: string; origChars: number; newChars: number }
+  | { kind: "image"; text: string; origChars: number; newChars: number };
+
+/** `[TRUNCATED] id=… chars=…: <start>…` within `max` chars. */
+export function textMarker(id: string, text: string, max: number): string {
+  const head = `[TRUNCATED] id=${id} chars=${text.length}: `;
+  const room = Math.max(0, max - head.length - 1);
+  return text.length <= room ? `${head}${text}` : `${head}${text.slice(0, room)}…`;
+}
+
+/** `[TRUNCATED FILE] id=… mime=… base64=…` for an image. */
+export function imageMarker(id: string, image: ImagePart): string {
+  return `[TRUNCATED FILE] id=${id} mime=${image.mimeType} base64=${image.data.length}`;
+}
+
+/** The prose of a message that a text block covers. */
+export function proseOf(m: ViewMessage): string {
+  if (m.role === "assistant") {
+    let out = "";
+    for (const part of (m as AssistantMsg).content) {
+      const t = part.type === "text" ? part.text : part.type === "thinking" ? part.thinking : undefined;
+      if (typeof t === "string" && t !== "") out += out ? `\n${t}` : t;
+    }
+    return out;
+  }
+  if (m.role === "bashExecution") return (m as BashExecutionMsg).output ?? "";
+  const content = (m as { content?: unknown }).content;
+  if (typeof content === "string") return content;
+  return Array.isArray(content) ? textOf(content as TextPart[]) : "";
+}
+
+export function toolCallOf(messages: readonly ViewMessage[], block: Extract<Block, { kind: "tool" }>): ToolCallPart {
+  return (messages[block.callMsg] as AssistantMsg).content[block.callPart] as ToolCallPart;
+}
+
+/** Build the replacement of one block (deterministic: same input and caps, same bytes). */
+export function replacementFor(messages: readonly ViewMessage[], block: Block, caps: Caps): Replacement {
+  if (block.kind === "tool") {
+    const call = toolCallOf(messages, block);
+    const result = block.resultMsg >= 0 ? (messages[block.resultMsg] as ToolResultMsg) : undefined;
+    const parts = result ? result.content : [];
+    const resultText = textOf(parts);
+    const images: { mimeType: string; chars: number }[] = [];
+    let imageChars = 0;
+    for (const part of parts) {
+      if (part.type === "image") {
+        images.push({ mimeType: part.mimeType, chars: part.data.length });
+        imageChars += part.data.length;
+      }
+    }
+    const args = call.arguments && typeof call.arguments === "object" ? call.arguments : {};
+    const view = renderToolView(
+      {
+        tool: call.name,
+        callId: call.id,
+        id: block.id,
+        args,
+        resultText,
+        images,
+        isError: result?.isError === true,
+        hasResult: result !== undefined,
+      },
+      caps,
+    );
+    const origChars = JSON.stringify(args).length + resultText.length + imageChars;
+    const newChars = JSON.stringify(view.args).length + view.summary.length;
+    return { kind: "tool", args: view.args, summary: view.summary, origChars, newChars };
+  }
+  const m = messages[block.msg] as ViewMessage;
+  if (block.kind === "image") {
+    const image = partsOf((m as { content: string | (TextPart | ImagePart)[] }).content)[block.part] as ImagePart;
+    const text = imageMarker(block.id, image);
+    return { kind: "image", text, origChars: image.data.length, newChars: text.length };
+  }
+  const prose = proseOf(m);
+  const text = textMarker(block.id, prose, caps.maxTextChars);
+  if (m.role === "bashExecution") {
+    const command = truncateText((m as BashExecutionMsg).command, caps.maxFieldChars);
+    const orig = (m as BashExecutionMsg).command.length + prose.length;
+    return { kind: "text", text, command, origChars: orig, newChars: text.length + command.length };
+  }
+  return { kind: "text", text, origChars: prose.length, newChars: text.length };
+}

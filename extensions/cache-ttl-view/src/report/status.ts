@@ -1,0 +1,57 @@
+import { describeCache } from "../clock/cache-clock.ts";
+import type { ResolvedTtl } from "../clock/ttl.ts";
+import type { SessionView } from "../engine/session-view.ts";
+import type { SettingsProblem } from "../settings/settings.ts";
+import { formatUsd, type Prices, pruneSavings } from "./prices.ts";
+
+export interface StatusInput {
+  now: number;
+  ttl: ResolvedTtl;
+  model: { provider: string; id: string; cost?: Prices } | undefined;
+  problems: readonly SettingsProblem[];
+}
+
+const n = (x: number) => Math.round(x).toLocaleString("en-US");
+
+/** The `/cache-ttl` text: clock, what is pruned, tokens and money saved at the model's prices. */
+export function statusReport(view: SessionView, input: StatusInput): string {
+  const lines: string[] = [];
+  const { settings, state } = view;
+  if (input.problems.length > 0) {
+    lines.push("cache-ttl-view: settings problems, pruning is off:");
+    for (const p of input.problems) lines.push(`  ${p.file}: ${p.key || "(file)"}: ${p.message}`);
+  }
+  const ttlText =
+    input.ttl.seconds === undefined
+      ? `no TTL (${input.ttl.source})`
+      : `TTL ${input.ttl.seconds}s (${input.ttl.source}), buffer ${settings.bufferSeconds}s`;
+  const clock = settings.enabled ? describeCache(view.peekClock(input.now, input.ttl.seconds)) : "Pruning is off.";
+  lines.push(`cache-ttl-view: ${clock} ${ttlText}.`);
+  const perRequest = state.prunes.reduce((sum, p) => sum + p.savedTokens, 0);
+  lines.push(
+    state.pruned.size === 0
+      ? "Nothing pruned in this session."
+      : `Pruned: ${state.pruned.size} blocks in ${state.prunes.length} prune(s), about ${n(perRequest)} tokens less per request.`,
+  );
+  if (state.prunes.length > 0) {
+    let tokens = 0;
+    let money = 0;
+    const cost = input.model?.cost;
+    state.prunes.forEach((p, i) => {
+      const requests = view.requestsAfterPrune[i] ?? 0;
+      tokens += p.savedTokens * requests;
+      if (cost) money += pruneSavings(cost, p.savedTokens, requests);
+    });
+    const price = cost
+      ? `, ${formatUsd(money)} at ${input.model?.provider}/${input.model?.id} prices (write $${cost.cacheWrite || cost.input}/M, read $${cost.cacheRead || cost.input}/M)`
+      : "";
+    lines.push(`Saved in this process: about ${n(tokens)} prompt tokens${price}.`);
+  }
+  const pins = view.pins();
+  if (pins.ids.size + pins.tools.size + pins.paths.length > 0) {
+    lines.push(
+      `Pins: tools [${[...pins.tools].join(", ")}], paths [${pins.paths.join(", ")}], ids [${[...pins.ids].join(", ")}]`,
+    );
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,49 @@
+import { capValue, fitList, linesOf, truncateTail } from "./caps.ts";
+import { resultText } from "./default-view.ts";
+import type { ToolViewFn } from "./tool-view.ts";
+
+/** `bash`: the command capped, the output's tail kept (errors and summaries come last). */
+export const bashView: ToolViewFn = (input, caps) => {
+  const text = input.resultText;
+  const result = text.startsWith("ref:")
+    ? text
+    : `${truncateTail(text, Math.max(16, caps.maxTextChars - 16))} (lines=${linesOf(text).length})`;
+  return {
+    params: capValue(input.args, caps) as Record<string, unknown>,
+    result: text.length <= caps.maxTextChars ? text : result,
+  };
+};
+
+/** `grep`: how many matches and in which files (first `maxListItems`), fitted into `maxTextChars`. */
+export const grepView: ToolViewFn = (input, caps) => {
+  const params = capValue(input.args, caps) as Record<string, unknown>;
+  if (input.isError) return { params, result: resultText(input.resultText, caps.maxTextChars) };
+  const lines = linesOf(input.resultText);
+  const files: string[] = [];
+  const seen = new Set<string>();
+  for (const line of lines) {
+    const m = /^(.+?)[:-]\d+[:-]/.exec(line);
+    const file = m?.[1];
+    if (file && !seen.has(file)) {
+      seen.add(file);
+      files.push(file);
+    }
+  }
+  const listed = files.slice(0, caps.maxListItems);
+  const result = fitList(listed, caps.maxTextChars, (kept, dropped) =>
+    JSON.stringify({ matches: lines.length, files: kept, more_files: files.length - listed.length + dropped }),
+  );
+  return { params, result };
+};
+
+/** `find` / `ls`: how many entries and the first `maxListItems`, fitted into `maxTextChars`. */
+export const listingView: ToolViewFn = (input, caps) => {
+  const params = capValue(input.args, caps) as Record<string, unknown>;
+  if (input.isError) return { params, result: resultText(input.resultText, caps.maxTextChars) };
+  const entries = linesOf(input.resultText);
+  const listed = entries.slice(0, caps.maxListItems);
+  const result = fitList(listed, caps.maxTextChars, (kept, dropped) =>
+    JSON.stringify({ entries: entries.length, first: kept, more: entries.length - listed.length + dropped }),
+  );
+  return { params, result };
+};
