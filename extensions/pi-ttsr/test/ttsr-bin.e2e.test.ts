@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,5 +68,54 @@ describe("bin/ttsr.mjs (built dist)", () => {
     const missing = await ttsr(["list", "--cwd", "no/such/dir"], cwd, env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--cwd no\/such\/dir: no such directory/);
+  });
+
+  it("runs every command of the README's CLI section (match: 1, no match: 0, never a usage error)", async () => {
+    const readme = readFileSync(join(dirname(BIN), "..", "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## CLI\n"));
+    const block = /```bash\n([\s\S]*?)```/.exec(section)![1]!;
+    const commands = block
+      .split("\n")
+      .filter((line) => /^\S/.test(line))
+      .map((line) =>
+        line
+          .replace(/\s{2,}#.*$/, "")
+          .replace(/^pnpm ttsr/, "ttsr")
+          .replace(/ \[--json\]/, ""),
+      );
+    expect(commands.length).toBeGreaterThanOrEqual(5);
+    const root = mkdtempSync(join(tmpdir(), "ttsr-readme-"));
+    const cwd = join(root, "p");
+    const bin = join(root, "bin");
+    mkdirSync(join(cwd, ".pi", "rules"), { recursive: true });
+    mkdirSync(join(cwd, "src"), { recursive: true });
+    mkdirSync(bin);
+    writeFileSync(join(cwd, ".pi", "rules", "no-eval.md"), '---\ncondition: "\\\\beval\\\\("\n---\nNo eval.\n');
+    writeFileSync(join(cwd, "out.txt"), "Just eval(input).\n");
+    writeFileSync(join(cwd, "src", "a.ts"), "// @ts-ignore\nexport const a = 1;\n");
+    writeFileSync(join(bin, "ttsr"), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+    chmodSync(join(bin, "ttsr"), 0o755);
+    const env = {
+      ...process.env,
+      HOME: root,
+      PI_CODING_AGENT_DIR: join(root, "agent"),
+      PATH: `${bin}:${process.env["PATH"]}`,
+    };
+    const codes: Record<string, number> = {};
+    for (const command of commands) {
+      const result = await run("sh", ["-c", command], { cwd, env }).then(
+        () => 0,
+        (error: { code: number }) => error.code,
+      );
+      codes[command] = result;
+    }
+    expect(codes).toEqual({
+      'ttsr test "// @ts-ignore" --path src/a.ts': 1,
+      "echo 'git push -f' | ttsr test --tool bash": 1,
+      "ttsr test --file src/a.ts": 1,
+      "ttsr test --rule .pi/rules/no-eval.md --file out.txt --source text": 1,
+      "ttsr list": 0,
+      "ttsr scan src --json": 1,
+    });
   });
 });
