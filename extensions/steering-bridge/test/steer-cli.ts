@@ -1,0 +1,38 @@
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { CliHome } from "@pi-rails/testkit";
+
+export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const PI_STEER = join(PACKAGE_DIR, "bin", "pi-steer.mjs");
+
+export interface SteerRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the real `pi-steer` bin as a second process, in the pi home's project dir and environment. */
+export function runSteer(
+  args: string[],
+  home: CliHome,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<SteerRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [PI_STEER, ...args], { cwd: options.cwd ?? home.cwd, env: home.env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
+    child.once("error", reject);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
