@@ -2,20 +2,84 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadCacheTtlSettings } from "./settings.ts";
+import { checkSection, loadCacheTtlSettings } from "./settings.ts";
+
+function homes(user: string | undefined, project: string | undefined) {
+  const root = mkdtempSync(join(tmpdir(), "cache-ttl-"));
+  const agentDir = join(root, "agent");
+  const cwd = join(root, "project");
+  mkdirSync(agentDir, { recursive: true });
+  mkdirSync(join(cwd, ".pi"), { recursive: true });
+  if (user !== undefined) writeFileSync(join(agentDir, "settings.json"), user);
+  if (project !== undefined) writeFileSync(join(cwd, ".pi", "settings.json"), project);
+  return { agentDir, cwd, projectFile: join(cwd, ".pi", "settings.json") };
+}
 
 describe("loadCacheTtlSettings", () => {
-  it("merges user then project settings and names the file and key of bad values", () => {
-    const root = mkdtempSync(join(tmpdir(), "cache-ttl-"));
-    const agentDir = join(root, "agent");
-    const cwd = join(root, "project");
-    mkdirSync(agentDir, { recursive: true });
-    mkdirSync(join(cwd, ".pi"), { recursive: true });
-    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ cacheTtl: { ttlSeconds: 3600 } }));
-    writeFileSync(join(cwd, ".pi", "settings.json"), JSON.stringify({ cacheTtl: { bufferSecs: 5 } }));
-    const { settings, problems } = loadCacheTtlSettings(cwd, agentDir);
-    expect(settings.ttlSeconds).toBe(3600);
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ file: join(cwd, ".pi", "settings.json"), key: "cacheTtl.bufferSecs" });
+  it("merges user then project settings per key, with documented defaults", () => {
+    const h = homes(
+      JSON.stringify({ cacheTtl: { ttlSeconds: 3600, keepRecentTurns: 4 } }),
+      JSON.stringify({ cacheTtl: { keepRecentTurns: 8, pins: { tools: ["memory"] } } }),
+    );
+    const { settings, problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(problems).toEqual([]);
+    expect(valid).toBe(true);
+    expect(settings).toMatchObject({
+      enabled: true,
+      ttlSeconds: 3600,
+      bufferSeconds: 10,
+      keepRecentTurns: 8,
+      keepRecentIntactTurns: 1,
+      maxTextChars: 400,
+      maxFieldChars: 1000,
+      maxListItems: 50,
+      maxDictKeys: 80,
+      maxBase64Chars: 4000,
+      keepRecentImages: 2,
+      maxImageBase64Total: 1_000_000,
+      minGainTokens: 1000,
+      pins: { tools: ["memory"], paths: [], ids: [] },
+    });
+  });
+
+  it("names the file and key of a bad value and turns pruning off (valid: false)", () => {
+    const h = homes(undefined, JSON.stringify({ cacheTtl: { bufferSecs: 5, keepRecentTurns: -1 } }));
+    const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(valid).toBe(false);
+    expect(problems).toEqual([
+      expect.objectContaining({ file: h.projectFile, key: "cacheTtl.keepRecentTurns" }),
+      { file: h.projectFile, key: "cacheTtl.bufferSecs", message: "unknown key" },
+    ]);
+  });
+
+  it("reports a file that is not JSON, and a cacheTtl that is not an object", () => {
+    const h = homes("{ nope", JSON.stringify({ cacheTtl: [1] }));
+    const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(valid).toBe(false);
+    expect(problems.map((p) => p.key)).toEqual(["", "cacheTtl"]);
+    expect(problems[0]?.message).toMatch(/not valid JSON/);
+  });
+
+  it("treats settings as data: prototype-ish keys are unknown keys, never a crash", () => {
+    const raw =
+      '{"constructor":1,"toString":"x","hasOwnProperty":2,"__proto__":{"enabled":false},"pins":{"valueOf":[]}}';
+    const keys = checkSection(JSON.parse(raw), "s.json").map((p) => p.key);
+    expect(keys.sort()).toEqual(
+      [
+        "cacheTtl.__proto__",
+        "cacheTtl.constructor",
+        "cacheTtl.hasOwnProperty",
+        "cacheTtl.pins.valueOf",
+        "cacheTtl.toString",
+      ].sort(),
+    );
+    const h = homes(undefined, `{"cacheTtl":${raw}}`);
+    expect(loadCacheTtlSettings(h.cwd, h.agentDir).valid).toBe(false);
+  });
+
+  it("accepts ttlSeconds <= 0 (it means off) and rejects non-numbers", () => {
+    expect(checkSection({ ttlSeconds: 0 }, "f")).toEqual([]);
+    expect(checkSection({ ttlSeconds: "300" }, "f")[0]?.key).toBe("cacheTtl.ttlSeconds");
+    expect(checkSection({ pins: { paths: [""] } }, "f")[0]?.key).toBe("cacheTtl.pins.paths.0");
   });
 });

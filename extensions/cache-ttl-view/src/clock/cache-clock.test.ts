@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { SessionBuilder } from "../testing/fixtures.ts";
+import { describeCache, inferTouch, judgeCache, ttlForJudgement } from "./cache-clock.ts";
+import { cacheRetention, resolveTtl } from "./ttl.ts";
+
+const base = { now: 0, touchAt: 0, ttlSeconds: 300, bufferSeconds: 10, warmGapSeconds: 0 };
+
+describe("judgeCache", () => {
+  it("is warm until ttl - buffer, expired from exactly ttl - buffer on", () => {
+    expect(judgeCache({ ...base, now: 289_999 })).toEqual({ kind: "warm", secondsLeft: 0 });
+    expect(judgeCache({ ...base, now: 290_000 })).toEqual({ kind: "expired", idleSeconds: 290, secondsSince: 0 });
+    expect(judgeCache({ ...base, now: 100_000 })).toEqual({ kind: "warm", secondsLeft: 190 });
+    expect(judgeCache({ ...base, bufferSeconds: 0, now: 299_999 }).kind).toBe("warm");
+    expect(judgeCache({ ...base, bufferSeconds: 0, now: 300_000 }).kind).toBe("expired");
+  });
+
+  it("is off with no TTL or TTL <= 0, and armed with no touch time", () => {
+    expect(judgeCache({ ...base, ttlSeconds: undefined })).toEqual({ kind: "off" });
+    expect(judgeCache({ ...base, ttlSeconds: 0 })).toEqual({ kind: "off" });
+    expect(judgeCache({ ...base, ttlSeconds: -5 })).toEqual({ kind: "off" });
+    expect(judgeCache({ ...base, touchAt: undefined })).toEqual({ kind: "armed" });
+  });
+
+  it("holds when the usage counters showed a cache read after an idle at least as long", () => {
+    expect(judgeCache({ ...base, now: 400_000, warmGapSeconds: 400 }).kind).toBe("held");
+    expect(judgeCache({ ...base, now: 400_001, warmGapSeconds: 400 }).kind).toBe("expired");
+  });
+
+  it("describes every state", () => {
+    expect(describeCache({ kind: "expired", idleSeconds: 300, secondsSince: 5 })).toMatch(/expired about 5s ago/);
+    expect(describeCache({ kind: "warm", secondsLeft: 9 })).toMatch(/warm for about 9s/);
+    expect(describeCache({ kind: "armed" })).toMatch(/writes the prompt cache/);
+    expect(describeCache({ kind: "off" })).toMatch(/off/);
+    expect(describeCache({ kind: "held", idleSeconds: 350, warmGapSeconds: 400 })).toMatch(/not pruning yet/);
+  });
+});
+
+describe("bootstrap rule and inference", () => {
+  it("judges the first request after loading with the stored TTL, later ones with the current", () => {
+    expect(ttlForJudgement(true, 3600, 300)).toBe(3600);
+    expect(ttlForJudgement(false, 3600, 300)).toBe(300);
+    expect(ttlForJudgement(true, undefined, 300)).toBe(300);
+  });
+
+  it("infers the touch time from the message before the last assistant message, else the assistant's", () => {
+    const s = new SessionBuilder().user("a").assistant("b").user("c").assistant("d");
+    expect(inferTouch(s.messages)).toBe(s.messages[2]?.timestamp);
+    const lone = [{ role: "assistant", content: [], timestamp: 42 }];
+    expect(inferTouch(lone)).toBe(42);
+    expect(inferTouch(new SessionBuilder().user("only").messages)).toBeUndefined();
+  });
+});
+
+describe("resolveTtl", () => {
+  it("prefers settings, else the provider's TTL for pi's cache retention", () => {
+    expect(resolveTtl(120, "anthropic", "short")).toEqual({ seconds: 120, source: "settings" });
+    expect(resolveTtl(0, "anthropic", "short")).toEqual({ seconds: 0, source: "settings" });
+    expect(resolveTtl(undefined, "anthropic", "short")).toEqual({ seconds: 300, source: "provider" });
+    expect(resolveTtl(undefined, "anthropic", "long")).toEqual({ seconds: 3600, source: "provider" });
+    expect(resolveTtl(undefined, "openai", "long")).toEqual({ seconds: 86_400, source: "provider" });
+    expect(resolveTtl(undefined, "loopback", "short")).toEqual({ seconds: undefined, source: "unknown-provider" });
+    expect(resolveTtl(undefined, "anthropic", "none")).toEqual({ seconds: undefined, source: "retention-none" });
+  });
+
+  it("reads PI_CACHE_RETENTION as pi-ai does", () => {
+    expect(cacheRetention({})).toBe("short");
+    expect(cacheRetention({ PI_CACHE_RETENTION: "long" })).toBe("long");
+    expect(cacheRetention({ PI_CACHE_RETENTION: "none" })).toBe("none");
+  });
+});
