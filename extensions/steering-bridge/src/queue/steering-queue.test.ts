@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { SteeringInputError, SteeringQueue } from "./steering-queue.ts";
+import type { Ack } from "./types.ts";
+
+function queue(start = 1000) {
+  let now = start;
+  let n = 0;
+  const q = new SteeringQueue({ now: () => now, newId: () => `id${++n}` });
+  const acks: Ack[] = [];
+  q.onAck((ack) => acks.push(ack));
+  return { q, acks, advance: (ms: number) => (now += ms) };
+}
+
+describe("SteeringQueue", () => {
+  it("hands over one mode at a time, in arrival order, and acknowledges each once", () => {
+    const { q, acks } = queue();
+    q.enqueue({ content: "a", mode: "finish_step", kind: "message" });
+    q.enqueue({ content: "b", mode: "interrupt_immediate", kind: "message" });
+    q.enqueue({ content: "c", mode: "finish_step", kind: "reminder" });
+    q.enqueue({ content: "n", kind: "note" });
+    expect(q.takeMode("interrupt_immediate", "pre_tool_dispatch", 2).map((i) => i.content)).toEqual(["b"]);
+    expect(q.takeMode("finish_step", "post_tool_dispatch", 2).map((i) => i.content)).toEqual(["a", "c"]);
+    expect(q.takeMode("finish_step", "post_tool_dispatch", 2)).toEqual([]);
+    expect(q.takeInbox("pre_compact", 3).map((i) => i.content)).toEqual(["n"]);
+    expect(acks.map((a) => [a.id, a.state, "seam" in a ? a.seam : ""])).toEqual([
+      ["id2", "delivered", "pre_tool_dispatch"],
+      ["id1", "delivered", "post_tool_dispatch"],
+      ["id3", "delivered", "post_tool_dispatch"],
+      ["id4", "delivered", "pre_compact"],
+    ]);
+  });
+
+  it("refuses unknown or missing modes and names the field", () => {
+    const { q } = queue();
+    expect(() => q.enqueue({ content: "x", mode: "soon" as never, kind: "message" })).toThrow(SteeringInputError);
+    expect(() => q.enqueue({ content: "x", kind: "reminder" })).toThrow(/^mode: is required/);
+    expect(() => q.enqueue({ content: "x", kind: "note", mode: "finish_step" })).toThrow(
+      /^mode: inbox notes have no mode/,
+    );
+    expect(() => q.enqueue({ content: " ", mode: "finish_step", kind: "message" })).toThrow(/^content:/);
+    expect(() => q.enqueue({ content: "x", mode: "finish_step", kind: "message", ttlMs: 0 })).toThrow(/^ttlMs:/);
+    expect(() => q.enqueue({ content: "x", mode: "finish_step", kind: "message", leftover: "keep" as never })).toThrow(
+      /^leftover:/,
+    );
+    expect(q.size).toBe(0);
+  });
+
+  it("dedupes by key: the newer item replaces the pending one; a delivered key can be used again", () => {
+    const { q, acks } = queue();
+    const a = q.enqueue({ content: "v1", mode: "finish_step", kind: "message", dedupeKey: "k" });
+    const b = q.enqueue({ content: "v2", mode: "interrupt_immediate", kind: "message", dedupeKey: "k" });
+    expect(b.replaced).toBe(a.item.id);
+    expect(acks).toEqual([{ id: "id1", state: "revoked", reason: "replaced", replacedBy: "id2", at: 1000 }]);
+    q.takeMode("interrupt_immediate", "iteration_start", 1);
+    const c = q.enqueue({ content: "v3", mode: "finish_step", kind: "message", dedupeKey: "k" });
+    expect(c.replaced).toBeUndefined();
+  });
+
+  it("expires items past their ttl at the next look, never delivering them", () => {
+    const { q, acks, advance } = queue();
+    q.enqueue({ content: "short", mode: "finish_step", kind: "message", ttlMs: 10 });
+    q.enqueue({ content: "long", mode: "finish_step", kind: "message", ttlMs: 1000 });
+    advance(11);
+    expect(q.takeMode("finish_step", "iteration_start", 1).map((i) => i.content)).toEqual(["long"]);
+    expect(acks.map((a) => a.state)).toEqual(["expired", "delivered"]);
+  });
+
+  it("settles leftovers by policy and restores carried items with their ids", () => {
+    const { q, acks } = queue();
+    q.enqueue({ content: "carry", mode: "finish_step", kind: "message" });
+    q.enqueue({ content: "drop", mode: "finish_step", kind: "message", leftover: "discard" });
+    q.enqueue({ content: "audit", mode: "interrupt_immediate", kind: "message", leftover: "audit" });
+    const carried = q.settleLeftovers();
+    expect(carried.map((i) => i.content)).toEqual(["carry"]);
+    expect(q.takeMode("audit_only", "loop_exit", 3).map((i) => i.content)).toEqual(["audit"]);
+    expect(acks.map((a) => [a.id, a.state])).toEqual([
+      ["id2", "discarded"],
+      ["id3", "audited"],
+    ]);
+    const fresh = queue(5000);
+    fresh.q.restore(carried);
+    fresh.q.restore(carried);
+    expect(fresh.q.pending().map((i) => i.id)).toEqual(["id1"]);
+    const expired = queue(10_000);
+    expired.q.restore([{ ...carried[0]!, id: "old", expiresAt: 9_000 }]);
+    expect(expired.acks).toMatchObject([{ id: "old", state: "expired" }]);
+  });
+
+  it("revoke answers revoked, already_settled with the state, or unknown", () => {
+    const { q } = queue();
+    const { item } = q.enqueue({ content: "x", mode: "finish_step", kind: "message" });
+    expect(q.revoke(item.id)).toEqual({ id: item.id, status: "revoked" });
+    expect(q.revoke(item.id)).toEqual({ id: item.id, status: "already_settled", state: "revoked" });
+    expect(q.revoke("nope")).toEqual({ id: "nope", status: "unknown" });
+  });
+
+  it("at shutdown audits audit items, discards discard leftovers, keeps the rest", () => {
+    const { q, acks } = queue();
+    q.enqueue({ content: "a", mode: "audit_only", kind: "message" });
+    q.enqueue({ content: "b", mode: "finish_step", kind: "message", leftover: "discard" });
+    q.enqueue({ content: "c", mode: "finish_step", kind: "message" });
+    const { audited, carried } = q.settleForShutdown();
+    expect(audited.map((i) => i.content)).toEqual(["a"]);
+    expect(carried.map((i) => i.content)).toEqual(["c"]);
+    expect(acks.map((a) => a.state)).toEqual(["audited", "discarded"]);
+  });
+});
