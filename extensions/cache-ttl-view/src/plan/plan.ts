@@ -70,7 +70,7 @@ export function planPrune(input: PlanInput): Plan {
     if (pinned(input, block)) continue;
     const r = input.replacement(block);
     if (r.newChars >= r.origChars) continue;
-    if (window === "cold" && r.origChars <= settings.maxBase64Chars) continue;
+    if (window === "cold" && (r.kind !== "tool" || r.heavyChars <= settings.maxBase64Chars)) continue;
     take(block, r);
   }
 

@@ -15,7 +15,15 @@ import type { Block } from "./analysis.ts";
 
 /** What a pruned block shows instead of its original, with the sizes that decide whether pruning pays. */
 export type Replacement =
-  | { kind: "tool"; args: Record<string, unknown>; summary: string; origChars: number; newChars: number }
+  | {
+      kind: "tool";
+      args: Record<string, unknown>;
+      summary: string;
+      origChars: number;
+      newChars: number;
+      /** The largest artifact: the result (text + images) or the longest string argument (a written file). */
+      heavyChars: number;
+    }
   | { kind: "text"; text: string; command?: string; origChars: number; newChars: number }
   | { kind: "image"; text: string; origChars: number; newChars: number };
 
@@ -82,7 +90,12 @@ export function replacementFor(messages: readonly ViewMessage[], block: Block, c
     );
     const origChars = JSON.stringify(args).length + resultText.length + imageChars;
     const newChars = JSON.stringify(view.args).length + view.summary.length;
-    return { kind: "tool", args: view.args, summary: view.summary, origChars, newChars };
+    let longestArg = 0;
+    for (const value of Object.values(args)) {
+      if (typeof value === "string" && value.length > longestArg) longestArg = value.length;
+    }
+    const heavyChars = Math.max(resultText.length + imageChars, longestArg);
+    return { kind: "tool", args: view.args, summary: view.summary, origChars, newChars, heavyChars };
   }
   const m = messages[block.msg] as ViewMessage;
   if (block.kind === "image") {

@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+import { charsOf, type ViewMessage } from "../model/messages.ts";
+import { NOTICE_TYPE } from "../plan/render.ts";
+import { defaultSettings } from "../settings/settings.ts";
+import type { StateEntry } from "../state/entries.ts";
+import { SessionBuilder, text } from "../testing/fixtures.ts";
+import { SessionView } from "./session-view.ts";
+
+const MIN = 60_000;
+const settings = defaultSettings({ keepRecentTurns: 2, minGainTokens: 0 });
+
+function session(turns: number): SessionBuilder {
+  const s = new SessionBuilder();
+  for (let i = 0; i < turns; i++) {
+    s.user(`prompt ${i} ${text(900)}`);
+    s.tool("read", { path: `f${i}.ts` }, text(9000, `body${i}`));
+    s.assistant(`answer ${i} ${text(900)}`);
+  }
+  return s;
+}
+
+const render = (view: SessionView, s: SessionBuilder, now: number, ttlSeconds: number | undefined = 300) =>
+  view.render(s.clone(), { now, ttlSeconds });
+const bytes = (messages: readonly ViewMessage[]) => messages.map((m) => JSON.stringify(m));
+
+describe("SessionView", () => {
+  it("arms on the first request, stays warm, prunes once expired, then repeats the same bytes", () => {
+    const s = session(4).user("next");
+    expect(render(new SessionView(settings), new SessionBuilder().user("hi"), 0).clock.kind).toBe("armed");
+    const view = new SessionView(settings);
+    expect(render(view, s, 0).clock.kind).toBe("warm"); // touch inferred from the messages
+    const warm = render(view, s, 1 * MIN);
+    expect(warm.clock.kind).toBe("warm");
+    expect(warm.entries).toEqual([]);
+
+    const pruned = render(view, s, 7 * MIN);
+    expect(pruned.clock.kind).toBe("expired");
+    expect(pruned.entries).toHaveLength(1);
+    expect(pruned.entries[0]?.kind).toBe("prune");
+    const last = pruned.messages[pruned.messages.length - 1] as { role: string; customType?: string };
+    expect(last).toMatchObject({ role: "custom", customType: NOTICE_TYPE });
+
+    s.assistant("reply").user("again");
+    const after = render(view, s, 8 * MIN);
+    expect(after.reused).toBe(true);
+    expect(bytes(after.messages).slice(0, pruned.messages.length)).toEqual(bytes(pruned.messages));
+  });
+
+  it("never makes a message larger, and keeps every tool call paired with its result", () => {
+    const s = session(5).user("next");
+    const view = new SessionView(settings);
+    render(view, s, 0);
+    const out = render(view, s, 10 * MIN).messages.filter((m) => m.role !== "custom");
+    expect(out).toHaveLength(s.messages.length);
+    out.forEach((m, i) => expect(charsOf(m)).toBeLessThanOrEqual(charsOf(s.messages[i] as ViewMessage)));
+    const calls = out.flatMap((m) =>
+      m.role === "assistant"
+        ? (m.content as { type: string; id?: string }[]).filter((p) => p.type === "toolCall").map((p) => p.id)
+        : [],
+    );
+    const results = out.flatMap((m) => (m.role === "toolResult" ? [m["toolCallId"]] : []));
+    expect(calls).toEqual(results);
+  });
+
+  it("after a reload: same view bytes from the persisted entries, and the bootstrap TTL decides the first request", () => {
+    const s = session(4).user("next");
+    const entries: StateEntry[] = [];
+    const first = new SessionView(settings);
+    render(first, s, 0, 3600);
+    const pruned = render(first, s, 61 * MIN, 3600);
+    entries.push(...pruned.entries, first.touchEntry() as StateEntry);
+
+    // Reloaded with a shorter current TTL: the first request still judges with the stored 3600 s.
+    const reloaded = new SessionView(settings);
+    reloaded.load(entries);
+    const boot = render(reloaded, s, 61 * MIN + 10 * MIN, 300);
+    expect(boot.clock.kind).toBe("warm");
+    expect(bytes(boot.messages)).toEqual(bytes(pruned.messages));
+    // From then on the current TTL applies.
+    expect(render(reloaded, s, 61 * MIN + 16 * MIN, 300).clock.kind).toBe("expired");
+  });
+
+  it("infers the touch time from the messages when nothing is stored", () => {
+    const s = session(4).user("next");
+    const view = new SessionView(settings);
+    view.load([]);
+    const lastAssistant = s.messages.filter((m) => m.role === "assistant").at(-1) as ViewMessage;
+    const r = render(view, s, (lastAssistant.timestamp as number) + 10 * MIN);
+    expect(r.clock.kind).toBe("expired");
+    expect(r.plan?.ids.length).toBeGreaterThan(0);
+  });
+
+  it("restores in place (the block shows its original again) and finds originals by id", () => {
+    const s = session(4).user("next");
+    const view = new SessionView(settings);
+    render(view, s, 0);
+    const pruned = render(view, s, 10 * MIN);
+    const id = pruned.plan?.ids[0] as string;
+    const { found, missing } = view.originals([id, "ffffffff"]);
+    expect(found.map((f) => f.id)).toEqual([id]);
+    expect(missing).toEqual(["ffffffff"]);
+    view.apply({ kind: "restore", at: 11 * MIN, ids: [id] });
+    expect(view.state.pruned.has(id)).toBe(false);
+    const after = render(view, s, 11 * MIN);
+    expect(after.reused).toBe(false);
+    expect(JSON.stringify(after.messages).includes(`id=${id}`)).toBe(false);
+  });
+
+  it("a usage report with a cache read after a long idle holds later prunes up to that idle", () => {
+    const s = session(4).user("next");
+    const view = new SessionView(settings);
+    render(view, s, 0);
+    view.render(s.clone(), { now: 4 * MIN, ttlSeconds: 600 });
+    expect(view.observeUsage({ cacheRead: 0 })).toBeUndefined();
+    view.render(s.clone(), { now: 8 * MIN, ttlSeconds: 600 });
+    expect(view.observeUsage({ cacheRead: 1200 })).toMatchObject({ kind: "touch", warmGapSeconds: 240 });
+    expect(render(view, s, 12 * MIN, 200).clock.kind).toBe("held");
+  });
+
+  it("does nothing when disabled", () => {
+    const s = session(4).user("next");
+    const view = new SessionView({ ...settings, enabled: false });
+    render(view, s, 0);
+    const r = render(view, s, 60 * MIN);
+    expect(r.clock.kind).toBe("off");
+    expect(bytes(r.messages)).toEqual(bytes(s.messages));
+  });
+});

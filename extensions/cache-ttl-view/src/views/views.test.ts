@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { capValue, truncateTail, truncateText } from "./caps.ts";
+import { renderToolView, type ToolViewInput } from "./index.ts";
+
+const caps = { maxTextChars: 120, maxFieldChars: 40, maxListItems: 3, maxDictKeys: 2 };
+const input = (over: Partial<ToolViewInput>): ToolViewInput => ({
+  tool: "x",
+  callId: "call_1",
+  id: "abcdef01",
+  args: {},
+  resultText: "",
+  images: [],
+  isError: false,
+  hasResult: true,
+  ...over,
+});
+const summary = (over: Partial<ToolViewInput>) => JSON.parse(renderToolView(input(over), caps).summary);
+
+describe("caps", () => {
+  it("truncates text to exactly the cap, keeps text that fits", () => {
+    expect(truncateText("short", 10)).toBe("short");
+    const cut = truncateText("x".repeat(100), 40);
+    expect(cut.length).toBe(40);
+    expect(cut.startsWith("[TRUNCATED] ")).toBe(true);
+    expect(truncateTail(`${"a".repeat(100)}END`, 30).endsWith("END")).toBe(true);
+  });
+
+  it("caps fields, lists and objects; keeps ref: values verbatim; keeps __proto__ a plain key", () => {
+    const ref = `ref:${"r".repeat(200)}`;
+    const out = capValue(
+      { a: "y".repeat(100), b: [1, 2, 3, 4, 5], c: ref, d: 1 },
+      { ...caps, maxDictKeys: 3 },
+    ) as Record<string, unknown>;
+    expect((out["a"] as string).length).toBe(40);
+    expect(out["b"]).toEqual([1, 2, 3, "[TRUNCATED] +2 items"]);
+    expect(out["c"]).toBe(ref);
+    expect(out["…"]).toBe("[TRUNCATED] +1 keys");
+    const proto = capValue(JSON.parse('{"__proto__":{"x":1}}'), caps) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect(Object.keys(proto)).toEqual(["__proto__"]);
+  });
+});
+
+describe("per-tool views", () => {
+  it("read: the file body becomes a [TRUNCATED FILE] marker; errors keep (capped) text", () => {
+    const s = summary({ tool: "read", args: { path: "src/a.ts", offset: 10 }, resultText: "l1\nl2\nl3" });
+    expect(s).toEqual({
+      tool: "read",
+      tool_call_id: "call_1",
+      id: "abcdef01",
+      params: { path: "src/a.ts", offset: 10 },
+      result: "[TRUNCATED FILE] id=abcdef01 path=src/a.ts lines=3 chars=8",
+    });
+    expect(summary({ tool: "read", args: { path: "a" }, resultText: "ENOENT", isError: true }).result).toBe("ENOENT");
+    expect(
+      summary({ tool: "read", args: { path: "p.png" }, images: [{ mimeType: "image/png", chars: 9 }] }).result,
+    ).toMatch(/images=image\/png:9$/);
+  });
+
+  it("write: the content parameter is a file marker, the result kept", () => {
+    const s = summary({
+      tool: "write",
+      args: { path: "a.txt", content: "x\n".repeat(500) },
+      resultText: "Wrote a.txt",
+    });
+    expect(s.params).toEqual({
+      path: "a.txt",
+      content: "[TRUNCATED FILE] id=abcdef01 path=a.txt lines=501 chars=1000",
+    });
+    expect(s.result).toBe("Wrote a.txt");
+  });
+
+  it("edit: old/new texts capped per field, the diff cut to maxTextChars", () => {
+    const s = summary({
+      tool: "edit",
+      args: { path: "a", edits: [{ oldText: "o".repeat(99), newText: "n" }] },
+      resultText: "d".repeat(500),
+    });
+    expect(s.params.edits[0].oldText.length).toBe(40);
+    expect(s.result.length).toBeLessThanOrEqual(120);
+  });
+
+  it("bash: keeps the tail of long output with a line count", () => {
+    const out = `${Array.from({ length: 100 }, (_, i) => `line ${i}`).join("\n")}\nERROR at the end`;
+    const s = summary({ tool: "bash", args: { command: "make" }, resultText: out });
+    expect(s.result).toMatch(/ERROR at the end \(lines=101\)$/);
+    expect(summary({ tool: "bash", args: { command: "true" }, resultText: "ok" }).result).toBe("ok");
+  });
+
+  it("grep: match count and files; find/ls: entry count and the first entries, within maxTextChars", () => {
+    const grep = "a.ts:1:x\na.ts:2:y\nb.ts:3:z\nc.ts:9:w\nd.ts:1:v";
+    expect(summary({ tool: "grep", args: { pattern: "x" }, resultText: grep }).result).toBe(
+      JSON.stringify({ matches: 5, files: ["a.ts", "b.ts", "c.ts"], more_files: 1 }),
+    );
+    const find = Array.from({ length: 40 }, (_, i) => `dir/file-${i}.ts`).join("\n");
+    const r = JSON.parse(summary({ tool: "find", args: { pattern: "*.ts" }, resultText: find }).result);
+    expect(r.entries).toBe(40);
+    expect(r.first.length).toBeLessThanOrEqual(3);
+    expect(summary({ tool: "ls", args: {}, resultText: "a\nb" }).result).toBe(
+      JSON.stringify({ entries: 2, first: ["a", "b"], more: 0 }),
+    );
+  });
+
+  it("default: unknown tools get capped params and a [TRUNCATED] result; ref: results stay verbatim", () => {
+    const s = summary({ tool: "web_fetch", args: { url: "u".repeat(80) }, resultText: "p".repeat(500) });
+    expect(s.params.url.length).toBe(40);
+    expect(s.result.startsWith("[TRUNCATED] ")).toBe(true);
+    expect(s.result.length).toBeLessThanOrEqual(120);
+    const ref = `ref:artifact/${"z".repeat(300)}`;
+    expect(summary({ tool: "memory", resultText: ref }).result).toBe(ref);
+  });
+});
