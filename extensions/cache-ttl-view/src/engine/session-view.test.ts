@@ -52,7 +52,9 @@ describe("SessionView", () => {
     render(view, s, 0);
     const out = render(view, s, 10 * MIN).messages.filter((m) => m.role !== "custom");
     expect(out).toHaveLength(s.messages.length);
-    out.forEach((m, i) => expect(charsOf(m)).toBeLessThanOrEqual(charsOf(s.messages[i] as ViewMessage)));
+    for (const [i, m] of out.entries()) {
+      expect(charsOf(m)).toBeLessThanOrEqual(charsOf(s.messages[i] as ViewMessage));
+    }
     const calls = out.flatMap((m) =>
       m.role === "assistant"
         ? (m.content as { type: string; id?: string }[]).filter((p) => p.type === "toolCall").map((p) => p.id)
