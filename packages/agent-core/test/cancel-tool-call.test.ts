@@ -246,6 +246,24 @@ describe("cancelToolCall on the bundled loop", () => {
   });
 });
 
+describe("many calls at once", () => {
+  it("a parallel batch of 20 calls adds one listener to the run's signal, not one per call", async () => {
+    const calls = Array.from({ length: 20 }, (_, i) => ({ name: "quick", id: `q${i}` }));
+    const { agent, contexts } = setup([quickTool("quick")], calls);
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      await agent.prompt("go");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.map((warning) => warning.name)).not.toContain("MaxListenersExceededWarning");
+    expect(contexts[0]!.messages.filter((message) => message.role === "toolResult")).toHaveLength(20);
+  });
+});
+
 describe("ToolCallRegistry", () => {
   it("runs a call on its own signal linked to the run's", async () => {
     const registry = new ToolCallRegistry();
