@@ -54,6 +54,11 @@ describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
     const sessions = JSON.parse(listed.stdout) as { sessionId: string; cwd: string }[];
     expect(sessions).toHaveLength(1);
 
+    // A second client watches seam passes and acks until the session ends (the socket closes).
+    const watch = runSteer(["watch", "--json"], home, { timeoutMs: 90_000 });
+    const cliHome = home;
+    await waitFor(async () => (await runSteer(["status", "--json"], cliHome)).code === 0, "the session to answer");
+
     const injected = await runSteer(
       ["inject", "STOP: do not write danger.txt", "--mode", "interrupt_immediate", "--json"],
       home,
@@ -75,6 +80,25 @@ describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
     expect(next[2]!.text).toContain("was not dispatched: interrupt_immediate");
     expect(next[3]!.text).toBe("STOP: do not write danger.txt");
     expect(result.stdout).toContain("I did not write danger.txt");
+    const watched = await watch;
+    expect(watched.code, watched.stderr).toBe(0);
+    const events = watched.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "ack", id, state: "delivered", seam: "pre_tool_dispatch", iteration: 1 }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "checkpoint",
+        kind: "pre_tool_dispatch",
+        iteration: 1,
+        delivered: 1,
+        dispatchSkipped: true,
+      }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: "checkpoint", kind: "loop_exit" });
     // The session is gone: its registry file was removed, and pi-steer says so (exit 2).
     const after = await runSteer(["status"], home);
     expect(after.code).toBe(2);
