@@ -103,7 +103,8 @@ export class SessionView {
   };
 
   #analyze(messages: readonly ViewMessage[]): Analysis {
-    this.#lastMessages = messages;
+    // A copy: the view is patched into `messages` in place, the originals stay here for context_restore.
+    this.#lastMessages = messages.slice();
     this.#lastAnalysis = analyze(messages);
     return this.#lastAnalysis;
   }
