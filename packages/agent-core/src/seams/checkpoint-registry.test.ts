@@ -61,6 +61,19 @@ describe("CheckpointRegistry", () => {
     expect(String(errors[0])).toContain("observer broke");
   });
 
+  it("drains far more items than a call may take arguments", async () => {
+    const registry = new CheckpointRegistry();
+    const many = Array.from({ length: 200_000 }, () => ({ message: message("m") }));
+    registry.registerDrainSource({
+      name: "bulk",
+      channel: "bridge",
+      drain: ({ mode }) => (mode === "finish_step" ? many : []),
+    });
+    const pass = await registry.checkpoint("iteration_start", { iteration: 1 });
+    expect(pass.messages).toHaveLength(200_000);
+    expect(pass.record.delivered).toBe(200_000);
+  });
+
   it("unregisters sources and hooks", async () => {
     const registry = new CheckpointRegistry();
     const off = registry.registerDrainSource({

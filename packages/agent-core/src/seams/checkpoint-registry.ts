@@ -100,13 +100,13 @@ export class CheckpointRegistry {
     const bridge: Delivery[] = [];
     for (const mode of policy.modes) {
       for (const source of this.#sources) {
-        if (source.channel === "bridge") bridge.push(...(await source.drain({ ...base, mode })));
+        if (source.channel === "bridge") appendAll(bridge, await source.drain({ ...base, mode }));
       }
     }
     const inbox: Delivery[] = [];
     if (policy.inbox) {
       for (const source of this.#sources) {
-        if (source.channel === "inbox") inbox.push(...(await source.drain(base)));
+        if (source.channel === "inbox") appendAll(inbox, await source.drain(base));
       }
     }
     const dispatchSkipped = decideDispatchSkip(kind, bridge, toolCalls);
@@ -144,6 +144,11 @@ export class CheckpointRegistry {
       }
     }
   }
+}
+
+/** Append without spreading into arguments: a seam may drain tens of thousands of items at once. */
+function appendAll(target: Delivery[], items: readonly Delivery[]): void {
+  for (const item of items) target.push(item);
 }
 
 /**
