@@ -36,24 +36,20 @@ export interface SteeringCustomMessage {
  * the TUI, and an audit_only item becomes an audit record that the `context` filter keeps away from the model.
  */
 export function renderItem(item: SteeringItem, seam: LoopSeam | "pi_queue", iteration: number): SteeringCustomMessage {
-  const details: SteeringMessageDetails = { id: item.id, kind: item.kind, source: item.source, seam, iteration };
-  if (item.mode) details.mode = item.mode;
-  const base = { role: "custom" as const, details, timestamp: Date.now() };
-  if (item.mode === "audit_only") {
-    return { ...base, customType: STEERING_AUDIT_TYPE, content: item.content, display: true };
-  }
-  if (item.kind === "reminder") {
-    return {
-      ...base,
-      customType: STEERING_REMINDER_TYPE,
-      content: `<system-reminder source="${escapeAttribute(item.source)}">\n${item.content}\n</system-reminder>`,
-      display: false,
-    };
-  }
-  if (item.kind === "note") {
-    return { ...base, customType: STEERING_NOTE_TYPE, content: item.content, display: true };
-  }
-  return { ...base, customType: STEERING_MESSAGE_TYPE, content: item.content, display: true };
+  const details: SteeringMessageDetails =
+    item.mode === undefined
+      ? { id: item.id, kind: item.kind, source: item.source, seam, iteration }
+      : { id: item.id, kind: item.kind, mode: item.mode, source: item.source, seam, iteration };
+  let customType = STEERING_MESSAGE_TYPE;
+  let content = item.content;
+  let display = true;
+  if (item.mode === "audit_only") customType = STEERING_AUDIT_TYPE;
+  else if (item.kind === "reminder") {
+    customType = STEERING_REMINDER_TYPE;
+    content = `<system-reminder source="${escapeAttribute(item.source)}">\n${item.content}\n</system-reminder>`;
+    display = false;
+  } else if (item.kind === "note") customType = STEERING_NOTE_TYPE;
+  return { role: "custom", customType, content, display, details, timestamp: Date.now() };
 }
 
 /** True for messages that must never reach the model (audit records). */

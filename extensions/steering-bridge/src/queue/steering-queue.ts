@@ -24,7 +24,7 @@ export class SteeringInputError extends Error {
 export interface SteeringQueueOptions {
   now?: () => number;
   newId?: () => string;
-  /** How many settled ids are remembered for `revoke` answers. Default 10,000. */
+  /** How many settled ids are at least remembered for `revoke` answers (up to twice as many are). Default 10,000. */
   settledLimit?: number;
 }
 
@@ -237,10 +237,7 @@ export class SteeringQueue {
       this.#byDedupeKey.delete(item.dedupeKey);
     }
     this.#settled.set(item.id, ack.state);
-    if (this.#settled.size > this.#settledLimit) {
-      const oldest = this.#settled.keys().next().value;
-      if (oldest !== undefined) this.#settled.delete(oldest);
-    }
+    if (this.#settled.size > this.#settledLimit * 2) this.#trimSettled();
     for (const listener of this.#listeners) {
       try {
         listener(ack);
@@ -248,6 +245,13 @@ export class SteeringQueue {
         // A broken listener must not lose the acknowledgement for the others.
       }
     }
+  }
+
+  /** Keep the newest `settledLimit` ids; done in batches so settling stays O(1) amortised. */
+  #trimSettled(): void {
+    const keep = [...this.#settled].slice(-this.#settledLimit);
+    this.#settled.clear();
+    for (const [id, state] of keep) this.#settled.set(id, state);
   }
 
   #armExpiryTimer(): void {
