@@ -4,6 +4,7 @@ import { Type } from "@mariozechner/pi-ai";
 import type { ExtensionAPI, ToolDefinition } from "@mariozechner/pi-coding-agent";
 import { createTestSession, type ModelServer, startModelServer, type TestSession } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import stopTool from "./fixtures/stop-tool.ts";
 
 type CancelResult = Awaited<ReturnType<ExtensionAPI["cancelToolCall"]>>;
 type InFlight = ReturnType<ExtensionAPI["getToolCallsInFlight"]>;
@@ -207,6 +208,29 @@ describe("cancelling a tool call in flight in a real pi session", () => {
     release();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(JSON.stringify(test.session.messages)).not.toContain("late result");
+  });
+
+  it("the README's /stop-tool extension cancels the running bash from a command", async () => {
+    const fixture = readFileSync(join(import.meta.dirname, "fixtures", "stop-tool.ts"), "utf8");
+    const readme = readFileSync(join(import.meta.dirname, "..", "..", "agent-core", "README.md"), "utf8");
+    expect(readme).toContain(fixture);
+
+    const server = await serve({ name: "bash", arguments: { command: "sleep 30 & echo $! > child.pid; wait" } });
+    const test = await open({ model: { kind: "loopback", server }, extensions: [stopTool] });
+    const pidFile = join(test.cwd, "child.pid");
+    const run = test.prompt("sleep");
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim().length > 0, "the bash child");
+    await test.session.prompt("/stop-tool");
+    const final = await run;
+
+    expect(toolMessage(server, 1)?.content).toBe(
+      "Tool call call_run (bash) was cancelled by the host: stopped with /stop-tool",
+    );
+    expect(final?.stopReason).toBe("stop");
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    const deadline = Date.now() + 1000;
+    while (isRunning(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(isRunning(pid)).toBe(false);
   });
 
   it("the patch announces the feature", async () => {
