@@ -1,0 +1,97 @@
+import type { ViewMessage } from "../model/messages.ts";
+
+/** One request of a recorded session: the context pi sent, when, and with which model. */
+export interface RecordedRequest {
+  at: number;
+  context: ViewMessage[];
+  provider?: string;
+  model?: string;
+  usage?: { input?: number; cacheRead?: number; cacheWrite?: number; cost?: Record<string, number> };
+}
+
+export interface ParsedSession {
+  cwd?: string;
+  requests: RecordedRequest[];
+}
+
+type Entry = Record<string, unknown> & { id?: string; parentId?: string | null; type?: string };
+
+/** The entries of the current branch: from the last entry back to the root through `parentId`. */
+function branchOf(entries: Entry[]): Entry[] {
+  const byId = new Map<string, Entry>();
+  for (const e of entries) if (typeof e.id === "string") byId.set(e.id, e);
+  const out: Entry[] = [];
+  let cur: Entry | undefined = entries[entries.length - 1];
+  const seen = new Set<string>();
+  while (cur && typeof cur.id === "string" && !seen.has(cur.id)) {
+    seen.add(cur.id);
+    out.push(cur);
+    cur = typeof cur.parentId === "string" ? byId.get(cur.parentId) : undefined;
+  }
+  return out.reverse();
+}
+
+/**
+ * Parse a pi session file (JSONL) into the requests pi made: every assistant message is one request whose context
+ * is the messages before it on the branch (compactions replace what they summarised, as pi does).
+ */
+export function parseSessionFile(text: string, file = "session"): ParsedSession {
+  const entries: Entry[] = [];
+  let cwd: string | undefined;
+  for (const [n, line] of text.split("\n").entries()) {
+    if (line.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new Error(`${file}:${n + 1}: not a JSON line`);
+    }
+    if (typeof value !== "object" || value === null) continue;
+    const e = value as Entry;
+    if (e.type === "session") cwd = typeof e["cwd"] === "string" ? e["cwd"] : undefined;
+    else entries.push(e);
+  }
+  const requests: RecordedRequest[] = [];
+  let context: { id: string; message: ViewMessage }[] = [];
+  for (const e of branchOf(entries)) {
+    const id = e.id as string;
+    if (e.type === "message") {
+      const message = e["message"] as ViewMessage;
+      if (message.role === "assistant") {
+        const usage = message["usage"] as RecordedRequest["usage"];
+        requests.push({
+          at: typeof message.timestamp === "number" ? message.timestamp : Date.parse(String(e["timestamp"])),
+          context: context.map((c) => c.message),
+          ...(typeof message["provider"] === "string" ? { provider: message["provider"] } : {}),
+          ...(typeof message["model"] === "string" ? { model: message["model"] } : {}),
+          ...(usage ? { usage } : {}),
+        });
+      }
+      context.push({ id, message });
+    } else if (e.type === "custom_message") {
+      context.push({
+        id,
+        message: {
+          role: "custom",
+          customType: String(e["customType"]),
+          content: e["content"] as string,
+          timestamp: Date.parse(String(e["timestamp"])),
+        },
+      });
+    } else if (e.type === "compaction") {
+      const kept = context.findIndex((c) => c.id === e["firstKeptEntryId"]);
+      const summary = {
+        role: "compactionSummary",
+        summary: e["summary"],
+        timestamp: Date.parse(String(e["timestamp"])),
+      };
+      context = [{ id, message: summary }, ...(kept >= 0 ? context.slice(kept) : [])];
+    } else if (e.type === "branch_summary") {
+      context.push({
+        id,
+        message: { role: "branchSummary", summary: e["summary"], timestamp: Date.parse(String(e["timestamp"])) },
+      });
+    }
+  }
+  return { ...(cwd !== undefined ? { cwd } : {}), requests };
+}
