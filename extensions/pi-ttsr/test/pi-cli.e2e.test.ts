@@ -5,6 +5,9 @@ import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer
 import { afterEach, describe, expect, it } from "vitest";
 import { ruleFile } from "./helpers.ts";
 
+/** Wall time is not what these tests measure: a loaded machine (2 cores, many runs) may take this long. */
+const E2E_TIMEOUT_MS = 180_000;
+
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 const RULE = ruleFile(
   { description: "no eval", condition: "\\beval\\(", scope: "text" },
@@ -18,7 +21,7 @@ afterEach(async () => {
   home?.dispose();
   server = undefined;
   home = undefined;
-});
+}, E2E_TIMEOUT_MS);
 
 /**
  * What streams after the point a rule fires: long enough (seconds at the scripted pace) that the abort reaches
@@ -30,7 +33,7 @@ function userText(messages: Array<{ role: string; content?: unknown }>): string 
   return JSON.stringify(messages.filter((m) => m.role !== "system" && m.role !== "developer"));
 }
 
-describe("pi -p with pi-ttsr (patched pi, loopback model)", () => {
+describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEOUT_MS }, () => {
   it("interrupts, retries with the rule, and a resumed session does not fire the once rule again", async () => {
     server = await startModelServer({
       script: [

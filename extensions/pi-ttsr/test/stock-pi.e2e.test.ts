@@ -13,10 +13,13 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ruleFile } from "./helpers.ts";
 
+/** Wall time is not what these tests measure: a loaded machine (2 cores, many runs) may take this long. */
+const E2E_TIMEOUT_MS = 180_000;
+
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 // The published pi 0.73.1 as a user has it, without the pi-rails patch.
-describe("stock pi (published 0.73.1, no patch)", () => {
+describe("stock pi (published 0.73.1, no patch)", { timeout: E2E_TIMEOUT_MS }, () => {
   let stock: StockPi;
   let server: ModelServer | undefined;
   let home: CliHome | undefined;
@@ -24,11 +27,11 @@ describe("stock pi (published 0.73.1, no patch)", () => {
   beforeAll(() => {
     stock = installStockPi();
   }, 300_000);
-  afterAll(() => stock?.dispose());
+  afterAll(() => stock?.dispose(), E2E_TIMEOUT_MS);
   afterEach(async () => {
     await server?.close();
     home?.dispose();
-  });
+  }, E2E_TIMEOUT_MS);
 
   it("says once what is degraded, and blocks a tool call whose streamed arguments break a rule", async () => {
     server = await startModelServer({

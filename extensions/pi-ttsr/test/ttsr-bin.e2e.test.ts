@@ -6,6 +6,9 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
+/** Wall time is not what these tests measure: a loaded machine (2 cores, many runs) may take this long. */
+const E2E_TIMEOUT_MS = 180_000;
+
 const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "bin", "ttsr.mjs");
 const run = promisify(execFile);
 
@@ -19,7 +22,7 @@ async function ttsr(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   }
 }
 
-describe("bin/ttsr.mjs (built dist)", () => {
+describe("bin/ttsr.mjs (built dist)", { timeout: E2E_TIMEOUT_MS }, () => {
   it("exits 0 / 1 / 2 for no match / match / usage error", async () => {
     const root = mkdtempSync(join(tmpdir(), "ttsr-bin-"));
     const cwd = join(root, "p");
