@@ -15,7 +15,7 @@ export interface SteerRun {
 /** Run the real `pi-steer` bin as a second process, in the pi home's project dir and environment. */
 export function runSteer(
   args: string[],
-  home: CliHome,
+  home: Pick<CliHome, "cwd" | "env">,
   options: { cwd?: string; timeoutMs?: number } = {},
 ): Promise<SteerRun> {
   return new Promise((resolve, reject) => {
