@@ -155,7 +155,6 @@ const KNOWN_KEYS = new Set([
   "alwaysApply",
   "paths",
   "applyTo",
-  "name",
 ]);
 
 function own(meta: Record<string, unknown>, key: string): unknown {

@@ -35,6 +35,12 @@ describe("ttsr settings", () => {
     expect(broken.issues[0]?.message).toMatch(/not valid JSON/);
   });
 
+  it("keeps the good entries of disabledRules and names each bad one", () => {
+    const { settings, issues } = parseTtsrSettings({ disabledRules: ["a", 1, null, "b"] }, "/s.json");
+    expect(settings.disabledRules).toEqual(["a", "b"]);
+    expect(issues.map((i) => i.key)).toEqual(["ttsr.disabledRules[1]", "ttsr.disabledRules[2]"]);
+  });
+
   it("trims disabledRules and ignores empty entries", () => {
     const { settings, issues } = parseTtsrSettings({ disabledRules: [" no-eval ", "", "  ", "x"] }, "/s.json");
     expect(issues).toEqual([]);

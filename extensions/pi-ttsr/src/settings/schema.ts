@@ -54,7 +54,20 @@ export function parseTtsrSettings(
       issues.push({ file, key: `ttsr.${key}`, message: `unknown setting (known: ${Object.keys(shape).join(", ")})` });
       continue;
     }
-    const result = field.safeParse(value);
+    let input = value;
+    if (key === "disabledRules" && Array.isArray(value)) {
+      // One bad entry disables only itself: the names around it still apply.
+      value.forEach((entry, i) => {
+        if (typeof entry !== "string")
+          issues.push({
+            file,
+            key: `ttsr.disabledRules[${i}]`,
+            message: `expected a rule name, got ${JSON.stringify(entry)}; ignored`,
+          });
+      });
+      input = value.filter((entry) => typeof entry === "string");
+    }
+    const result = field.safeParse(input);
     if (result.success) settings[key] = result.data;
     else {
       const message = result.error.issues[0]?.message ?? "invalid value";
