@@ -24,7 +24,8 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   let bridge: SteeringBridge | undefined;
   let endpoint: Endpoint | undefined;
   let ctxRef: ExtensionContext | undefined;
-  let persistedNonEmpty = false;
+  /** Ids of the last persisted snapshot ("" for an empty one; undefined when none was written or read). */
+  let persistedIds: string | undefined;
   const cleanups: (() => void)[] = [];
 
   const updateFooter = () => {
@@ -38,29 +39,33 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   };
 
   const persist = (items: SteeringItem[]) => {
-    if (items.length === 0 && !persistedNonEmpty) return;
+    const ids = items.map((item) => item.id).join(",");
+    // Nothing to say when the snapshot would repeat the last one (or when there never was anything to carry).
+    if (ids === (persistedIds ?? "")) return;
     const snapshot: QueueSnapshot = { version: 1, items };
     pi.appendEntry(QUEUE_SNAPSHOT_TYPE, snapshot);
-    persistedNonEmpty = items.length > 0;
+    persistedIds = ids;
   };
 
-  const shutdown = async () => {
+  /** End the current session's bridge; `persistLeftovers` only while its session is still the one appended to. */
+  const shutdown = async (persistLeftovers: boolean) => {
     for (const cleanup of cleanups.splice(0)) cleanup();
     const current = bridge;
     bridge = undefined;
     await endpoint?.close();
     endpoint = undefined;
-    if (current) {
+    if (current && persistLeftovers) {
       // Leftovers at shutdown: audit ones are written now, discard ones dropped, the rest persisted for a resume.
       const { audited, carried } = current.queue.settleForShutdown();
       for (const item of audited) pi.appendEntry(STEERING_AUDIT_TYPE, { ...item, seam: "shutdown" });
       persist(carried);
-      current.dispose();
     }
+    current?.dispose();
   };
 
   pi.on("session_start", async (_event, ctx) => {
-    await shutdown();
+    // pi sends session_shutdown before a switch; a bridge still here belongs to a session no longer appended to.
+    await shutdown(false);
     log.clear();
     notices.reset();
     ctxRef = ctx;
@@ -91,7 +96,7 @@ export default function steeringBridge(pi: ExtensionAPI): void {
     }
 
     const snapshot = findQueueSnapshot(ctx.sessionManager.getBranch());
-    persistedNonEmpty = (snapshot?.items.length ?? 0) > 0;
+    persistedIds = snapshot?.items.map((item) => item.id).join(",");
     if (snapshot) current.queue.restore(snapshot.items);
 
     cleanups.push(
@@ -114,7 +119,7 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   });
 
   pi.on("session_shutdown", async () => {
-    await shutdown();
+    await shutdown(true);
   });
 
   pi.on("agent_start", () => bridge?.setRunning(true));
