@@ -15,7 +15,9 @@ export {
   type TriggeredPayload,
   withToolReminder,
 } from "./delivery/injection.ts";
+export { type PathBase, rulePathForModel } from "./delivery/rule-path.ts";
 export { INTERRUPT_TEMPLATE, REMINDER_TEMPLATE, renderInterrupt, renderReminder } from "./delivery/templates.ts";
+export { buildRegistry } from "./manager/build-registry.ts";
 export { canFire, type FiringRecord, shouldInterrupt } from "./manager/policy.ts";
 export { gate, type RegisteredRule, RuleRegistry } from "./manager/registry.ts";
 export { ResponseBoundary } from "./manager/response-boundary.ts";
@@ -40,8 +42,9 @@ export {
 export { TextBuffer } from "./matcher/text-buffer.ts";
 export { hasStreamTextHook, piPatchFeatures } from "./patch.ts";
 export { BUILTIN_RULES_DIR, loadBuiltinRules } from "./rules/builtin.ts";
+export { type InlineFlagsResult, translateInlineFlags } from "./rules/inline-flags.ts";
 export { type LoadedRules, loadTtsrRules } from "./rules/load.ts";
-export { normalizeRule, parseScope } from "./rules/normalize.ts";
-export type { RuleIssue, RuleScope, StreamSource, ToolScope, TtsrRule } from "./rules/types.ts";
+export { isFileGlobCondition, normalizeRule, parseScope } from "./rules/normalize.ts";
+export type { InterruptMode, RuleIssue, RuleScope, StreamSource, ToolScope, TtsrRule } from "./rules/types.ts";
 export { defaultAgentDir, readTtsrSettings } from "./settings/read.ts";
 export { DEFAULT_TTSR_SETTINGS, parseTtsrSettings, type TtsrSettings, TtsrSettingsSchema } from "./settings/schema.ts";

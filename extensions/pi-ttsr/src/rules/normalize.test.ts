@@ -171,6 +171,12 @@ describe("rules written for the reference (oh-my-pi) and other engines", () => {
     expect(mixed?.conditions).toEqual([{ source: "unsafe", flags: "" }]);
     expect(mixed?.scope.text).toBe(true);
     expect(mixed?.scope.tools.map((t) => `${t.name}(${t.glob})`)).toEqual(["edit(src/**/*.ts)", "write(src/**/*.ts)"]);
+    // Only globs: the rule matches any content, so an explicit scope is ignored (said), never text.
+    const scoped = normalizeRule(rule({ condition: "*.rs", scope: "text" }));
+    expect(scoped.rule?.scope.text).toBe(false);
+    expect(scoped.issues).toEqual([
+      expect.objectContaining({ key: "scope", message: expect.stringMatching(/ignored/) }),
+    ]);
     // Regexes are not globs.
     expect(normalizeRule(rule({ condition: "a.*b" })).rule?.conditions).toEqual([{ source: "a.*b", flags: "" }]);
     expect(normalizeRule(rule({ condition: "\\*.rs" })).rule?.scope.tools).toEqual([{}]);

@@ -266,11 +266,17 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
     }
   }
   if (usableGlobs.length > 0) {
-    // As in the reference: the glob scopes are added to an explicit scope, or are the whole scope.
+    // As in the reference: the glob scopes are added to an explicit scope, or are the whole scope. With only glob
+    // conditions the rule matches any content, so it keeps to edits and writes of those paths (else it would
+    // fire on every response).
     const inferred = usableGlobs.flatMap((glob) => GLOB_CONDITION_TOOLS.map((name) => ({ name, glob })));
-    scope = explicitScope
-      ? { ...scope, tools: [...scope.tools, ...inferred] }
-      : { text: false, thinking: false, tools: inferred };
+    const globOnly = compiled.length === 1 && compiled[0]!.source === ANY_CONTENT;
+    if (globOnly && explicitScope)
+      issue("scope", "ignored: a rule whose conditions are all file globs watches edits and writes of those paths");
+    scope =
+      explicitScope && !globOnly
+        ? { ...scope, tools: [...scope.tools, ...inferred] }
+        : { text: false, thinking: false, tools: inferred };
   }
   scope.tools = scope.tools.filter((tool) => {
     const problem = tool.glob ? globProblem(tool.glob) : undefined;
