@@ -25,23 +25,27 @@ export interface Analysis {
   ages: Int32Array;
   blocks: Block[];
   byId: Map<string, Block>;
-  /** Blocks living in each message (index -> blocks), for rendering. */
-  byMessage: Map<number, Block[]>;
+  /** Blocks living in each message (by message index; a tool block is listed at its call and its result). */
+  byMessage: (Block[] | undefined)[];
+}
+
+function attach(analysis: Analysis, block: Block, msg: number): void {
+  const list = analysis.byMessage[msg];
+  if (list) list.push(block);
+  else analysis.byMessage[msg] = [block];
 }
 
 function add(analysis: Analysis, block: Block, msg: number): void {
   analysis.blocks.push(block);
   analysis.byId.set(block.id, block);
-  const list = analysis.byMessage.get(msg);
-  if (list) list.push(block);
-  else analysis.byMessage.set(msg, [block]);
+  attach(analysis, block, msg);
 }
 
 /** One linear pass over the messages. */
 export function analyze(messages: readonly ViewMessage[]): Analysis {
   const keys = messageKeys(messages);
   const ages = turnAges(messages);
-  const analysis: Analysis = { keys, ages, blocks: [], byId: new Map(), byMessage: new Map() };
+  const analysis: Analysis = { keys, ages, blocks: [], byId: new Map(), byMessage: new Array(messages.length) };
   const resultOf = new Map<string, number>();
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as ViewMessage;
@@ -68,11 +72,7 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
             tool: call.name,
           };
           add(analysis, block, i);
-          if (block.resultMsg >= 0) {
-            const list = analysis.byMessage.get(block.resultMsg);
-            if (list) list.push(block);
-            else analysis.byMessage.set(block.resultMsg, [block]);
-          }
+          if (block.resultMsg >= 0) attach(analysis, block, block.resultMsg);
         } else if (part?.type === "text" || part?.type === "thinking") prose = true;
       }
       if (prose) add(analysis, { kind: "text", id: textBlockId(key), age, msg: i }, i);

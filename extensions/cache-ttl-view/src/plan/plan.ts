@@ -39,7 +39,7 @@ export interface Plan {
 
 function pinned(input: PlanInput, block: Block): boolean {
   if (input.pins.ids.has(block.id)) return true;
-  if (block.kind !== "tool") return false;
+  if (block.kind !== "tool" || (input.pins.tools.size === 0 && input.pins.paths.length === 0)) return false;
   const call = toolCallOf(input.messages, block);
   const args = call.arguments && typeof call.arguments === "object" ? call.arguments : {};
   return isToolPinned(input.pins, block.id, block.tool, args, input.cwd);
@@ -80,7 +80,7 @@ export function planPrune(input: PlanInput): Plan {
   for (let b = analysis.blocks.length - 1; b >= 0; b--) {
     const block = analysis.blocks[b] as Block;
     if (block.kind !== "image" || input.pruned.has(block.id)) continue;
-    const owner = analysis.byMessage.get(block.msg)?.find((x) => x.kind === "tool");
+    const owner = analysis.byMessage[block.msg]?.find((x) => x.kind === "tool");
     if (owner && (input.pruned.has(owner.id) || chosen.has(owner.id))) continue;
     const intact = windowOf(block.age, settings) === "intact";
     const fits = kept < settings.keepRecentImages && keptChars + block.chars <= settings.maxImageBase64Total;

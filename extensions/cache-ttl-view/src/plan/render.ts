@@ -118,11 +118,12 @@ export function patchFor(
 ): ViewPatch {
   const replaced: [number, ViewMessage][] = [];
   if (pruned.size > 0) {
-    for (const [index, blocks] of analysis.byMessage) {
+    for (let index = 0; index < analysis.byMessage.length; index++) {
+      const blocks = analysis.byMessage[index];
+      if (!blocks) continue;
       const view = renderMessage(messages, index, blocks, pruned, replacement);
       if (view !== messages[index]) replaced.push([index, view]);
     }
-    replaced.sort((a, b) => a[0] - b[0]);
   }
   const inserts: [number, ViewMessage][] = [];
   if (notices.length > 0) {

@@ -27,32 +27,61 @@ export function truncateTail(text: string, max: number): string {
   return `${MARK}…${text.slice(text.length - keep)}`;
 }
 
-/** Cap a JSON-like value: strings to `maxFieldChars` (except `ref:`), lists and objects to their item caps. */
+/**
+ * Cap a JSON-like value: strings to `maxFieldChars` (except `ref:`), lists and objects to their item caps. A value
+ * that needs no cut is returned as is (same reference), so the common case allocates nothing.
+ */
 export function capValue(value: unknown, caps: Caps, depth = 0): unknown {
   if (typeof value === "string") return value.startsWith("ref:") ? value : truncateText(value, caps.maxFieldChars);
   if (value === null || typeof value !== "object") return value;
   if (depth >= MAX_DEPTH) return `${MARK}nested value`;
   if (Array.isArray(value)) {
-    const kept = value.slice(0, caps.maxListItems).map((item) => capValue(item, caps, depth + 1));
-    if (value.length > caps.maxListItems) kept.push(`${MARK}+${value.length - caps.maxListItems} items`);
-    return kept;
+    let out: unknown[] | undefined;
+    const n = Math.min(value.length, caps.maxListItems);
+    for (let i = 0; i < n; i++) {
+      const capped = capValue(value[i], caps, depth + 1);
+      if (capped !== value[i] && !out) out = value.slice(0, i);
+      out?.push(capped);
+    }
+    if (value.length <= caps.maxListItems) return out ?? value;
+    out ??= value.slice(0, n);
+    out.push(`${MARK}+${value.length - caps.maxListItems} items`);
+    return out;
   }
-  const keys = Object.keys(value);
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let changed = keys.length > caps.maxDictKeys;
   const entries: [string, unknown][] = [];
   for (const key of keys.slice(0, caps.maxDictKeys)) {
-    entries.push([key, capValue((value as Record<string, unknown>)[key], caps, depth + 1)]);
+    const capped = capValue(record[key], caps, depth + 1);
+    if (capped !== record[key] || key === "__proto__") changed = true;
+    entries.push([key, capped]);
   }
+  if (!changed) return value;
   if (keys.length > caps.maxDictKeys) entries.push(["…", `${MARK}+${keys.length - caps.maxDictKeys} keys`]);
   // fromEntries defines own data properties: a key named `__proto__` stays a key.
   return Object.fromEntries(entries);
 }
 
-/** Lines of a text without a trailing empty line. */
-export function linesOf(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
+/** Number of lines of a text (a trailing newline does not start a line); counts without splitting. */
+export function countLines(text: string): number {
+  if (text === "") return 0;
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return text.endsWith("\n") ? n - 1 : n;
+}
+
+/** The first `max` lines of a text (without splitting the rest). */
+export function firstLines(text: string, max: number): string[] {
+  const out: string[] = [];
+  let start = 0;
+  while (out.length < max && start < text.length) {
+    const end = text.indexOf("\n", start);
+    out.push(text.slice(start, end === -1 ? text.length : end));
+    if (end === -1) break;
+    start = end + 1;
+  }
+  return out;
 }
 
 /** Shrink a list until `render(list)` fits `max` chars (at least one item is dropped per step). */

@@ -1,4 +1,4 @@
-import { capValue, fitList, linesOf, truncateTail } from "./caps.ts";
+import { capValue, countLines, firstLines, fitList, truncateTail } from "./caps.ts";
 import { resultText } from "./default-view.ts";
 import type { ToolViewFn } from "./tool-view.ts";
 
@@ -7,7 +7,7 @@ export const bashView: ToolViewFn = (input, caps) => {
   const text = input.resultText;
   const result = text.startsWith("ref:")
     ? text
-    : `${truncateTail(text, Math.max(16, caps.maxTextChars - 16))} (lines=${linesOf(text).length})`;
+    : `${truncateTail(text, Math.max(16, caps.maxTextChars - 16))} (lines=${countLines(text)})`;
   return {
     params: capValue(input.args, caps) as Record<string, unknown>,
     result: text.length <= caps.maxTextChars ? text : result,
@@ -18,10 +18,11 @@ export const bashView: ToolViewFn = (input, caps) => {
 export const grepView: ToolViewFn = (input, caps) => {
   const params = capValue(input.args, caps) as Record<string, unknown>;
   if (input.isError) return { params, result: resultText(input.resultText, caps.maxTextChars) };
-  const lines = linesOf(input.resultText);
+  const matches = countLines(input.resultText);
   const files: string[] = [];
   const seen = new Set<string>();
-  for (const line of lines) {
+  // Files of the first matches only: a summary needs a few names, not a scan of a huge output.
+  for (const line of firstLines(input.resultText, caps.maxListItems * 20)) {
     const m = /^(.+?)[:-]\d+[:-]/.exec(line);
     const file = m?.[1];
     if (file && !seen.has(file)) {
@@ -31,7 +32,7 @@ export const grepView: ToolViewFn = (input, caps) => {
   }
   const listed = files.slice(0, caps.maxListItems);
   const result = fitList(listed, caps.maxTextChars, (kept, dropped) =>
-    JSON.stringify({ matches: lines.length, files: kept, more_files: files.length - listed.length + dropped }),
+    JSON.stringify({ matches, files: kept, more_files: files.length - listed.length + dropped }),
   );
   return { params, result };
 };
@@ -40,10 +41,10 @@ export const grepView: ToolViewFn = (input, caps) => {
 export const listingView: ToolViewFn = (input, caps) => {
   const params = capValue(input.args, caps) as Record<string, unknown>;
   if (input.isError) return { params, result: resultText(input.resultText, caps.maxTextChars) };
-  const entries = linesOf(input.resultText);
-  const listed = entries.slice(0, caps.maxListItems);
+  const entries = countLines(input.resultText);
+  const listed = firstLines(input.resultText, caps.maxListItems);
   const result = fitList(listed, caps.maxTextChars, (kept, dropped) =>
-    JSON.stringify({ entries: entries.length, first: kept, more: entries.length - listed.length + dropped }),
+    JSON.stringify({ entries, first: kept, more: entries - listed.length + dropped }),
   );
   return { params, result };
 };

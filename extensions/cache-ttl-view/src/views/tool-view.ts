@@ -1,4 +1,4 @@
-import type { Caps } from "./caps.ts";
+import { type Caps, countLines } from "./caps.ts";
 
 /** What a per-tool view sees of one tool call and its result. */
 export interface ToolViewInput {
@@ -24,7 +24,7 @@ export type ToolViewFn = (input: ToolViewInput, caps: Caps) => ToolView;
 
 /** A file body: `[TRUNCATED FILE] id=… path=… lines=… chars=…`. */
 export function fileMarker(id: string, path: unknown, text: string, extra = ""): string {
-  const lines = text === "" ? 0 : text.split("\n").length;
+  const lines = countLines(text);
   const where = typeof path === "string" ? ` path=${path}` : "";
   return `[TRUNCATED FILE] id=${id}${where} lines=${lines} chars=${text.length}${extra}`;
 }

@@ -65,7 +65,7 @@ describe("per-tool views", () => {
     });
     expect(s.params).toEqual({
       path: "a.txt",
-      content: "[TRUNCATED FILE] id=abcdef01 path=a.txt lines=501 chars=1000",
+      content: "[TRUNCATED FILE] id=abcdef01 path=a.txt lines=500 chars=1000",
     });
     expect(s.result).toBe("Wrote a.txt");
   });

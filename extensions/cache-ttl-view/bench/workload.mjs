@@ -1,0 +1,63 @@
+// A realistic coding session for the bench: per turn a prompt, a few tool calls (read, bash, grep, edit) with
+// results of varied size, and an answer. Deterministic (no randomness), so runs compare.
+
+const filler = (chars, word) => `${word} `.repeat(Math.ceil(chars / (word.length + 1))).slice(0, chars);
+
+/** About `count` messages (user, assistant, toolResult) with ms timestamps from `start`. */
+export function benchSession(count, start = 1_000_000) {
+  const messages = [];
+  let t = start;
+  const tick = (ms) => {
+    t += ms;
+    return t;
+  };
+  let call = 0;
+  const tools = [
+    (i) => ["read", { path: `src/module-${i}.ts` }, filler(2000 + ((i * 797) % 6000), `code${i}`)],
+    (i) => ["bash", { command: `pnpm test --filter pkg-${i}` }, filler(300 + ((i * 331) % 3000), "PASS")],
+    (i) => [
+      "grep",
+      { pattern: `symbol${i}`, path: "src" },
+      `src/a-${i}.ts:12:symbol${i}\nsrc/b-${i}.ts:40:symbol${i}\n`,
+    ],
+    (i) => [
+      "edit",
+      { path: `src/module-${i}.ts`, edits: [{ oldText: filler(120, "old"), newText: filler(140, "new") }] },
+      "Edited.",
+    ],
+  ];
+  for (let turn = 0; messages.length < count; turn++) {
+    messages.push({
+      role: "user",
+      content: [{ type: "text", text: `task ${turn}: ${filler(300, "please")}` }],
+      timestamp: tick(1000),
+    });
+    for (let k = 0; k < 3 && messages.length < count; k++) {
+      const [name, args, result] = tools[(turn + k) % tools.length](turn * 3 + k);
+      const id = `call_${++call}`;
+      messages.push({
+        role: "assistant",
+        content: [{ type: "toolCall", id, name, arguments: args }],
+        timestamp: tick(1000),
+        usage: { input: 1000, output: 50, cacheRead: 0, cacheWrite: 0 },
+      });
+      messages.push({
+        role: "toolResult",
+        toolCallId: id,
+        toolName: name,
+        content: [{ type: "text", text: result }],
+        isError: false,
+        timestamp: tick(10),
+      });
+    }
+    messages.push({
+      role: "assistant",
+      content: [{ type: "text", text: `done ${turn}. ${filler(600, "because")}` }],
+      timestamp: tick(1000),
+    });
+  }
+  messages.length = count;
+  // End on a user message, as a request does.
+  messages[count - 1] = { role: "user", content: "next", timestamp: tick(1000) };
+  return { messages, lastAt: t };
+}
