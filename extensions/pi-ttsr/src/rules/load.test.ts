@@ -89,4 +89,30 @@ describe("loadTtsrRules", () => {
       "no-ts-ignore": "pi-ttsr/rules/no-ts-ignore.mdc",
     });
   });
+
+  it("names a rule file discovery skips (a YAML alias bomb), and its siblings still load", async () => {
+    const bomb = [
+      "---",
+      'a: &a ["x","x","x","x","x","x","x","x","x","x"]',
+      "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]",
+      "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]",
+      "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]",
+      "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]",
+      'ttsr_trigger: "boom"',
+      "---",
+      "Bomb.",
+    ].join("\n");
+    const p = project({
+      ".cursor/rules/bomb.mdc": bomb,
+      ".cursor/rules/ok.mdc": '---\nttsr_trigger: "bar"\n---\nNo bar.\n',
+    });
+    const loaded = await loadTtsrRules({ ...p, settings: { ...DEFAULT_TTSR_SETTINGS, builtinRules: false } });
+    expect(loaded.rules.map((r) => r.name)).toEqual(["ok"]);
+    expect(loaded.issues).toEqual([
+      expect.objectContaining({
+        path: join(p.cwd, ".cursor/rules/bomb.mdc"),
+        message: expect.stringMatching(/skipped/),
+      }),
+    ]);
+  });
 });

@@ -53,6 +53,12 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
         ...(options.home ? { home: options.home } : {}),
       });
       sources = result.rules;
+      // A file rulebook skipped (over a parse limit, unreadable, binary, a symlink out of bounds) may have been a
+      // TTSR rule: it is named with its reason, and its siblings load.
+      for (const skipped of result.skipped) {
+        if ((skipped as { kind?: string }).kind === "not-a-rule") continue;
+        issues.push({ path: skipped.path, message: `rule file skipped: ${skipped.reason}` });
+      }
       for (const w of result.warnings) {
         if (w.path && sources.some((r) => r.path === w.path && hasCondition(r))) {
           issues.push({ path: w.path, ...(w.key ? { key: w.key } : {}), message: w.message });
