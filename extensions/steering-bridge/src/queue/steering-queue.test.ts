@@ -104,4 +104,14 @@ describe("SteeringQueue", () => {
     expect(carried.map((i) => i.content)).toEqual(["c"]);
     expect(acks.map((a) => a.state)).toEqual(["audited", "discarded"]);
   });
+
+  it("remembers at least settledLimit settled ids, and forgets older ones", () => {
+    let n = 0;
+    const q = new SteeringQueue({ newId: () => `id${++n}`, settledLimit: 2 });
+    for (let i = 0; i < 6; i++) q.enqueue({ content: `x${i}`, mode: "finish_step", kind: "message" });
+    q.takeMode("finish_step", "iteration_start", 1);
+    expect(q.revoke("id6")).toMatchObject({ status: "already_settled", state: "delivered" });
+    expect(q.revoke("id5")).toMatchObject({ status: "already_settled" });
+    expect(q.revoke("id1")).toEqual({ id: "id1", status: "unknown" });
+  });
 });

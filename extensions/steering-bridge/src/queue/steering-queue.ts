@@ -39,7 +39,9 @@ type AckListener = (ack: Ack) => void;
 export class SteeringQueue {
   readonly #pending = new Map<string, SteeringItem>();
   readonly #byDedupeKey = new Map<string, string>();
-  readonly #settled = new Map<string, AckState>();
+  /** Settled ids in two generations: the newer fills up to settledLimit, then replaces the older (O(1) bound). */
+  #settled = new Map<string, AckState>();
+  #settledBefore = new Map<string, AckState>();
   readonly #listeners = new Set<AckListener>();
   readonly #now: () => number;
   readonly #newId: () => string;
@@ -72,7 +74,7 @@ export class SteeringQueue {
   /** Put back items restored from a session file (ids kept); already expired ones are acknowledged as expired. */
   restore(items: readonly SteeringItem[]): void {
     for (const item of items) {
-      if (this.#pending.has(item.id) || this.#settled.has(item.id)) continue;
+      if (this.#pending.has(item.id) || this.settledState(item.id) !== undefined) continue;
       this.#add({ ...item });
     }
     this.sweep();
@@ -91,7 +93,7 @@ export class SteeringQueue {
       this.#settle(item, { id, state: "revoked", reason: "revoked", at: this.#now() });
       return { id, status: "revoked" };
     }
-    const state = this.#settled.get(id);
+    const state = this.settledState(id);
     return state ? { id, status: "already_settled", state } : { id, status: "unknown" };
   }
 
@@ -185,7 +187,7 @@ export class SteeringQueue {
 
   /** The state an id ended in, if it was settled and is still remembered. */
   settledState(id: string): AckState | undefined {
-    return this.#settled.get(id);
+    return this.#settled.get(id) ?? this.#settledBefore.get(id);
   }
 
   /** Stop the expiry timer (the session ends). Pending items stay for a snapshot. */
@@ -236,8 +238,11 @@ export class SteeringQueue {
     if (item.dedupeKey !== undefined && this.#byDedupeKey.get(item.dedupeKey) === item.id) {
       this.#byDedupeKey.delete(item.dedupeKey);
     }
+    if (this.#settled.size >= this.#settledLimit) {
+      this.#settledBefore = this.#settled;
+      this.#settled = new Map();
+    }
     this.#settled.set(item.id, ack.state);
-    if (this.#settled.size > this.#settledLimit * 2) this.#trimSettled();
     for (const listener of this.#listeners) {
       try {
         listener(ack);
@@ -245,13 +250,6 @@ export class SteeringQueue {
         // A broken listener must not lose the acknowledgement for the others.
       }
     }
-  }
-
-  /** Keep the newest `settledLimit` ids; done in batches so settling stays O(1) amortised. */
-  #trimSettled(): void {
-    const keep = [...this.#settled].slice(-this.#settledLimit);
-    this.#settled.clear();
-    for (const [id, state] of keep) this.#settled.set(id, state);
   }
 
   #armExpiryTimer(): void {
