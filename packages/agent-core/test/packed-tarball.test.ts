@@ -16,6 +16,7 @@ describe("the packed @pi-rails/agent-core", () => {
     expect(tarball).toBeDefined();
     const listing = execFileSync("tar", ["-tzf", join(scratch, tarball!)], { encoding: "utf8" });
     expect(listing).toContain("package/dist/core/agent-loop.js");
+    expect(listing).toContain("package/dist/core/tool-call-registry.js");
     expect(listing).not.toContain("package/src/");
 
     const project = join(scratch, "project");
@@ -52,8 +53,9 @@ const agent = new Agent({
 const aborts = [];
 agent.subscribe((e) => { if (e.type === "stream_abort") aborts.push(e.consecutive); });
 await agent.prompt("go");
+const cancel = await agent.cancelToolCall("no-such-call");
 console.log(JSON.stringify({ aborts, seams: LOOP_SEAMS.length, roles: agent.state.messages.map((m) => m.role),
-  final: agent.state.messages.at(-1).content[0].text }));
+  final: agent.state.messages.at(-1).content[0].text, cancel: cancel.status }));
 `,
     );
     const output = execFileSync(process.execPath, ["run.mjs"], { cwd: project, encoding: "utf8" });
@@ -62,6 +64,7 @@ console.log(JSON.stringify({ aborts, seams: LOOP_SEAMS.length, roles: agent.stat
       seams: 9,
       roles: ["user", "user", "assistant"],
       final: "No eval needed.",
+      cancel: "not_found",
     });
   }, 300_000);
 });
