@@ -28,6 +28,8 @@ export interface BridgeHarness {
   checkpoints: LoopCheckpoint[];
   /** Ids queued by the scheduled injections, in schedule order. */
   scheduledIds: string[];
+  /** `pi.events` of the session (to act as another extension). */
+  events(): ExtensionAPI["events"];
   dispose(): Promise<void>;
 }
 
@@ -44,7 +46,9 @@ export async function openBridgeSession(
   const checkpoints: LoopCheckpoint[] = [];
   const scheduledIds: string[] = [];
   const schedule = [...(options.schedule ?? [])];
+  let bus: ExtensionAPI["events"] | undefined;
   const probe: ExtensionFactory = (pi: ExtensionAPI) => {
+    bus = pi.events;
     pi.events.on(STEERING_EVENTS.ready, (data) => {
       api = (data as SteeringReadyEvent).api;
     });
@@ -90,6 +94,7 @@ export async function openBridgeSession(
     acks,
     checkpoints,
     scheduledIds,
+    events: () => bus!,
     async dispose() {
       await test.dispose();
       await server.close();

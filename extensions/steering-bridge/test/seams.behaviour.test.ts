@@ -271,4 +271,24 @@ describe("steering seams in a real pi session", () => {
     }[];
     expect(later.filter((e) => e.customType === "steering-queue").at(-1)?.data?.items).toEqual([]);
   });
+
+  it("other extensions queue through pi.events and hear about refusals, acks and seam passes", async () => {
+    harness = await openBridgeSession({ script: [{ text: "ok" }] });
+    const events = harness.events();
+    const rejected: unknown[] = [];
+    const seams: string[] = [];
+    events.on("steering:rejected", (data) => rejected.push(data));
+    events.on("steering:checkpoint", (data) => seams.push((data as { kind: string }).kind));
+    events.emit("steering:inject", { content: "FROM-ANOTHER-EXTENSION", mode: "finish_step", kind: "message" });
+    events.emit("steering:inject", { content: "x", mode: "whenever", kind: "message" });
+    expect(rejected).toMatchObject([{ error: expect.stringMatching(/^mode: expected interrupt_immediate/) }]);
+    await harness.test.prompt("hi");
+    expect(JSON.stringify(harness.server.requests[0]!.messages)).toContain("FROM-ANOTHER-EXTENSION");
+    expect(harness.acks).toMatchObject([{ state: "delivered", seam: "iteration_start" }]);
+    expect(seams).toEqual(harness.checkpoints.map((c) => c.kind));
+    const entries = harness.test.session.messages.filter(
+      (m) => (m as { customType?: string }).customType === "steering",
+    );
+    expect(entries).toMatchObject([{ details: { source: "extension", seam: "iteration_start", iteration: 1 } }]);
+  });
 });
