@@ -49,17 +49,18 @@ export default function steeringBridge(pi: ExtensionAPI): void {
 
   /** End the current session's bridge; `persistLeftovers` only while its session is still the one appended to. */
   const shutdown = async (persistLeftovers: boolean) => {
-    for (const cleanup of cleanups.splice(0)) cleanup();
     const current = bridge;
     bridge = undefined;
-    await endpoint?.close();
-    endpoint = undefined;
     if (current && persistLeftovers) {
       // Leftovers at shutdown: audit ones are written now, discard ones dropped, the rest persisted for a resume.
+      // Settled before the listeners go, so producers and subscribers still hear these acks.
       const { audited, carried } = current.queue.settleForShutdown();
       for (const item of audited) pi.appendEntry(STEERING_AUDIT_TYPE, { ...item, seam: "shutdown" });
       persist(carried);
     }
+    for (const cleanup of cleanups.splice(0)) cleanup();
+    await endpoint?.close();
+    endpoint = undefined;
     current?.dispose();
   };
 

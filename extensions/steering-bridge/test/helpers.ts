@@ -28,6 +28,8 @@ export interface BridgeHarness {
   checkpoints: LoopCheckpoint[];
   /** Ids queued by the scheduled injections, in schedule order. */
   scheduledIds: string[];
+  /** The session branch as the probe saw it in session_shutdown (after the bridge's own handler). */
+  shutdownEntries: unknown[];
   /** `pi.events` of the session (to act as another extension). */
   events(): ExtensionAPI["events"];
   dispose(): Promise<void>;
@@ -47,8 +49,12 @@ export async function openBridgeSession(
   const scheduledIds: string[] = [];
   const schedule = [...(options.schedule ?? [])];
   let bus: ExtensionAPI["events"] | undefined;
+  const shutdownEntries: unknown[] = [];
   const probe: ExtensionFactory = (pi: ExtensionAPI) => {
     bus = pi.events;
+    pi.on("session_shutdown", (_event, ctx) => {
+      shutdownEntries.push(...ctx.sessionManager.getBranch());
+    });
     pi.events.on(STEERING_EVENTS.ready, (data) => {
       api = (data as SteeringReadyEvent).api;
     });
@@ -95,6 +101,7 @@ export async function openBridgeSession(
     checkpoints,
     scheduledIds,
     events: () => bus!,
+    shutdownEntries,
     async dispose() {
       await test.dispose();
       await server.close();

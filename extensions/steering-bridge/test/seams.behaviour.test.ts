@@ -291,4 +291,25 @@ describe("steering seams in a real pi session", () => {
     );
     expect(entries).toMatchObject([{ details: { source: "extension", seam: "iteration_start", iteration: 1 } }]);
   });
+
+  it("items still pending when the session ends are persisted for a resume (audit ones written, discard ones dropped)", async () => {
+    harness = await openBridgeSession({ script: [{ text: "ok" }], persist: true });
+    await harness.test.prompt("hi");
+    const api = harness.api();
+    const keep = api.inject({ content: "WAITING-FOR-NEXT-RUN", mode: "finish_step", kind: "message" });
+    const drop = api.inject({ content: "DROP", mode: "finish_step", kind: "message", leftover: "discard" });
+    const audit = api.inject({ content: "AUDIT-AT-SHUTDOWN", mode: "audit_only", kind: "message" });
+    await harness.test.dispose();
+    const entries = harness.shutdownEntries as {
+      type: string;
+      customType?: string;
+      data?: { items?: { id: string }[]; content?: string };
+    }[];
+    const snapshot = entries.filter((e) => e.customType === "steering-queue").at(-1);
+    expect(snapshot?.data?.items?.map((i) => i.id)).toEqual([keep.id]);
+    expect(entries.find((e) => e.customType === "steering-audit")?.data?.content).toBe("AUDIT-AT-SHUTDOWN");
+    expect(acksOf(harness.acks, drop.id)).toMatchObject([{ state: "discarded" }]);
+    expect(acksOf(harness.acks, audit.id)).toMatchObject([{ state: "audited", seam: "shutdown" }]);
+    expect(acksOf(harness.acks, keep.id)).toEqual([]);
+  });
 });
