@@ -1,7 +1,7 @@
 import { type CacheState, inferTouch, judgeCache, ttlForJudgement } from "../clock/cache-clock.ts";
 import { rawMessageKey } from "../model/ids.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
-import { type Analysis, analyze, type Block } from "../plan/analysis.ts";
+import { type Analysis, analyze, type Block, blockById } from "../plan/analysis.ts";
 import { noticeText } from "../plan/notice.ts";
 import type { PinSet } from "../plan/pins.ts";
 import { type Plan, planPrune } from "../plan/plan.ts";
@@ -223,7 +223,7 @@ export class SessionView {
     const found: { id: string; block: Block; messages: readonly ViewMessage[] }[] = [];
     const missing: string[] = [];
     for (const id of ids) {
-      const block = this.#lastAnalysis?.byId.get(id);
+      const block = this.#lastAnalysis ? blockById(this.#lastAnalysis, id) : undefined;
       if (block) found.push({ id, block, messages: this.#lastMessages });
       else missing.push(id);
     }

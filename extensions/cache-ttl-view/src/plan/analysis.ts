@@ -23,35 +23,62 @@ export type Block =
 export interface Analysis {
   keys: string[];
   ages: Int32Array;
+  /** Blocks in message order; those of message i are `blocks[first[i]]` up to `blocks[first[i + 1]]`. */
   blocks: Block[];
-  byId: Map<string, Block>;
-  /** Blocks living in each message (by message index; a tool block is listed at its call and its result). */
-  byMessage: (Block[] | undefined)[];
+  first: Int32Array;
+  /** Index in `blocks` of the tool block whose result is message i, or -1. */
+  resultTool: Int32Array;
 }
 
-function attach(analysis: Analysis, block: Block, msg: number): void {
-  const list = analysis.byMessage[msg];
-  if (list) list.push(block);
-  else analysis.byMessage[msg] = [block];
+const byIdCache = new WeakMap<Analysis, Map<string, Block>>();
+
+/** Find a block by id (built on first use: only restores and tests need it). */
+export function blockById(analysis: Analysis, id: string): Block | undefined {
+  let map = byIdCache.get(analysis);
+  if (!map) {
+    map = new Map(analysis.blocks.map((b) => [b.id, b]));
+    byIdCache.set(analysis, map);
+  }
+  return map.get(id);
 }
 
-function add(analysis: Analysis, block: Block, msg: number): void {
-  analysis.blocks.push(block);
-  analysis.byId.set(block.id, block);
-  attach(analysis, block, msg);
+/** The blocks living in message i: its own, plus the tool block it is the result of. */
+export function blocksOf(analysis: Analysis, i: number): Block[] {
+  const out = analysis.blocks.slice(analysis.first[i], analysis.first[i + 1]);
+  const tool = analysis.resultTool[i] as number;
+  if (tool >= 0) out.push(analysis.blocks[tool] as Block);
+  return out;
+}
+
+/** Whether anything in message i is in `ids` (no allocation). */
+export function touches(analysis: Analysis, i: number, ids: ReadonlySet<string>): boolean {
+  for (let b = analysis.first[i] as number; b < (analysis.first[i + 1] as number); b++) {
+    if (ids.has((analysis.blocks[b] as Block).id)) return true;
+  }
+  const tool = analysis.resultTool[i] as number;
+  return tool >= 0 && ids.has((analysis.blocks[tool] as Block).id);
 }
 
 /** One linear pass over the messages. */
 export function analyze(messages: readonly ViewMessage[]): Analysis {
   const keys = messageKeys(messages);
   const ages = turnAges(messages);
-  const analysis: Analysis = { keys, ages, blocks: [], byId: new Map(), byMessage: new Array(messages.length) };
+  const n = messages.length;
+  const analysis: Analysis = {
+    keys,
+    ages,
+    blocks: [],
+    first: new Int32Array(n + 1),
+    resultTool: new Int32Array(n).fill(-1),
+  };
+  const blocks = analysis.blocks;
   const resultOf = new Map<string, number>();
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = 0; i < n; i++) {
     const m = messages[i] as ViewMessage;
     if (isToolResult(m)) resultOf.set(m.toolCallId, i);
   }
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = 0; i < n; i++) {
+    analysis.first[i] = blocks.length;
     const m = messages[i] as ViewMessage;
     if (isSummary(m)) continue;
     const key = keys[i] as string;
@@ -62,46 +89,38 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
         const part = m.content[p];
         if (part?.type === "toolCall") {
           const call = part as ToolCallPart;
-          const block: Block = {
+          const resultMsg = resultOf.get(call.id) ?? -1;
+          if (resultMsg > i) analysis.resultTool[resultMsg] = blocks.length;
+          blocks.push({
             kind: "tool",
             id: toolBlockId(call.id),
             age,
             callMsg: i,
             callPart: p,
-            resultMsg: resultOf.get(call.id) ?? -1,
+            resultMsg,
             tool: call.name,
-          };
-          add(analysis, block, i);
-          if (block.resultMsg >= 0) attach(analysis, block, block.resultMsg);
+          });
         } else if (part?.type === "text" || part?.type === "thinking") prose = true;
       }
-      if (prose) add(analysis, { kind: "text", id: textBlockId(key), age, msg: i }, i);
-    } else if (isUser(m) || isCustom(m)) {
-      if (typeof m.content === "string") add(analysis, { kind: "text", id: textBlockId(key), age, msg: i }, i);
-      else {
-        let prose = false;
-        for (let p = 0; p < m.content.length; p++) {
-          const part = m.content[p];
-          if (part?.type === "image") {
-            add(
-              analysis,
-              { kind: "image", id: imageBlockId(key, p), age, msg: i, part: p, chars: part.data.length },
-              i,
-            );
-          } else if (part?.type === "text") prose = true;
-        }
-        if (prose) add(analysis, { kind: "text", id: textBlockId(key), age, msg: i }, i);
+      if (prose) blocks.push({ kind: "text", id: textBlockId(key), age, msg: i });
+    } else if (isUser(m) || isCustom(m) || isToolResult(m)) {
+      const content = m.content;
+      if (typeof content === "string") {
+        blocks.push({ kind: "text", id: textBlockId(key), age, msg: i });
+        continue;
       }
-    } else if (isToolResult(m)) {
-      for (let p = 0; p < m.content.length; p++) {
-        const part = m.content[p];
+      let prose = false;
+      for (let p = 0; p < content.length; p++) {
+        const part = content[p];
         if (part?.type === "image") {
-          add(analysis, { kind: "image", id: imageBlockId(key, p), age, msg: i, part: p, chars: part.data.length }, i);
-        }
+          blocks.push({ kind: "image", id: imageBlockId(key, p), age, msg: i, part: p, chars: part.data.length });
+        } else if (part?.type === "text") prose = true;
       }
+      if (prose && !isToolResult(m)) blocks.push({ kind: "text", id: textBlockId(key), age, msg: i });
     } else if (isBashExecution(m)) {
-      add(analysis, { kind: "text", id: textBlockId(key), age, msg: i }, i);
+      blocks.push({ kind: "text", id: textBlockId(key), age, msg: i });
     }
   }
+  analysis.first[n] = blocks.length;
   return analysis;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultSettings } from "../settings/settings.ts";
 import { image, SessionBuilder, text } from "../testing/fixtures.ts";
-import { analyze, type Block } from "./analysis.ts";
+import { analyze, type Block, blockById } from "./analysis.ts";
 import { planPrune } from "./plan.ts";
 import { replacementFor } from "./replacements.ts";
 
@@ -24,7 +24,7 @@ function plan(
     cwd: "/repo",
     replacement: (b: Block) => replacementFor(s.messages, b, settings),
   });
-  const kinds = (ids: string[]) => ids.map((id) => analysis.byId.get(id)).map((b) => `${b?.kind}@${b?.age}`);
+  const kinds = (ids: string[]) => ids.map((id) => blockById(analysis, id)).map((b) => `${b?.kind}@${b?.age}`);
   return { ...result, analysis, kinds: kinds(result.ids) };
 }
 
@@ -98,7 +98,7 @@ describe("planPrune thresholds and pins", () => {
       { keepRecentTurns: 1 },
       { ids: new Set(), tools: new Set(["memory"]), paths: ["docs/spec/**"] },
     );
-    const tools = pinned.ids.map((id) => pinned.analysis.byId.get(id)).filter((b) => b?.kind === "tool");
+    const tools = pinned.ids.map((id) => blockById(pinned.analysis, id)).filter((b) => b?.kind === "tool");
     expect(tools).toHaveLength(1);
     const byId = plan(s, { keepRecentTurns: 1 }, { ids: new Set(base.ids), tools: new Set(), paths: [] });
     expect(byId.ids).toEqual([]);

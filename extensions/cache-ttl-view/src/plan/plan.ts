@@ -80,7 +80,8 @@ export function planPrune(input: PlanInput): Plan {
   for (let b = analysis.blocks.length - 1; b >= 0; b--) {
     const block = analysis.blocks[b] as Block;
     if (block.kind !== "image" || input.pruned.has(block.id)) continue;
-    const owner = analysis.byMessage[block.msg]?.find((x) => x.kind === "tool");
+    const ownerIndex = analysis.resultTool[block.msg] as number;
+    const owner = ownerIndex >= 0 ? analysis.blocks[ownerIndex] : undefined;
     if (owner && (input.pruned.has(owner.id) || chosen.has(owner.id))) continue;
     const intact = windowOf(block.age, settings) === "intact";
     const fits = kept < settings.keepRecentImages && keptChars + block.chars <= settings.maxImageBase64Total;

@@ -10,7 +10,7 @@ import type {
   ViewMessage,
 } from "../model/messages.ts";
 import type { StoredNotice } from "../state/entries.ts";
-import type { Analysis, Block } from "./analysis.ts";
+import { type Analysis, type Block, blocksOf, touches } from "./analysis.ts";
 import type { Replacement } from "./replacements.ts";
 
 /** Custom message type of the prune notice in the model's view. */
@@ -118,10 +118,9 @@ export function patchFor(
 ): ViewPatch {
   const replaced: [number, ViewMessage][] = [];
   if (pruned.size > 0) {
-    for (let index = 0; index < analysis.byMessage.length; index++) {
-      const blocks = analysis.byMessage[index];
-      if (!blocks) continue;
-      const view = renderMessage(messages, index, blocks, pruned, replacement);
+    for (let index = 0; index < messages.length; index++) {
+      if (!touches(analysis, index, pruned)) continue;
+      const view = renderMessage(messages, index, blocksOf(analysis, index), pruned, replacement);
       if (view !== messages[index]) replaced.push([index, view]);
     }
   }
