@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { parse } from "yaml";
 
 // --root=<dir> checks another checkout (the tests use it on a temp copy).
@@ -68,13 +69,17 @@ if (isMain) {
     }
   }
   if (!failed) {
-    const status = spawnSync("pnpm", ["exec", "changeset", "status", "--verbose"], { cwd: root, encoding: "utf8" });
+    const status = spawnSync("pnpm", ["exec", "changeset", "status", "--verbose"], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" },
+    });
     if (status.status !== 0) {
       console.error(status.stdout, status.stderr);
       console.error("changeset status failed: the release plan cannot be computed");
       failed = true;
     } else {
-      console.log(status.stdout.replaceAll("🦋  ", "").trim());
+      console.log(stripVTControlCharacters(status.stdout).replaceAll("🦋  ", "").trim());
     }
   }
   if (failed) process.exit(1);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installStockPi, type StockPi } from "@pi-rails/testkit";
@@ -64,7 +64,7 @@ beforeAll(() => {
     tarballs.set(name, join(packed, file));
   }
   stockPi = installStockPi();
-}, 300_000);
+}, 600_000);
 afterAll(() => {
   stockPi?.dispose();
   rmSync(scratch, { recursive: true, force: true });
@@ -88,19 +88,23 @@ describe("what installing an extension adds to a user's disk", () => {
         false,
       );
 
-      // 2. Into a project that already has pi: the difference is the extension's own footprint.
-      const nextToPi = join(scratch, `${name.replace("/", "+")}-next-to-pi`);
-      cpSync(stockPi.dir, nextToPi, { recursive: true, verbatimSymlinks: true });
-      const piBytes = treeBytes(join(nextToPi, "node_modules"));
-      npmInstall(nextToPi, specs);
-      const addedBytes = treeBytes(join(nextToPi, "node_modules")) - piBytes;
+      // 2. Into the project that already has pi: the difference is the extension's own footprint. Uninstalled
+      // afterwards, so the next extension is measured against pi alone again.
+      const piBytes = treeBytes(join(stockPi.dir, "node_modules"));
+      npmInstall(stockPi.dir, specs);
+      const addedBytes = treeBytes(join(stockPi.dir, "node_modules")) - piBytes;
       const nestedPi = execFileSync(
         "find",
-        [join(nextToPi, "node_modules", "@pi-rails"), "-path", "*/@mariozechner/*"],
+        [join(stockPi.dir, "node_modules", "@pi-rails"), "-path", "*/@mariozechner/*"],
         {
           encoding: "utf8",
         },
       ).trim();
+      execFileSync("npm", ["uninstall", ...workspaceClosure(name), "--no-audit", "--no-fund", "--loglevel=error"], {
+        cwd: stockPi.dir,
+        stdio: "pipe",
+        timeout: 280_000,
+      });
       expect(nestedPi, "a second copy of a pi package under the extension").toBe("");
 
       console.log(
