@@ -4,7 +4,7 @@ import { loadRules } from "@pi-rails/rulebook";
 import { rulePathForModel } from "../delivery/rule-path.ts";
 import type { TtsrSettings } from "../settings/schema.ts";
 import { BUILTIN_PROVIDER, loadBuiltinRules, ruleFromText } from "./builtin.ts";
-import { normalizeRule } from "./normalize.ts";
+import { isWindsurfActivation, normalizeRule } from "./normalize.ts";
 import type { RuleIssue, SourceRule, TtsrRule } from "./types.ts";
 
 export interface LoadTtsrRulesOptions {
@@ -106,5 +106,6 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
 
 function hasCondition(rule: SourceRule): boolean {
   const meta = rule.meta ?? {};
+  if (isWindsurfActivation(meta)) return false;
   return (rule.condition?.length ?? 0) > 0 || Object.hasOwn(meta, "trigger");
 }

@@ -162,6 +162,16 @@ function own(meta: Record<string, unknown>, key: string): unknown {
 }
 
 /**
+ * A Windsurf rule (`trigger: always_on | model_decision | glob | manual`, e.g. copied into `.pi/rules`): its
+ * trigger is an activation mode, never a stream regex, whatever discovery made of it.
+ */
+export function isWindsurfActivation(meta: Record<string, unknown>): boolean {
+  const trigger = own(meta, "trigger");
+  const explicit = ["condition", "ttsr_trigger", "ttsrTrigger"].some((k) => own(meta, k) != null);
+  return !explicit && typeof trigger === "string" && WINDSURF_TRIGGERS.has(trigger.trim());
+}
+
+/**
  * Turns a discovered rule into a TTSR rule, reading both formats:
  * - lifecycle: `condition` (or legacy `ttsr_trigger` / `ttsrTrigger`), `scope` tokens, `globs`;
  * - proposal: `trigger` + `flags`, `scope: line|chunk|accumulated` as the match window, `maxFirings`, `cooldown`;
@@ -181,11 +191,9 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
     return undefined;
   };
 
-  // A Windsurf rule (`trigger: always_on | model_decision | glob | manual`) copied into `.pi/rules`: its trigger
-  // is an activation mode, never a stream regex, whatever discovery made of it.
   const explicit = pick(["condition", "ttsr_trigger", "ttsrTrigger"]);
   const trigger = own(meta, "trigger");
-  const windsurf = !explicit && typeof trigger === "string" && WINDSURF_TRIGGERS.has(trigger.trim());
+  const windsurf = isWindsurfActivation(meta);
 
   // Conditions: rulebook already merged condition / ttsr_trigger / ttsrTrigger / native trigger.
   let conditionKey = "condition";
