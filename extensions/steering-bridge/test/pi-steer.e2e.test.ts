@@ -37,7 +37,7 @@ describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
     server = await startModelServer({
       script: [
         {
-          toolCalls: [{ id: "w1", name: "write", arguments: { path: "danger.txt", content: "x".repeat(1600) } }],
+          toolCalls: [{ id: "w1", name: "write", arguments: { path: "danger.txt", content: "x".repeat(2400) } }],
           chunkSize: 4,
           delayMs: 20,
         },
@@ -48,17 +48,10 @@ describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
     const pi = runPi(["-e", PACKAGE_DIR, "-p", "write danger.txt"], { home, timeoutMs: 90_000 });
     await server.waitForRequests(1, 30_000);
     await waitFor(() => server!.requests[0]!.deltasSent > 0, "the write call to stream");
+    // About 600 deltas 20 ms apart: a long tail after the point where the item must land.
 
-    const listed = await runSteer(["sessions", "--json"], home);
-    expect(listed.code, listed.stderr).toBe(0);
-    const sessions = JSON.parse(listed.stdout) as { sessionId: string; cwd: string }[];
-    expect(sessions).toHaveLength(1);
-
-    // A second client watches seam passes and acks until the session ends (the socket closes).
+    // A second client watches seam passes and acks until the session ends (the socket closes); a third injects.
     const watch = runSteer(["watch", "--json"], home, { timeoutMs: 90_000 });
-    const cliHome = home;
-    await waitFor(async () => (await runSteer(["status", "--json"], cliHome)).code === 0, "the session to answer");
-
     const injected = await runSteer(
       ["inject", "STOP: do not write danger.txt", "--mode", "interrupt_immediate", "--json"],
       home,
@@ -67,6 +60,10 @@ describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
     expect(injected.code, injected.stderr).toBe(0);
     const { id } = JSON.parse(injected.stdout) as { id: string };
     expect(id).toMatch(/^st_/);
+
+    const listed = await runSteer(["sessions", "--json"], home);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ cwd: home.cwd, pid: expect.any(Number) }]);
     const pending = await runSteer(["pending", "--json"], home);
     expect(JSON.parse(pending.stdout).map((item: { id: string }) => item.id)).toContain(id);
 
