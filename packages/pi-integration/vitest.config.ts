@@ -5,7 +5,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     reporters: ["default", "json"],
     outputFile: { json: ".vitest/results.json" },
-    testTimeout: 60_000,
+    testTimeout: 180_000,
     hookTimeout: 300_000,
     // The CLI and install tests spawn pi processes; keep them from competing for the two cores.
     fileParallelism: false,
