@@ -151,7 +151,8 @@ describe("the steering socket of a real pi session", () => {
     expect(unknown.code).toBe(-32601);
     expect(unknown.message).toContain('"steer/nope"');
     const noMode = await failure(c.inject({ content: "x" } as never));
-    expect(noMode).toMatchObject({ code: -32602, message: expect.stringContaining("mode:") });
+    expect(noMode).toMatchObject({ code: -32602, message: "Invalid params: mode: is required" });
+    expect(noMode.data).toEqual({ issues: [{ path: "mode", message: "is required" }] });
     const badMode = await failure(c.inject({ content: "x", mode: "wait_for_completion" as never }));
     expect(badMode.message).toMatch(/mode: must be one of interrupt_immediate, finish_step, audit_only/);
     const badTtl = await failure(c.inject({ content: "x", mode: "finish_step", ttlMs: -5 }));
@@ -160,12 +161,35 @@ describe("the steering socket of a real pi session", () => {
     expect(extra.message).toMatch(/unknown key\(s\): colour/);
     const empty = await failure(c.inject({ content: "   ", mode: "finish_step" }));
     expect(empty.message).toMatch(/content: must not be blank/);
-    expect((await failure(c.revoke(42 as never))).message).toMatch(/id: /);
+    expect((await failure(c.revoke(42 as never))).message).toBe("Invalid params: id: must be a string");
+    expect((await failure(c.inject({ id: "no spaces", content: "x", mode: "finish_step" }))).message).toMatch(
+      /id: must be 1-64/,
+    );
     expect((await c.revoke("st_missing")).status).toBe("unknown");
     expect((await c.pending()).items).toEqual([]);
 
     await harness.test.prompt("still alive?");
     expect(harness.server.requests).toHaveLength(1);
+  });
+
+  it("a retry with the producer's id queues nothing twice, before or after delivery", async () => {
+    harness = await openBridgeSession({ script: [{ text: "ok" }, { text: "ok" }] });
+    const c = await client(harness.api().socketPath()!);
+    expect(await c.inject({ id: "job-7:step-1", content: "ONCE", mode: "finish_step" })).toEqual({
+      id: "job-7:step-1",
+    });
+    expect(await c.inject({ id: "job-7:step-1", content: "ONCE", mode: "finish_step" })).toEqual({
+      id: "job-7:step-1",
+      duplicate: true,
+    });
+    await harness.test.prompt("hi");
+    expect(await c.inject({ id: "job-7:step-1", content: "ONCE", mode: "finish_step" })).toMatchObject({
+      duplicate: true,
+    });
+    await harness.test.prompt("again");
+    expect(JSON.stringify(harness.server.requests[0]!.messages).match(/ONCE/g)).toHaveLength(1);
+    expect(JSON.stringify(harness.server.requests[1]!.messages).match(/ONCE/g)).toHaveLength(1);
+    expect(acksOf(harness.acks, "job-7:step-1")).toHaveLength(1);
   });
 
   it("keeps an item whose client vanished mid-request and delivers it exactly once", async () => {

@@ -41,8 +41,11 @@ describe("pi-steer queue commands against a live session", () => {
       "--json",
     );
     const auditId = JSON.parse(audit.stdout).id as string;
-    const doomed = await run("inject", "REVOKE-ME", "--mode", "interrupt_immediate", "--json");
+    const doomed = await run("inject", "REVOKE-ME", "--mode", "interrupt_immediate", "--id", "doomed-1", "--json");
     const doomedId = JSON.parse(doomed.stdout).id as string;
+    expect(doomedId).toBe("doomed-1");
+    const retry = await run("inject", "REVOKE-ME", "--mode", "interrupt_immediate", "--id", "doomed-1");
+    expect(retry.stdout).toContain("already queued or settled: nothing queued again");
 
     const pending = await run("pending", "--json");
     expect(JSON.parse(pending.stdout).map((i: { id: string }) => i.id)).toEqual([

@@ -18,6 +18,8 @@ export interface InjectResult {
   replaced?: string;
   /** Degraded mode (stock pi): handed straight to pi's own steer/follow-up queue. */
   handedToPi?: boolean;
+  /** The producer's `id` was already queued or settled: this request queued nothing (a safe retry). */
+  duplicate?: boolean;
 }
 
 /** A message the loop appends (pi-agent-core's AgentMessage, as the registry hands it over). */
@@ -143,8 +145,9 @@ export class SteeringBridge {
 
   /** Queue an item (or hand it to pi on stock pi); throws SteeringInputError on bad input. */
   inject(input: SteeringItemInput): InjectResult {
-    const { item, replaced } = this.queue.enqueue(input);
+    const { item, replaced, duplicate } = this.queue.enqueue(input);
     const result: InjectResult = { id: item.id };
+    if (duplicate) return { id: item.id, duplicate: true };
     if (replaced !== undefined) result.replaced = replaced;
     if (this.#handoff) {
       this.#handoff(this.queue.takeAll("pi_queue", this.#iteration));

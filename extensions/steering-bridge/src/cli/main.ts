@@ -10,8 +10,8 @@ export const USAGE = `pi-steer: steer a running pi session (steering-bridge)
 
 Usage:
   pi-steer sessions [--json]                       live sessions of this user
-  pi-steer inject <text> --mode M [--dedupe-key K] [--ttl MS] [--leftover carry|discard|audit]
-                                                   queue a message for the model
+  pi-steer inject <text> --mode M [--dedupe-key K] [--ttl MS] [--leftover carry|discard|audit] [--id ID]
+                                                   queue a message for the model (--id: a safe retry)
   pi-steer remind <text> --mode M [...]            queue a hidden system reminder
   pi-steer note <text> [--ttl MS] [...]            post an inbox note (delivered at pre_compact / post_compact)
   pi-steer status [--json]                         session, iteration, tool calls in flight (with ids)
@@ -121,6 +121,7 @@ function buildRequest(command: string | undefined, args: string[], values: Value
         throw new UsageError("note takes no --mode (inbox notes are drained at pre_compact / post_compact)");
       }
       if (values["dedupe-key"]) params.dedupeKey = values["dedupe-key"];
+      if (values.id) params.id = values.id;
       if (values.ttl !== undefined) params.ttlMs = integer("--ttl", values.ttl);
       if (values.leftover) params.leftover = values.leftover as InjectParams["leftover"];
       params.source = "pi-steer";
@@ -134,6 +135,7 @@ function buildRequest(command: string | undefined, args: string[], values: Value
         const extra = [
           result.replaced ? `replaced ${result.replaced}` : "",
           result.handedToPi ? "handed to pi's own queue (stock pi)" : "",
+          result.duplicate ? "already queued or settled: nothing queued again" : "",
         ].filter(Boolean);
         out(result, `queued ${result.id}${extra.length ? ` (${extra.join("; ")})` : ""}`);
         return EXIT_OK;
@@ -263,6 +265,7 @@ function parse(argv: string[]) {
       session: { type: "string" },
       mode: { type: "string" },
       "dedupe-key": { type: "string" },
+      id: { type: "string" },
       ttl: { type: "string" },
       leftover: { type: "string" },
       reason: { type: "string" },

@@ -34,12 +34,17 @@ export const ERROR_CODES = {
 
 const MAX_CONTENT_CHARS = 256 * 1024;
 
+/** A zod error option that says "is required" for a missing field and `message` for a wrong one. */
+const expect = (message: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : message),
+});
+
 const content = z
-  .string({ error: "must be a string" })
+  .string(expect("must be a string"))
   .min(1, { error: "must not be empty" })
   .max(MAX_CONTENT_CHARS, { error: `must be at most ${MAX_CONTENT_CHARS} characters` })
   .refine((text) => text.trim() !== "", { error: "must not be blank" });
-const mode = z.enum(DELIVERY_MODES, { error: `must be one of ${DELIVERY_MODES.join(", ")}` });
+const mode = z.enum(DELIVERY_MODES, expect(`must be one of ${DELIVERY_MODES.join(", ")}`));
 const ttlMs = z
   .number({ error: "must be a number of milliseconds" })
   .int({ error: "must be an integer" })
@@ -48,10 +53,14 @@ const ttlMs = z
 const dedupeKey = z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).max(256);
 const leftover = z.enum(["carry", "discard", "audit"], { error: "must be one of carry, discard, audit" });
 const source = z.string({ error: "must be a string" }).min(1).max(128);
+const id = z
+  .string({ error: "must be a string" })
+  .regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: "must be 1-64 characters of A-Z a-z 0-9 . _ : -" });
 
 /** `steer/inject` and `steer/remind`: a message or a reminder for the bridge queue; mode is required. */
 export const InjectParams = z.strictObject(
   {
+    id: id.optional(),
     content,
     mode,
     dedupeKey: dedupeKey.optional(),
@@ -69,6 +78,7 @@ export type InjectParams = z.infer<typeof InjectParams>;
 /** `steer/postEvent`: an inbox note (a user-role message at pre_compact / post_compact); no mode. */
 export const PostEventParams = z.strictObject(
   {
+    id: id.optional(),
     content,
     dedupeKey: dedupeKey.optional(),
     ttlMs: ttlMs.optional(),
@@ -83,14 +93,14 @@ export const PostEventParams = z.strictObject(
 export type PostEventParams = z.infer<typeof PostEventParams>;
 
 export const CancelParams = z.strictObject({
-  callId: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }),
+  callId: z.string(expect("must be a string")).min(1, { error: "must not be empty" }),
   reason: z.string({ error: "must be a string" }).max(1024).optional(),
   injectReminder: z.boolean({ error: "must be a boolean" }).optional(),
   timeoutMs: z.number({ error: "must be a number" }).int().positive().max(600_000).optional(),
 });
 export type CancelParams = z.infer<typeof CancelParams>;
 
-export const RevokeParams = z.strictObject({ id: z.string({ error: "must be a string" }).min(1) });
+export const RevokeParams = z.strictObject({ id: z.string(expect("must be a string")).min(1) });
 export const EmptyParams = z.strictObject({});
 export const SubscribeParams = z.strictObject({
   checkpoints: z.boolean({ error: "must be a boolean" }).optional(),

@@ -68,6 +68,11 @@ export class SteeringQueue {
   /** Queue an item; a pending item with the same dedupeKey is replaced (acknowledged as revoked/replaced). */
   enqueue(input: SteeringItemInput): EnqueueResult {
     const item = this.#normalize(input);
+    if (input.id !== undefined) {
+      const pending = this.#pending.get(input.id);
+      if (pending) return { item: pending, duplicate: true };
+      if (this.settledState(input.id) !== undefined) return { item, duplicate: true };
+    }
     return this.#add(item);
   }
 
@@ -268,6 +273,9 @@ export class SteeringQueue {
     if (typeof input.content !== "string" || input.content.trim() === "") {
       throw new SteeringInputError("content", "must be a non-empty string");
     }
+    if (input.id !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(input.id)) {
+      throw new SteeringInputError("id", "must be 1-64 characters of A-Z a-z 0-9 . _ : -");
+    }
     const channel = input.kind === "note" ? "inbox" : "bridge";
     if (input.kind !== "message" && input.kind !== "reminder" && input.kind !== "note") {
       throw new SteeringInputError(
@@ -295,7 +303,7 @@ export class SteeringQueue {
     }
     const now = this.#now();
     const item: SteeringItem = {
-      id: this.#newId(),
+      id: input.id ?? this.#newId(),
       content: input.content,
       kind: input.kind,
       channel,

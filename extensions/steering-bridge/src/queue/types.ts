@@ -32,6 +32,11 @@ export interface SteeringItem {
 
 /** What a producer hands in; the queue fills id, enqueuedAt, expiresAt and the defaults. */
 export interface SteeringItemInput {
+  /**
+   * The producer's own id for the item, making a retry safe: an id already queued or settled is not queued again
+   * (a client that lost its connection mid-request sends the same request again).
+   */
+  id?: string;
   content: string;
   kind: ItemKind;
   mode?: DeliveryMode;
@@ -64,4 +69,6 @@ export type RevokeResult =
 export interface EnqueueResult {
   item: SteeringItem;
   replaced?: string;
+  /** The producer's id was seen before: nothing was queued; `item` is the pending one when it still waits. */
+  duplicate?: boolean;
 }
