@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+// Demo stage: cache-ttl-view in the real pi CLI. pi reads a 50 KB log file; "ten minutes later" (past the 5-minute
+// prompt-cache TTL; the demo shifts the extension's clock instead of waiting) `pi -p --continue` asks again: the
+// request no longer carries the file, the model is told what was pruned and how to restore it, and the session file
+// on disk still holds the original.
+// Runnable alone (`node scripts/demo/cache-ttl.mjs`, builds first) or as a stage of `pnpm demo`.
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const CLOCK_OFFSET_ENV = "CACHE_TTL_VIEW_CLOCK_OFFSET_SECONDS";
+
+function logFile(kb) {
+  const lines = [];
+  let size = 0;
+  for (let i = 1; size < kb * 1024; i++) {
+    const level = i % 97 === 0 ? "ERROR" : "INFO ";
+    const line = `2026-11-23T09:${String(Math.floor(i / 60) % 60).padStart(2, "0")}:${String(i % 60).padStart(2, "0")} ${level} worker-${i % 7} handled job ${i} in ${(i * 37) % 900} ms`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const chars = (messages) => JSON.stringify(messages).length;
+const tokens = (n) => Math.round(n / 4).toLocaleString("en-US");
+
+/** Run the stage; returns what happened (for the caller's summary and tests). */
+export async function runCacheTtlStage({ root, bold = (t) => t, dim = (t) => t }) {
+  const { prepareCliHome, runPi, startModelServer } = await import(join(root, "packages/testkit/dist/index.js"));
+  const extension = join(root, "extensions/cache-ttl-view");
+  const log = logFile(50);
+  const server = await startModelServer({
+    script: [
+      { toolCalls: [{ id: "call_read_log", name: "read", arguments: { path: "logs/worker.log" } }] },
+      { text: "The log shows 4 workers idle and a burst of ERROR lines every 97 jobs." },
+      { text: "Yes: the errors repeat every 97 jobs, so it is a periodic job, not load." },
+    ],
+  });
+  const home = prepareCliHome({
+    server,
+    files: { "logs/worker.log": log },
+    projectSettings: { cacheTtl: { ttlSeconds: 300 } },
+  });
+  try {
+    console.log(bold("cache-ttl-view: a smaller view for the model once the prompt cache has expired"));
+    console.log(dim(`project ${home.cwd}, settings { "cacheTtl": { "ttlSeconds": 300 } }, embedded scripted model\n`));
+
+    console.log(`$ pi -e extensions/cache-ttl-view -p "Summarise logs/worker.log"`);
+    const first = await runPi(["-e", extension, "-p", "Summarise logs/worker.log"], { home, timeoutMs: 90_000 });
+    if (first.code !== 0) throw new Error(`pi exited with ${first.code}: ${first.stderr}`);
+    const before = server.requests[1]?.messages ?? [];
+    console.log(
+      `   the model read the ${(log.length / 1024).toFixed(0)} KB log: request 2 is ${chars(before).toLocaleString("en-US")} chars`,
+    );
+
+    console.log(`\n$ pi -e extensions/cache-ttl-view -p --continue "Is that a load problem?"`);
+    console.log(dim(`   (10 minutes later: ${CLOCK_OFFSET_ENV}=600 moves the extension's clock past the 300 s TTL)`));
+    const later = await runPi(["-e", extension, "-p", "--continue", "Is that a load problem?"], {
+      home,
+      env: { [CLOCK_OFFSET_ENV]: "600" },
+      timeoutMs: 90_000,
+    });
+    if (later.code !== 0) throw new Error(`pi exited with ${later.code}: ${later.stderr}`);
+    const after = server.requests[2]?.messages ?? [];
+    const textOf = (m) =>
+      typeof m.content === "string" ? m.content : (m.content ?? []).map((p) => p.text ?? "").join("");
+    const toolView = after.find((m) => m.role === "tool");
+    const notice = after.map(textOf).find((t) => t.startsWith("[SYSTEM MESSAGE] Context was pruned"));
+    const fileGone = !JSON.stringify(after).includes("handled job 300 ");
+    const saved = chars(before) - chars(after);
+
+    console.log(bold("\n1. What was pruned"));
+    console.log(`   the read result now: ${toolView ? textOf(toolView) : "(missing)"}`);
+    console.log(`   the 50 KB file is in the request: ${fileGone ? "no" : "yes"}`);
+    console.log(bold("\n2. Tokens saved"));
+    console.log(
+      `   request 3 is ${chars(after).toLocaleString("en-US")} chars, ~${tokens(saved)} tokens fewer than request 2, on every request from now on`,
+    );
+    console.log(bold("\n3. The notice the model saw"));
+    console.log(`   ${notice ? `${notice.slice(0, 220)}…` : "(none)"}`);
+
+    const sessions = join(home.agentDir, "sessions");
+    const file = readdirSync(sessions, { recursive: true, encoding: "utf8" }).find((f) => f.endsWith(".jsonl"));
+    const session = file ? readFileSync(join(sessions, file), "utf8") : "";
+    const originalKept = session.includes("handled job 300 ");
+    console.log(bold("\n4. The session file on disk"));
+    console.log(`   still holds the original log: ${originalKept ? "yes" : "no"} (${file ?? "no session file"})`);
+    console.log(dim('   the model can get it back with context_restore {"ids": [...]} (appended at the end)\n'));
+    return {
+      fileGone,
+      noticeSeen: Boolean(notice),
+      savedTokens: Math.round(saved / 4),
+      originalKept,
+      piExitCode: later.code,
+    };
+  } finally {
+    await server.close();
+    home.dispose();
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const root = fileURLToPath(new URL("../..", import.meta.url));
+  const build = spawnSync("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only"], {
+    cwd: root,
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", TURBO_NO_UPDATE_NOTIFIER: "1" },
+    encoding: "utf8",
+  });
+  if (build.status !== 0) {
+    console.error(build.stdout, build.stderr);
+    process.exit(1);
+  }
+  const tty = process.stdout.isTTY;
+  const result = await runCacheTtlStage({
+    root,
+    bold: (t) => (tty ? `\x1b[1m${t}\x1b[0m` : t),
+    dim: (t) => (tty ? `\x1b[2m${t}\x1b[0m` : t),
+  });
+  process.exitCode = result.fileGone && result.noticeSeen && result.originalKept && result.piExitCode === 0 ? 0 : 1;
+}
