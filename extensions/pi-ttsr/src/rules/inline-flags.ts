@@ -47,7 +47,7 @@ export function translateInlineFlags(source: string, flags: string): InlineFlags
     };
   }
   if (!added) return { ok: true, source, flags };
-  return { ok: true, source: rest, flags: [...new Set(flags + added)].join("") };
+  return { ok: true, source: rest, flags: [...new Set(flags + added)].sort().join("") };
 }
 
 /** The first `(?<letters or ->...` group that is neither a lookaround, a named group nor a non-capturing group. */

@@ -110,6 +110,8 @@ describe("rules written for the reference (oh-my-pi) and other engines", () => {
     expect(conditions("(?s)a.b")).toEqual([{ source: "a.b", flags: "s" }]);
     expect(conditions("(?im)^todo", "s")).toEqual([{ source: "^todo", flags: "ims" }]);
     expect(conditions("/(?i)todo/m")).toEqual([{ source: "todo", flags: "im" }]);
+    // What follows the group is the pattern, never a "/src/flags" literal.
+    expect(conditions("(?i)/usr/")).toEqual([{ source: "/usr/", flags: "i" }]);
   });
 
   it("names file and key of an inline group JavaScript cannot take, and keeps the rule's other conditions", () => {

@@ -233,7 +233,7 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
       issue(conditionKey, `/${condition}/: ${translated.error}; this condition is not used`);
       continue;
     }
-    compiled.push(splitLiteral(translated.source, translated.flags));
+    compiled.push({ source: translated.source, flags: translated.flags });
   }
   for (const glob of globConditions) {
     const problem = globProblem(glob);
