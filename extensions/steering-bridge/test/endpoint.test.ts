@@ -271,6 +271,29 @@ describe("endpoint safety", () => {
     );
   });
 
+  it("only the owner can connect: another user is refused by the dir's 0700 and, past it, the socket's 0600", async () => {
+    const agentDir = tempDir();
+    chmodSync(agentDir, 0o755);
+    const endpoint = await startEndpoint({ bridge: bridge("owner"), agentDir });
+    try {
+      expect(statSync(join(agentDir, "steering")).mode & 0o777).toBe(0o700);
+      expect(statSync(endpoint.socketPath).mode & 0o777).toBe(0o600);
+      if (process.getuid?.() !== 0) return; // connecting as another user needs root to switch users
+      const asNobody = () => {
+        const script = `const s=require("node:net").connect(${JSON.stringify(endpoint.socketPath)});s.on("connect",()=>{console.log("connected");s.destroy()});s.on("error",(e)=>console.log(e.code))`;
+        return spawnSync(process.execPath, ["-e", script], { uid: 65534, gid: 65534, encoding: "utf8" }).stdout.trim();
+      };
+      expect(asNobody()).toBe("EACCES");
+      chmodSync(join(agentDir, "steering"), 0o711);
+      expect(asNobody()).toBe("EACCES");
+      // Control: with the socket opened up, the same process gets in, so the refusals above were the modes.
+      chmodSync(endpoint.socketPath, 0o666);
+      expect(asNobody()).toBe("connected");
+    } finally {
+      await endpoint.close();
+    }
+  });
+
   it("cleans the files of dead sessions and refuses to take over a live one", async () => {
     const agentDir = tempDir();
     const dir = join(agentDir, "steering");
