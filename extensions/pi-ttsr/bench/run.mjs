@@ -1,5 +1,11 @@
 // pnpm bench: our incremental matcher vs the reference's naive full-buffer re-scan vs one pass (the floor).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { PatternSet, TtsrManager } from "../dist/index.js";
+import { compileAll } from "../dist/matcher/compile-cache.js";
+import { pathologicalCases, runStreamed } from "./pathological.mjs";
+import { runStartupBench } from "./startup.mjs";
 import { benchRules, benchText, deltas, verifyHeavyRules, verifyHeavyText } from "./workload.mjs";
 
 const specs = benchRules();
@@ -146,9 +152,49 @@ for (const size of SIZES) {
   });
 }
 
+// Third: shapes that backtrack badly on long lines. Bounded per delta, or suspended after a few slow deltas.
+const pathologicalRows = [];
+for (const size of [10 * 1024, 100 * 1024]) {
+  for (const [label, source, flags, text] of pathologicalCases(size)) {
+    const one = new PatternSet([{ source, flags, window: "accumulated" }]);
+    const streamed = runStreamed(one, text);
+    const t = performance.now();
+    new RegExp(source, flags).test(text);
+    const nativeOnce = performance.now() - t;
+    pathologicalRows.push({
+      shape: label,
+      line: `${size / 1024} KB`,
+      mode: one.patterns[0].mode + (one.patterns[0].endRegex ? " (end-anchored)" : ""),
+      oursMs: +streamed.totalMs.toFixed(1),
+      worstDeltaMs: +streamed.worstDeltaMs.toFixed(1),
+      suspended: one.suspended.size > 0,
+      oneNativeTestMs: +nativeOnce.toFixed(1),
+    });
+  }
+}
+
+// Compile cost of the 200 rules: compiled, and read back from the compile cache (what a session start pays).
+const cacheDir = mkdtempSync(join(tmpdir(), "ttsr-bench-cache-"));
+let compileRow;
+try {
+  const t0 = performance.now();
+  compileAll(specs, cacheDir);
+  const t1 = performance.now();
+  const cached = compileAll(specs, cacheDir);
+  new PatternSet(specs, { compiled: cached.results });
+  const t2 = performance.now();
+  compileRow = { rules: specs.length, compileMs: +(t1 - t0).toFixed(1), fromCacheMs: +(t2 - t1).toFixed(1) };
+} finally {
+  rmSync(cacheDir, { recursive: true, force: true });
+}
+
+const startup = process.argv.includes("--no-cli") ? undefined : await runStartupBench();
+
 if (json) {
   const heavy = { rules: heavySpecs.length, modes: heavyModes, rows: heavyRows };
-  console.log(JSON.stringify({ rules: specs.length, modes, rows, heavy }, null, 2));
+  console.log(
+    JSON.stringify({ rules: specs.length, modes, rows, heavy, pathologicalRows, compileRow, startup }, null, 2),
+  );
 } else {
   console.log(
     `pi-ttsr bench: ${specs.length} rules (${JSON.stringify(modes)}), 4-character deltas, node ${process.version}`,
@@ -158,4 +204,12 @@ if (json) {
     `\nassertion-heavy: ${heavySpecs.length} rules (${JSON.stringify(heavyModes)}), candidates on most lines`,
   );
   console.table(heavyRows);
+  console.log("\nlong lines that make backtracking engines stall (4-character deltas):");
+  console.table(pathologicalRows);
+  console.log("\ncompiling the 200 rules in this process (the first in a fresh process also loads refa):");
+  console.table([compileRow]);
+  if (startup) {
+    console.log(`\nstart-up: the real pi -p, ${startup.answerKb} KB answer matching no rule, median of ${startup.rounds} runs:`);
+    console.table(startup.rows);
+  }
 }

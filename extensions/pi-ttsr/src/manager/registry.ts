@@ -1,8 +1,11 @@
+import { join } from "node:path";
 import { Minimatch } from "minimatch";
 import type { PatternSpec } from "../matcher/compile.ts";
+import { compileAll } from "../matcher/compile-cache.ts";
 import { PatternSet } from "../matcher/stream-matcher.ts";
 import { scopeReachesAStream } from "../rules/normalize.ts";
 import type { RuleIssue, StreamSource, TtsrRule } from "../rules/types.ts";
+import { defaultAgentDir } from "../settings/read.ts";
 
 /** A rule accepted by the registry, with its compiled gates. */
 export interface RegisteredRule {
@@ -18,6 +21,22 @@ export interface SkippedRegistration {
   name: string;
   path: string;
   reason: string;
+}
+
+export interface RegistryOptions {
+  /**
+   * Where compiled rule sets are cached; `false`: no cache. Default: `PI_TTSR_CACHE_DIR` (`off` disables it),
+   * else `<agent dir>/cache/pi-ttsr`.
+   */
+  cacheDir?: string | false;
+}
+
+/** The compile cache directory from the environment (see RegistryOptions). */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const fromEnv = env["PI_TTSR_CACHE_DIR"];
+  if (fromEnv === "off") return undefined;
+  if (fromEnv) return fromEnv;
+  return join(defaultAgentDir(env), "cache", "pi-ttsr");
 }
 
 function compileGlob(glob: string): Minimatch {
@@ -36,8 +55,11 @@ export class RuleRegistry {
   readonly patternSet: PatternSet;
   /** Pattern id -> index into `rules`. */
   readonly patternOwner: number[] = [];
+  /** Whether the compiled patterns came from the disk cache. */
+  readonly compileCache: "hit" | "miss" | "off";
+  private readonly issueListeners: Array<(issue: RuleIssue) => void> = [];
 
-  constructor(input: readonly TtsrRule[]) {
+  constructor(input: readonly TtsrRule[], options: RegistryOptions = {}) {
     const specs: PatternSpec[] = [];
     const owners: number[] = [];
     const candidates: TtsrRule[] = [];
@@ -63,7 +85,10 @@ export class RuleRegistry {
         owners.push(at);
       }
     }
-    this.patternSet = new PatternSet(specs);
+    const cacheDir = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir || undefined;
+    const compiled = compileAll(specs, cacheDir);
+    this.compileCache = compiled.cache;
+    this.patternSet = new PatternSet(specs, { compiled: compiled.results });
     const patternsOf: number[][] = candidates.map(() => []);
     specs.forEach((spec, id) => {
       const owner = owners[id]!;
@@ -102,6 +127,23 @@ export class RuleRegistry {
       for (const id of registered.patterns) this.patternOwner[id] = registered.index;
       this.rules.push(registered);
     });
+    this.patternSet.onSuspend(({ pattern, reason }) => this.suspended(pattern, reason));
+  }
+
+  /**
+   * Issues found while matching (a pattern suspended for the session because the native engine went over its
+   * time budget): pushed to `issues` and passed to each listener once.
+   */
+  onIssue(listener: (issue: RuleIssue) => void): void {
+    this.issueListeners.push(listener);
+  }
+
+  private suspended(pattern: number, reason: string): void {
+    const rule = this.rules[this.patternOwner[pattern]!]?.rule;
+    if (!rule) return;
+    const issue: RuleIssue = { rule: rule.name, path: rule.path, key: rule.conditionKey, message: reason };
+    this.issues.push(issue);
+    for (const listener of this.issueListeners) listener(issue);
   }
 
   private skip(rule: TtsrRule, reason: string): void {

@@ -1,5 +1,15 @@
-import { combineTransformers, type Expression, JS, NFA, type NoParent, Transformers, transform } from "refa";
-import { getLengthRange } from "regexp-ast-analysis";
+import type { Expression, JS, NFA, NoParent } from "refa";
+import {
+  hasAssertion,
+  lookaheadConjunction,
+  lookaroundsConsumed,
+  type ReachFacts,
+  reachFacts,
+  trailingAssertions,
+} from "./analysis.ts";
+import { longestWord, nfaReadsChar, type PlainNfa, plainNfa } from "./automaton.ts";
+import { acceptPoints, firstPrefix, sampleStrings } from "./language-check.ts";
+import { libs } from "./libs.ts";
 import { checkRedos } from "./redos.ts";
 
 /** What a rule condition is matched against: see the README's "match window". */
@@ -14,39 +24,55 @@ export interface PatternSpec {
 /**
  * How a pattern runs on the stream.
  * - `dfa`: exactly on the shared lazy automaton, linear time, no backtracking at all.
- * - `dfa-verify`: the automaton runs an assertion-free superset of the pattern; only when it accepts is the
- *   native regex run, on a bounded window around the candidate (lookarounds, `\b`, `^`, `$`).
- *   Also backreferences refa cannot resolve: the automaton runs them widened to `[\s\S]*`.
- * - `native`: what the automaton cannot run at all (`u`/`v` flags, huge counted repetitions): the native regex
- *   over a bounded window per delta.
+ * - `dfa-verify`: the automaton runs a superset of the pattern (assertions dropped, or refa's rewrite of them);
+ *   only when it accepts is the native regex run, on a bounded window around the candidate. Also backreferences
+ *   refa cannot resolve: the automaton runs them widened to `[\s\S]*`.
+ * - `all-of`: a condition made only of lookaheads over the rest of the text (`(?=[\s\S]*A)(?=[\s\S]*B)`): its
+ *   parts run as patterns of their own and it holds once every part has matched.
+ * - `native`: what the automaton cannot run at all (`u`/`v` flags with astral characters, huge counted
+ *   repetitions): the native regex over a bounded window per delta, on a time budget.
  * - `chunk`: the proposal's chunk window, the native regex over each raw delta (already bounded).
  */
-export type PatternMode = "dfa" | "dfa-verify" | "native" | "chunk";
+export type PatternMode = "dfa" | "dfa-verify" | "all-of" | "native" | "chunk";
 
 export interface CompiledPattern {
   spec: PatternSpec;
   mode: PatternMode;
-  /** Native regex (global, for `lastIndex` searches); used by every mode but `dfa`. */
+  /** The native regex (global, for `lastIndex` searches), always the rule's own: never a rewrite of it. */
   regex: RegExp;
   /**
-   * `regex` that only accepts a match whose lookahead context has fully streamed: `(?:src)(?=[\s\S]{lookahead})`.
+   * `regex` that only accepts a match whose outcome more text cannot change: `(?:src)(?=[\s\S]{lookahead})`.
    * Before that, a `\b` or `$` would be satisfied by the end of the text so far (the model writing `any` of
    * `anything`), which is not the end of the response. Same as `regex` when nothing looks ahead (or unboundedly).
    */
   settledRegex: RegExp;
-  /** NFA of the pattern (assertions ignored) for the `dfa` / `dfa-verify` modes. */
-  nfa?: NFA;
-  /** Longest match length (consumed characters), Infinity when unbounded. */
+  /** The automaton (exact for `dfa`, a superset for `dfa-verify`). */
+  nfa?: PlainNfa;
+  /** Longest match of the automaton (consumed characters), Infinity when unbounded: bounds where a match starts. */
   maxLength: number;
-  /** How far past a match's end its lookaheads (`\b`, `$`, `(?=...)`) may read; Infinity when unbounded. */
+  /** Characters past a match's end that can still change it (`\b`, `$`, `(?!...)`); Infinity when unbounded. */
   lookahead: number;
-  /**
-   * How far before a match's start its lookbehinds (`\b`, `^` with `m`, `(?<=...)`) may read; Infinity when
-   * unbounded or when a non-multiline `^` needs to know where the text starts.
-   */
+  /** Characters before a match's start its lookbehinds (`\b`, `^` with `m`, `(?<=...)`) read; Infinity: from 0. */
   lookbehind: number;
   /** Whether a match can contain a line feed (if not, a match never starts before the current line). */
   crossesLines: boolean;
+  /**
+   * `dfa-verify`: a candidate (the automaton accepted at offset p) is checked on each delta once the text reaches
+   * `p + dueFrom`, and for the last time once it reaches `p + dueUntil`.
+   */
+  dueFrom: number;
+  dueUntil: number;
+  /**
+   * `dfa-verify` when the automaton accepts exactly where matches end: `(?<=src)`, sticky, checks one candidate
+   * end in time independent of the text before it (backward matching stops where the match does).
+   */
+  endRegex?: RegExp;
+  /** With `endRegex`: the assertions a match ends with (sticky), checked first on a few characters around the end. */
+  tail?: { regex: RegExp; reach: number };
+  /** `all-of`: the parts, each compiled on its own. */
+  parts?: CompiledPattern[];
+  /** Backtracking the native engine may show on it (scslre): bounded by the window and the time budget. */
+  polynomial: boolean;
   /** Non-fatal notes for `ttsr list` (e.g. polynomial backtracking bounded by the window). */
   notes: string[];
 }
@@ -55,6 +81,11 @@ export type CompileResult = { ok: true; pattern: CompiledPattern } | { ok: false
 
 /** NFAs above this size fall back to the native engine rather than bloating the shared automaton. */
 const MAX_NFA_NODES = 4000;
+/**
+ * A candidate of a superset that does not read a positive lookahead's text (`x(?=[\s\S]*y)` runs as `x`) is
+ * re-checked for at most this many characters after it.
+ */
+export const RECHECK_HORIZON = 1024;
 
 /**
  * Parses `/source/flags` literals written in rule files; plain strings are the source itself. Like a JS literal,
@@ -72,11 +103,365 @@ function uniqueFlags(flags: string): string {
   return [...new Set(flags.replace(/[gyd]/g, ""))].sort().join("");
 }
 
+/** `(?:src)(?=[\s\S]{n})`: only matches whose lookahead context has streamed (see `settledRegex`). */
+function settledOf(source: string, flags: string, lookahead: number, regex: RegExp): RegExp {
+  if (lookahead <= 0 || !Number.isFinite(lookahead)) return regex;
+  return new RegExp(`(?:${source})(?=[\\s\\S]{${lookahead}})`, `${flags}g`);
+}
+
+/** Compiles one condition; the error string names what is wrong (the caller adds file and key). */
+export function compilePattern(spec: PatternSpec): CompileResult {
+  const flags = uniqueFlags(spec.flags);
+  let regex: RegExp;
+  try {
+    regex = new RegExp(spec.source, `${flags}g`);
+  } catch (error) {
+    return { ok: false, error: `invalid regex /${spec.source}/${flags}: ${(error as Error).message}` };
+  }
+  if (new RegExp(spec.source, flags).test("")) {
+    return { ok: false, error: `/${spec.source}/${flags} matches empty text, so it would fire on every response` };
+  }
+  const normalized: PatternSpec = { source: spec.source, flags, window: spec.window };
+  let parser: JS.Parser;
+  let facts: ReachFacts;
+  try {
+    parser = libs.refa.JS.Parser.fromLiteral({ source: spec.source, flags });
+    facts = reachFacts(parser);
+  } catch (error) {
+    return { ok: false, error: `cannot analyse /${spec.source}/${flags}: ${(error as Error).message}` };
+  }
+  const b = new Builder(normalized, regex, parser, facts);
+  if (spec.window === "chunk") return b.native("chunk window");
+
+  if (spec.window === "accumulated") {
+    const parts = lookaheadConjunction(parser, spec.source);
+    if (parts) return b.allOf(parts);
+  }
+
+  const unicode = flags.includes("u") || flags.includes("v");
+  let expression: NoParent<Expression>;
+  let maxCharacter: number;
+  try {
+    const parsed = parser.parse({ assertions: "parse", backreferences: "throw" });
+    maxCharacter = parsed.maxCharacter;
+    expression = libs.refa.transform(edgeInlining(), parsed.expression);
+  } catch (error) {
+    const why = (error as Error).message.split("\n")[0] ?? "unsupported";
+    if (unicode) return b.native("unicode flag");
+    return b.backreferenceSuperset() ?? b.native(why);
+  }
+  const automaton = (e: NoParent<Expression>): PlainNfa | undefined => {
+    try {
+      const nfa = libs.refa.NFA.fromRegex(
+        e,
+        { maxCharacter },
+        { assertions: "ignore" },
+        new libs.refa.NFA.LimitedNodeFactory(MAX_NFA_NODES),
+      );
+      return unicode ? codeUnitNfa(nfa) : plainNfa(nfa);
+    } catch {
+      return undefined;
+    }
+  };
+  const rewritten = automaton(expression);
+  if (!rewritten) return b.native(unicode ? "unicode flag with characters outside the BMP" : "automaton too large");
+
+  // No assertion anywhere: refa's automaton is the pattern itself.
+  if (!hasAssertion(parser)) return b.exact(rewritten);
+
+  // Assertions: refa rewrote them (inlined the positive ones at the edges). Trust the rewrite only as far as the
+  // generated strings confirm it: exact, else a superset whose candidates the native regex verifies.
+  const ignored = automaton(parser.parse({ assertions: "ignore", backreferences: "throw" }).expression);
+  const samples = sampleStrings(
+    [rewritten, ignored, lookaroundWords(spec.source, flags)].filter((n): n is PlainNfa => n !== undefined),
+    hashOf(spec.source + flags),
+    spec.source,
+  );
+  const check = new SampleCheck(b.settledTester(), b.finalTester(), samples);
+  if (!hasRefaAssertion(expression) && !acceptsEmpty(rewritten) && check.exact(rewritten)) return b.exact(rewritten);
+  if (!acceptsEmpty(rewritten)) {
+    // Best: the automaton accepts exactly where a match ends, so each candidate is one end-anchored check.
+    if (b.endRegex && check.endAnchored(rewritten, facts.settle, b.endRegex)) {
+      return b.verified(rewritten, facts.settle, facts.settle, true);
+    }
+    if (check.superset(rewritten, 0, facts.settle)) return b.verified(rewritten, 0, facts.settle);
+  }
+  if (ignored && !acceptsEmpty(ignored)) {
+    const until = Math.max(facts.settle, Math.min(facts.readAhead, RECHECK_HORIZON));
+    const endAnchored =
+      until === facts.settle && b.endRegex !== undefined && check.endAnchored(ignored, facts.settle, b.endRegex);
+    if (endAnchored || check.superset(ignored, facts.settle, until)) {
+      return b.verified(ignored, facts.settle, until, endAnchored);
+    }
+  }
+  return b.native("its assertions could not be checked on an automaton");
+}
+
+/** Assembles the CompiledPattern of each mode from what was parsed. */
+class Builder {
+  readonly notes: string[] = [];
+  /** `(?<=src)`, sticky: is there a match ending exactly at `lastIndex`? (Not with backreferences: reversed.) */
+  readonly endRegex: RegExp | undefined;
+
+  constructor(
+    readonly spec: PatternSpec,
+    readonly regex: RegExp,
+    readonly parser: JS.Parser,
+    readonly facts: ReachFacts,
+  ) {
+    let endRegex: RegExp | undefined;
+    if (!/\\[1-9k]/.test(spec.source)) {
+      try {
+        endRegex = new RegExp(`(?<=${spec.source})`, `${spec.flags}y`);
+      } catch {
+        endRegex = undefined;
+      }
+    }
+    this.endRegex = endRegex;
+  }
+
+  private base(mode: PatternMode, nfa: PlainNfa | undefined): CompiledPattern {
+    const settled =
+      mode === "dfa" ? this.regex : settledOf(this.spec.source, this.spec.flags, this.facts.settle, this.regex);
+    return {
+      spec: this.spec,
+      mode,
+      regex: this.regex,
+      settledRegex: settled,
+      ...(nfa ? { nfa } : {}),
+      maxLength: nfa ? longestWord(nfa) : this.facts.maxLength,
+      lookahead: mode === "dfa" ? 0 : this.facts.settle,
+      lookbehind: mode === "dfa" ? 0 : this.facts.lookbehind,
+      crossesLines: nfa ? nfaReadsChar(nfa, 10) : crossesLinesOf(this.parser),
+      dueFrom: 0,
+      dueUntil: 0,
+      polynomial: false,
+      notes: this.notes,
+    };
+  }
+
+  exact(nfa: PlainNfa): CompileResult {
+    return { ok: true, pattern: this.base("dfa", nfa) };
+  }
+
+  verified(nfa: PlainNfa, dueFrom: number, dueUntil: number, endAnchored = false): CompileResult {
+    const redos = checkRedos(this.spec.source, this.spec.flags);
+    if (redos.exponential) return this.exponential("its assertions need the native engine");
+    const pattern = this.base("dfa-verify", nfa);
+    pattern.dueFrom = Number.isFinite(dueFrom) ? dueFrom : 0;
+    pattern.dueUntil = Number.isFinite(dueUntil) ? dueUntil : RECHECK_HORIZON;
+    if (endAnchored && this.endRegex) {
+      pattern.endRegex = this.endRegex;
+      const tail = trailingAssertions(this.parser, this.spec.source);
+      if (tail) pattern.tail = { regex: new RegExp(tail.source, `${this.spec.flags}y`), reach: tail.reach };
+    }
+    if (redos.polynomial) {
+      pattern.polynomial = true;
+      this.notes.push("polynomial backtracking: verified on bounded windows, on a time budget");
+    }
+    return { ok: true, pattern };
+  }
+
+  native(why: string): CompileResult {
+    const redos = checkRedos(this.spec.source, this.spec.flags);
+    if (redos.exponential) return this.exponential(`needs the native engine (${why})`);
+    const pattern = this.base(this.spec.window === "chunk" ? "chunk" : "native", undefined);
+    if (redos.polynomial) {
+      pattern.polynomial = true;
+      this.notes.push("polynomial backtracking: bounded windows, on a time budget");
+    }
+    this.notes.push(`native engine: ${why}`);
+    return { ok: true, pattern };
+  }
+
+  allOf(sources: string[]): CompileResult {
+    const parts: CompiledPattern[] = [];
+    for (const source of sources) {
+      const part = compilePattern({ source, flags: this.spec.flags, window: "accumulated" });
+      if (!part.ok) return this.native("a lookahead part could not be compiled");
+      if (part.pattern.mode === "all-of") return this.native("nested lookahead conditions");
+      parts.push(part.pattern);
+      for (const note of part.pattern.notes) this.notes.push(`/${source}/: ${note}`);
+    }
+    const pattern = this.base("all-of", undefined);
+    pattern.parts = parts;
+    return { ok: true, pattern };
+  }
+
+  /**
+   * Backreferences refa cannot resolve (`(\\w+) \\1`): the automaton runs the pattern with each backreference
+   * widened to `[\\s\\S]*` (a superset: whatever `\\1` matches, that matches too) and the native regex verifies its
+   * candidates, instead of running the native regex on every delta.
+   */
+  backreferenceSuperset(): CompileResult | undefined {
+    const refs: Array<{ start: number; end: number }> = [];
+    walk(this.parser.ast.pattern, (n) => {
+      if (n.type !== "Backreference") return;
+      const start = n["start"] as number;
+      if (!refs.some((r) => r.start === start)) refs.push({ start, end: n["end"] as number });
+    });
+    if (refs.length === 0) return undefined;
+    let source = this.spec.source;
+    for (const r of refs.sort((a, b) => b.start - a.start)) {
+      source = `${source.slice(0, r.start)}(?:[\\s\\S]*)${source.slice(r.end)}`;
+    }
+    let nfa: PlainNfa;
+    try {
+      const superset = libs.refa.JS.Parser.fromLiteral({ source, flags: this.spec.flags });
+      const { expression, maxCharacter } = superset.parse({ assertions: "ignore", backreferences: "throw" });
+      nfa = plainNfa(
+        libs.refa.NFA.fromRegex(
+          expression,
+          { maxCharacter },
+          { assertions: "ignore" },
+          new libs.refa.NFA.LimitedNodeFactory(MAX_NFA_NODES),
+        ),
+      );
+    } catch {
+      return undefined;
+    }
+    if (acceptsEmpty(nfa)) return undefined;
+    this.notes.push("backreferences: verified by the native engine on the automaton's candidates");
+    const until = Math.max(this.facts.settle, Math.min(this.facts.readAhead, RECHECK_HORIZON));
+    return this.verified(nfa, this.facts.settle, until);
+  }
+
+  private exponential(why: string): CompileResult {
+    return {
+      ok: false,
+      error: `/${this.spec.source}/${this.spec.flags} has exponential backtracking (ReDoS); ${why}`,
+    };
+  }
+
+  settledTester(): (text: string) => boolean {
+    const re = new RegExp(
+      settledOf(this.spec.source, this.spec.flags, this.facts.settle, this.regex).source,
+      this.spec.flags,
+    );
+    return (text) => re.test(text);
+  }
+
+  finalTester(): (text: string) => boolean {
+    const re = new RegExp(this.spec.source, this.spec.flags);
+    return (text) => re.test(text);
+  }
+}
+
+/** The generated-strings comparison of an automaton with the native regex (see language-check.ts). */
+class SampleCheck {
+  private readonly firsts: number[];
+  private readonly finals: boolean[];
+
+  constructor(
+    settled: (text: string) => boolean,
+    final: (text: string) => boolean,
+    private readonly samples: string[],
+  ) {
+    this.firsts = samples.map((w) => firstPrefix(w, settled));
+    this.finals = samples.map((w) => final(w));
+  }
+
+  /** The automaton first accepts exactly where the regex first settles, and finds a match iff the regex does. */
+  exact(nfa: PlainNfa): boolean {
+    return this.samples.every((w, i) => {
+      const points = acceptPoints(nfa, w);
+      return (points[0] ?? -1) === this.firsts[i] && points.length > 0 === this.finals[i];
+    });
+  }
+
+  /**
+   * The regex first settles at k exactly when a match ends at k - settle where the automaton accepts; and a
+   * match only the end settles ends at an accept point.
+   */
+  endAnchored(nfa: PlainNfa, settle: number, endRegex: RegExp): boolean {
+    const endsAt = (text: string, p: number) => {
+      endRegex.lastIndex = p;
+      return endRegex.test(text);
+    };
+    return this.samples.every((w, i) => {
+      const points = acceptPoints(nfa, w);
+      const k = this.firsts[i]!;
+      if (k >= 0) {
+        const p = k - settle;
+        return points.includes(p) && endsAt(w.slice(0, k), p);
+      }
+      if (!this.finals[i]) return true;
+      return points.some((p) => p + settle > w.length && endsAt(w, p));
+    });
+  }
+
+  /**
+   * Every settled match is found by a candidate: some accept point p with p + dueFrom ≤ k ≤ p + dueUntil, where k is
+   * where the regex first settles; a match that only the end settles has a candidate still pending at the end.
+   */
+  superset(nfa: PlainNfa, dueFrom: number, dueUntil: number): boolean {
+    return this.samples.every((w, i) => {
+      const points = acceptPoints(nfa, w);
+      const k = this.firsts[i]!;
+      if (k >= 0) return points.some((p) => p + dueFrom <= k && k <= p + dueUntil);
+      if (!this.finals[i]) return true;
+      return points.some((p) => p + dueUntil > w.length || p + dueFrom >= w.length);
+    });
+  }
+}
+
+/** An automaton whose words contain what the pattern's lookarounds look at (for generating test strings). */
+function lookaroundWords(source: string, flags: string): PlainNfa | undefined {
+  try {
+    const parser = libs.refa.JS.Parser.fromLiteral({ source, flags });
+    const consumed = libs.refa.JS.Parser.fromLiteral({ source: lookaroundsConsumed(parser, source), flags });
+    const { expression, maxCharacter } = consumed.parse({ assertions: "ignore", backreferences: "throw" });
+    const nfa = libs.refa.NFA.fromRegex(
+      expression,
+      { maxCharacter },
+      { assertions: "ignore" },
+      new libs.refa.NFA.LimitedNodeFactory(MAX_NFA_NODES),
+    );
+    return plainNfa(nfa);
+  } catch {
+    return undefined;
+  }
+}
+
+function acceptsEmpty(nfa: PlainNfa): boolean {
+  return nfa.finals.includes(nfa.initial);
+}
+
+function hashOf(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+let inlining: ReturnType<typeof libs.refa.combineTransformers> | undefined;
+function edgeInlining() {
+  inlining ??= libs.refa.combineTransformers([
+    libs.refa.Transformers.simplify(),
+    libs.refa.Transformers.patternEdgeAssertions({ inline: true, remove: false }),
+  ]);
+  return inlining;
+}
+
+/**
+ * A `u`/`v` automaton over code points runs on UTF-16 code units unchanged when it reads no character outside
+ * the BMP and no surrogate: then an astral character (two code units) fails it in both views alike.
+ */
+function codeUnitNfa(nfa: NFA): PlainNfa {
+  const plain = plainNfa(nfa);
+  for (const edges of plain.out) {
+    for (const e of edges) {
+      for (let i = 0; i < e.ranges.length; i += 2) {
+        if (e.ranges[i + 1]! > 0xffff || (e.ranges[i + 1]! >= 0xd800 && e.ranges[i]! <= 0xdfff)) {
+          throw new Error("astral characters");
+        }
+      }
+    }
+  }
+  return plain;
+}
+
 interface AstNode {
   type: string;
-  kind?: string;
-  negate?: boolean;
-  alternatives?: unknown[];
   [key: string]: unknown;
 }
 
@@ -93,250 +478,6 @@ function walk(node: unknown, visit: (n: AstNode) => void): void {
     if (key === "parent" || key === "resolved" || key === "references" || key === "raw") continue;
     if (value && typeof value === "object") walk(value, visit);
   }
-}
-
-/** Compiles one condition; the error string names what is wrong (the caller adds file and key). */
-export function compilePattern(spec: PatternSpec): CompileResult {
-  const flags = uniqueFlags(spec.flags);
-  let regex: RegExp;
-  try {
-    regex = new RegExp(spec.source, flags + "g");
-  } catch (error) {
-    return { ok: false, error: `invalid regex /${spec.source}/${flags}: ${(error as Error).message}` };
-  }
-  if (new RegExp(spec.source, flags).test("")) {
-    return { ok: false, error: `/${spec.source}/${flags} matches empty text, so it would fire on every response` };
-  }
-  const notes: string[] = [];
-  const normalized: PatternSpec = { source: spec.source, flags, window: spec.window };
-
-  let parser: JS.Parser;
-  let original: RegexFacts;
-  try {
-    parser = JS.Parser.fromLiteral({ source: spec.source, flags });
-    original = analyse(parser);
-  } catch (error) {
-    return { ok: false, error: `cannot analyse /${spec.source}/${flags}: ${(error as Error).message}` };
-  }
-
-  const nativeFallback = (why: string): CompileResult => {
-    const redos = checkRedos(spec.source, flags);
-    if (redos.exponential) {
-      return {
-        ok: false,
-        error: `/${spec.source}/${flags} has exponential backtracking (ReDoS) and needs the native engine (${why})`,
-      };
-    }
-    if (redos.polynomial) notes.push("polynomial backtracking, bounded by the match window");
-    notes.push(`native engine: ${why}`);
-    return {
-      ok: true,
-      pattern: {
-        spec: normalized,
-        mode: spec.window === "chunk" ? "chunk" : "native",
-        regex,
-        settledRegex: settledOf(spec.source, flags, original.lookahead, regex),
-        maxLength: original.maxLength,
-        lookahead: original.lookahead,
-        lookbehind: original.lookbehind,
-        crossesLines: crossesLinesOf(parser),
-        notes,
-      },
-    };
-  };
-
-  if (spec.window === "chunk") return nativeFallback("chunk window");
-  if (flags.includes("u") || flags.includes("v")) return nativeFallback("unicode flag");
-
-  // refa parses assertions into lookarounds and inlines the positive ones at the pattern's edges
-  // (`foo(?=bar)` is `foobar` for "does the text contain a match"): often nothing is left to verify.
-  let expression: NoParent<Expression>;
-  let maxCharacter: number;
-  try {
-    const parsed = parser.parse({ assertions: "parse", backreferences: "throw" });
-    maxCharacter = parsed.maxCharacter;
-    expression = transform(EDGE_INLINING, parsed.expression);
-  } catch (error) {
-    const why = (error as Error).message.split("\n")[0] ?? "unsupported";
-    return backreferenceSuperset(parser, spec, regex, original, notes) ?? nativeFallback(why);
-  }
-  let nfa: NFA;
-  try {
-    nfa = NFA.fromRegex(
-      expression,
-      { maxCharacter },
-      { assertions: "ignore" },
-      new NFA.LimitedNodeFactory(MAX_NFA_NODES),
-    );
-  } catch (error) {
-    return nativeFallback((error as Error).message.split("\n")[0] ?? "unsupported");
-  }
-  if (nfa.finals.has(nfa.initial)) {
-    // Assertions aside, it matches empty text: the automaton would accept everywhere.
-    return nativeFallback("matches empty text apart from assertions");
-  }
-  if (!hasRefaAssertion(expression)) {
-    return {
-      ok: true,
-      pattern: {
-        spec: normalized,
-        mode: "dfa",
-        regex,
-        settledRegex: regex,
-        nfa,
-        maxLength: original.maxLength,
-        lookahead: 0,
-        lookbehind: 0,
-        crossesLines: nfaHasChar(nfa, 10),
-        notes,
-      },
-    };
-  }
-  // Assertions remain: the automaton runs the assertion-free superset, the native engine verifies candidates
-  // with the simplified regex (same matches, fewer lookarounds, so candidates settle sooner).
-  let literal: { source: string; flags: string };
-  let verify: RegexFacts;
-  let verifyRegex: RegExp;
-  try {
-    literal = JS.toLiteral(expression, { flags: parser.flags });
-    verifyRegex = new RegExp(literal.source, uniqueFlags(literal.flags) + "g");
-    verify = analyse(JS.Parser.fromLiteral({ source: literal.source, flags: uniqueFlags(literal.flags) }));
-  } catch {
-    literal = { source: spec.source, flags };
-    verifyRegex = regex;
-    verify = original;
-  }
-  const redos = checkRedos(literal.source, literal.flags);
-  if (redos.exponential) {
-    return {
-      ok: false,
-      error: `/${spec.source}/${flags} has exponential backtracking (ReDoS); its assertions need the native engine`,
-    };
-  }
-  if (redos.polynomial) notes.push("polynomial backtracking, bounded by the candidate window");
-  return {
-    ok: true,
-    pattern: {
-      spec: normalized,
-      mode: "dfa-verify",
-      regex: verifyRegex,
-      settledRegex: settledOf(literal.source, uniqueFlags(literal.flags), verify.lookahead, verifyRegex),
-      nfa,
-      maxLength: original.maxLength,
-      lookahead: verify.lookahead,
-      lookbehind: verify.lookbehind,
-      crossesLines: nfaHasChar(nfa, 10),
-      notes,
-    },
-  };
-}
-
-/**
- * Backreferences refa cannot resolve (`(\\w+) \\1`): the automaton runs the pattern with each backreference
- * widened to `[\\s\\S]*` (a superset: whatever `\\1` matches, that matches too) and the native regex verifies its
- * candidates, instead of running the native regex on every delta.
- */
-function backreferenceSuperset(
-  parser: JS.Parser,
-  spec: PatternSpec,
-  regex: RegExp,
-  original: RegexFacts,
-  notes: string[],
-): CompileResult | undefined {
-  const refs: Array<{ start: number; end: number }> = [];
-  walk(parser.ast.pattern, (n) => {
-    if (n.type !== "Backreference") return;
-    const start = n["start"] as number;
-    if (!refs.some((r) => r.start === start)) refs.push({ start, end: n["end"] as number });
-  });
-  if (refs.length === 0) return undefined;
-  let source = spec.source;
-  for (const r of refs.sort((a, b) => b.start - a.start)) {
-    source = `${source.slice(0, r.start)}(?:[\\s\\S]*)${source.slice(r.end)}`;
-  }
-  const flags = uniqueFlags(spec.flags);
-  let nfa: NFA;
-  try {
-    const superset = JS.Parser.fromLiteral({ source, flags });
-    const { expression, maxCharacter } = superset.parse({ assertions: "ignore", backreferences: "throw" });
-    nfa = NFA.fromRegex(
-      expression,
-      { maxCharacter },
-      { assertions: "ignore" },
-      new NFA.LimitedNodeFactory(MAX_NFA_NODES),
-    );
-  } catch {
-    return undefined;
-  }
-  if (nfa.finals.has(nfa.initial)) return undefined;
-  const redos = checkRedos(spec.source, flags);
-  if (redos.exponential) {
-    return {
-      ok: false,
-      error: `/${spec.source}/${flags} has exponential backtracking (ReDoS); its backreferences need the native engine`,
-    };
-  }
-  if (redos.polynomial) notes.push("polynomial backtracking, bounded by the candidate window");
-  notes.push("backreferences: verified by the native engine on the automaton's candidates");
-  return {
-    ok: true,
-    pattern: {
-      spec: { source: spec.source, flags, window: spec.window },
-      mode: "dfa-verify",
-      regex,
-      settledRegex: settledOf(spec.source, flags, original.lookahead, regex),
-      nfa,
-      maxLength: original.maxLength,
-      lookahead: original.lookahead,
-      lookbehind: original.lookbehind,
-      crossesLines: nfaHasChar(nfa, 10),
-      notes,
-    },
-  };
-}
-
-const EDGE_INLINING = combineTransformers([
-  Transformers.simplify(),
-  Transformers.patternEdgeAssertions({ inline: true, remove: false }),
-]);
-
-interface RegexFacts {
-  lookahead: number;
-  lookbehind: number;
-  maxLength: number;
-}
-
-/** Lookaround reach and longest match, from the regexpp AST that refa's parser keeps. */
-function analyse(parser: JS.Parser): RegexFacts {
-  let lookahead = 0;
-  let lookbehind = 0;
-  const multiline = parser.flags.multiline;
-  const astFlags = parser.ast.flags;
-  walk(parser.ast.pattern, (n) => {
-    if (n.type !== "Assertion") return;
-    // How far an assertion reads past the match's end (before its start): what it reads, less the
-    // characters the match surely consumes after (before) it. `\b` in `\bany\b` reads past the end only once.
-    const ahead = (reads: number) => Math.max(0, reads - consumedAround(n, "after", astFlags));
-    const behind = (reads: number) => Math.max(0, reads - consumedAround(n, "before", astFlags));
-    if (n.kind === "word") {
-      lookahead += ahead(1);
-      lookbehind += behind(1);
-    } else if (n.kind === "end") lookahead += ahead(1);
-    else if (n.kind === "start") lookbehind += multiline ? behind(1) : Number.POSITIVE_INFINITY;
-    else {
-      const range = getLengthRange(n.alternatives as never, astFlags as never);
-      if (n.kind === "lookahead") lookahead += ahead(range.max);
-      else lookbehind += behind(range.max);
-    }
-  });
-  const maxLength = getLengthRange(parser.ast.pattern.alternatives as never, astFlags as never).max;
-  return { lookahead, lookbehind, maxLength };
-}
-
-/** `(?:src)(?=[\s\S]{n})`: only matches whose lookahead context has streamed (see `settledRegex`). */
-function settledOf(source: string, flags: string, lookahead: number, regex: RegExp): RegExp {
-  if (lookahead <= 0 || !Number.isFinite(lookahead)) return regex;
-  return new RegExp(`(?:${source})(?=[\\s\\S]{${lookahead}})`, flags + "g");
 }
 
 function hasRefaAssertion(node: unknown): boolean {
@@ -358,45 +499,17 @@ function hasRefaAssertion(node: unknown): boolean {
   return found;
 }
 
-/**
- * The fewest characters the match consumes after (or before) an element, walking up to the pattern. Inside a
- * lookaround nothing is known about the match itself: 0.
- */
-function consumedAround(node: AstNode, side: "after" | "before", flags: unknown): number {
-  let total = 0;
-  let current = node;
-  for (;;) {
-    const parent = current["parent"] as AstNode | undefined;
-    if (!parent || parent.type === "Pattern") return total;
-    if (parent.type === "Assertion") return 0;
-    if (parent.type === "Alternative") {
-      const elements = parent["elements"] as AstNode[];
-      const at = elements.indexOf(current);
-      const siblings = side === "after" ? elements.slice(at + 1) : elements.slice(0, at);
-      for (const sibling of siblings) total += getLengthRange(sibling as never, flags as never).min;
-    }
-    current = parent;
-  }
-}
-
-function nfaHasChar(nfa: NFA, char: number): boolean {
-  for (const node of nfa.nodes()) {
-    for (const cs of node.out.values()) if (cs.has(char)) return true;
-  }
-  return false;
-}
-
 /** Conservative: true unless the automaton proves no consumed character can be a line feed. */
 function crossesLinesOf(parser: JS.Parser): boolean {
   try {
     const { expression, maxCharacter } = parser.parse({ assertions: "ignore", backreferences: "throw" });
-    const nfa = NFA.fromRegex(
+    const nfa = libs.refa.NFA.fromRegex(
       expression,
       { maxCharacter },
       { assertions: "ignore" },
-      new NFA.LimitedNodeFactory(MAX_NFA_NODES),
+      new libs.refa.NFA.LimitedNodeFactory(MAX_NFA_NODES),
     );
-    return nfaHasChar(nfa, 10);
+    return nfaReadsChar(plainNfa(nfa), 10);
   } catch {
     return true;
   }

@@ -1,4 +1,4 @@
-import type { CharSet, NFA } from "refa";
+import { type PlainNfa, rangesHave } from "./automaton.ts";
 
 /**
  * One state of the shared automaton: the set of NFA states alive after some input, across all patterns.
@@ -15,7 +15,7 @@ export interface DfaState {
 }
 
 export interface DfaPattern {
-  nfa: NFA;
+  nfa: PlainNfa;
   /** Line window: a line feed kills the pattern's partial matches (the proposal's `line` scope). */
   lineMode: boolean;
 }
@@ -25,7 +25,7 @@ const LF = 10;
 const MAX_STATES = 20_000;
 
 export class LazyDfa {
-  private readonly out: Array<Array<{ to: number; cs: CharSet }>> = [];
+  private readonly out: Array<Array<{ to: number; ranges: number[] }>> = [];
   private readonly owner: number[] = [];
   private readonly finalOf: Int32Array;
   private readonly lineNode: Uint8Array;
@@ -37,33 +37,24 @@ export class LazyDfa {
   readonly start: DfaState;
 
   constructor(patterns: ReadonlyArray<DfaPattern | undefined>) {
-    const ids = new Map<NFA.ReadonlyNode, number>();
-    const pending: Array<{ node: NFA.ReadonlyNode; pattern: number }> = [];
     const finals: number[] = [];
     const lines: number[] = [];
     patterns.forEach((p, patternId) => {
       if (!p) return;
-      const localIds = new Map<NFA.ReadonlyNode, number>();
-      for (const node of p.nfa.nodes()) {
-        const id = this.owner.length;
-        localIds.set(node, id);
-        ids.set(node, id);
+      const base = this.owner.length;
+      const isFinal = new Set(p.nfa.finals);
+      p.nfa.out.forEach((edges, local) => {
         this.owner.push(patternId);
-        finals.push(p.nfa.finals.has(node) ? patternId : -1);
+        finals.push(isFinal.has(local) ? patternId : -1);
         lines.push(p.lineMode ? 1 : 0);
-        pending.push({ node, pattern: patternId });
-      }
-      this.initials.push(localIds.get(p.nfa.initial)!);
+        this.out.push(edges.map((e) => ({ to: base + e.to, ranges: e.ranges })));
+      });
+      this.initials.push(base + p.nfa.initial);
     });
     this.finalOf = Int32Array.from(finals);
     this.lineNode = Uint8Array.from(lines);
     this.initialNode = new Uint8Array(this.owner.length);
     for (const id of this.initials) this.initialNode[id] = 1;
-    for (const { node } of pending) {
-      const edges: Array<{ to: number; cs: CharSet }> = [];
-      for (const [to, cs] of node.out) edges.push({ to: ids.get(to)!, cs });
-      this.out.push(edges);
-    }
     this.start = this.intern([]);
   }
 
@@ -89,7 +80,7 @@ export class LazyDfa {
     if (c === LF && this.lineNode[node] === 1) return;
     for (const edge of this.out[node]!) {
       if (this.initialNode[edge.to] === 1) continue;
-      if (edge.cs.has(c)) into.add(edge.to);
+      if (rangesHave(edge.ranges, c)) into.add(edge.to);
     }
   }
 

@@ -1,4 +1,4 @@
-import { analyse } from "scslre";
+import { libs } from "./libs.ts";
 
 /** What the load-time backtracking analysis found for a pattern that will run on the native engine. */
 export interface RedosVerdict {
@@ -14,7 +14,7 @@ export interface RedosVerdict {
  */
 export function checkRedos(source: string, flags: string): RedosVerdict {
   try {
-    const result = analyse({ source, flags: flags.replace(/[gyd]/g, "") }, { maxReports: 8 });
+    const result = libs.scslre.analyse({ source, flags: flags.replace(/[gyd]/g, "") }, { maxReports: 8 });
     let exponential = false;
     for (const report of result.reports) if (report.exponential) exponential = true;
     return { exponential, polynomial: result.reports.length > 0 };

@@ -1,4 +1,4 @@
-import type { CharSet, NFA } from "refa";
+import { type PlainNfa, rangesAreAll, rangesHave, reverseNfa } from "./automaton.ts";
 import type { TextBuffer } from "./text-buffer.ts";
 
 /**
@@ -9,28 +9,26 @@ import type { TextBuffer } from "./text-buffer.ts";
  */
 /** How far back the reversed automaton reads before giving up (it then costs no more than the window it saves). */
 const SCAN_BUDGET = 1024;
+/** Above this many states a backward scan costs more than it saves (`.{121,}` has 122). */
+const MAX_FINDER_NODES = 64;
 
 export class StartFinder {
-  private readonly out: Array<Array<{ to: number; cs: CharSet }>> = [];
+  private readonly out: PlainNfa["out"];
   private readonly finals: Uint8Array;
   private readonly initial: number;
 
-  constructor(nfa: NFA) {
-    const reversed = nfa.copy();
-    reversed.reverse();
-    const ids = new Map<NFA.ReadonlyNode, number>();
-    for (const node of reversed.nodes()) ids.set(node, ids.size);
-    this.finals = new Uint8Array(ids.size);
-    for (const [node, id] of ids) {
-      const edges: Array<{ to: number; cs: CharSet }> = [];
-      for (const [to, cs] of node.out) edges.push({ to: ids.get(to)!, cs });
-      this.out[id] = edges;
-      if ((reversed.finals as ReadonlySet<NFA.ReadonlyNode>).has(node)) this.finals[id] = 1;
-    }
-    this.initial = ids.get(reversed.initial) ?? 0;
+  constructor(nfa: PlainNfa) {
+    const reversed = reverseNfa(nfa);
+    this.out = reversed.out;
+    this.finals = new Uint8Array(reversed.out.length);
+    for (const f of reversed.finals) this.finals[f] = 1;
+    this.initial = reversed.initial;
     // A state looping on every character (`[\s\S]*` at the pattern's start, e.g. a widened backreference)
-    // never dies: the backward scan could not bound the start, so it is not worth running.
-    this.useful = !this.out.some((edges, id) => edges.some((e) => e.to === id && e.cs.isAll));
+    // never dies: the backward scan could not bound the start, so it is not worth running. Nor is a large
+    // automaton: the scan would cost more than the window it saves.
+    this.useful =
+      this.out.length <= MAX_FINDER_NODES &&
+      !this.out.some((edges, id) => edges.some((e) => e.to === id && rangesAreAll(e.ranges)));
   }
 
   /** False when a backward scan cannot bound the start (see the constructor). */
@@ -61,7 +59,7 @@ export class StartFinder {
       mark.fill(0);
       for (const node of current) {
         for (const edge of this.out[node]!) {
-          if (mark[edge.to] === 0 && edge.cs.has(c)) {
+          if (mark[edge.to] === 0 && rangesHave(edge.ranges, c)) {
             mark[edge.to] = 1;
             next.push(edge.to);
             if (this.finals[edge.to] === 1) earliest = offset + i;

@@ -117,7 +117,7 @@ describe("StreamMatcher", () => {
     expect(modes[0]).toBe("dfa");
     expect(modes[7]).toBe("dfa-verify");
     expect(modes[19]).toBe("dfa-verify"); // backreference: superset automaton, native verification
-    expect(modes[22]).toBe("native"); // u flag
+    expect(modes[22]).toBe("dfa"); // u flag, but no character outside the BMP: the automaton runs it
     expect(modes[21]).toBe("chunk");
     expect(modes[24]).toBe("dfa");
   });

@@ -12,47 +12,114 @@ export const NATIVE_MAX_WINDOW = 64 * 1024;
  */
 export const LOOKAHEAD_HORIZON = 1024;
 
+/**
+ * Native work on one pattern in one delta may take this long (ms). A pattern over it on NATIVE_STRIKES deltas
+ * of a session (a slow machine or a garbage collection can make one delta slow), or over 4 times it on one, is
+ * suspended for the session, with one warning. Single native calls are bounded by their windows
+ * (NATIVE_MAX_WINDOW, less for patterns with polynomial backtracking), so the event loop is never held for long.
+ */
+export const NATIVE_DELTA_BUDGET_MS = 40;
+export const NATIVE_STRIKES = 3;
+/** Windows of patterns with polynomial backtracking are capped at this (their cost grows with its square or more). */
+export const POLYNOMIAL_MAX_WINDOW = 2048;
+
+export interface PatternSetOptions {
+  /** Results of compiling `specs` (e.g. from the compile cache); compiled here when absent. */
+  compiled?: ReadonlyArray<CompileResult>;
+  nativeBudgetMs?: number;
+}
+
+export interface Suspension {
+  pattern: number;
+  reason: string;
+}
+
 /** A compiled set of patterns sharing one lazy automaton; create once per rule set, reuse across streams. */
 export class PatternSet {
   readonly patterns: ReadonlyArray<CompiledPattern | undefined>;
   readonly errors: ReadonlyArray<string | undefined>;
   readonly dfa: LazyDfa;
-  /** Ids of the patterns that need work outside the automaton (verify queue, native, chunk). */
-  readonly nativeIds: number[];
-  readonly chunkIds: number[];
+  /**
+   * What the matcher runs: each pattern, or the parts of an `all-of` pattern. `unitOwner[u]` is the pattern id.
+   */
+  readonly units: CompiledPattern[] = [];
+  readonly unitOwner: number[] = [];
+  /** Unit ids that need work outside the automaton (native, chunk). */
+  readonly nativeIds: number[] = [];
+  readonly chunkIds: number[] = [];
+  /** Patterns suspended for the session (native work over budget), with the reason. */
+  readonly suspended = new Map<number, string>();
+  private readonly suspendListeners: Array<(s: Suspension) => void> = [];
+  private readonly strikes = new Map<number, number>();
 
-  constructor(specs: ReadonlyArray<PatternSpec>) {
-    const results: CompileResult[] = specs.map(compilePattern);
+  /** Native milliseconds one pattern may spend on one delta (NATIVE_DELTA_BUDGET_MS unless set). */
+  readonly nativeBudgetMs: number;
+
+  constructor(specs: ReadonlyArray<PatternSpec>, options: PatternSetOptions = {}) {
+    const results: ReadonlyArray<CompileResult> = options.compiled ?? specs.map(compilePattern);
+    this.nativeBudgetMs = options.nativeBudgetMs ?? NATIVE_DELTA_BUDGET_MS;
     this.patterns = results.map((r) => (r.ok ? r.pattern : undefined));
     this.errors = results.map((r) => (r.ok ? undefined : r.error));
+    this.patterns.forEach((p, id) => {
+      if (!p) return;
+      for (const unit of p.parts ?? [p]) {
+        const u = this.units.length;
+        this.units.push(unit);
+        this.unitOwner.push(id);
+        if (unit.mode === "native") this.nativeIds.push(u);
+        if (unit.mode === "chunk") this.chunkIds.push(u);
+      }
+    });
     this.dfa = new LazyDfa(
-      this.patterns.map((p) =>
-        p?.nfa && (p.mode === "dfa" || p.mode === "dfa-verify")
+      this.units.map((p) =>
+        p.nfa && (p.mode === "dfa" || p.mode === "dfa-verify")
           ? { nfa: p.nfa, lineMode: p.spec.window === "line" }
           : undefined,
       ),
     );
-    this.nativeIds = [];
-    this.chunkIds = [];
-    this.patterns.forEach((p, id) => {
-      if (p?.mode === "native") this.nativeIds.push(id);
-      if (p?.mode === "chunk") this.chunkIds.push(id);
-    });
   }
 
   stream(): StreamMatcher {
     return new StreamMatcher(this);
   }
 
+  /** Called once per suspended pattern (e.g. to surface it as a rule issue). */
+  onSuspend(listener: (s: Suspension) => void): void {
+    this.suspendListeners.push(listener);
+  }
+
+  /** Suspends the pattern owning `unit` for the session. */
+  suspend(unit: number, ms: number): void {
+    const pattern = this.unitOwner[unit]!;
+    if (this.suspended.has(pattern)) return;
+    const p = this.patterns[pattern]!;
+    const reason =
+      `/${p.spec.source}/${p.spec.flags}: suspended for this session: the native regex engine took ` +
+      `${Math.round(ms)} ms on one delta (budget ${this.nativeBudgetMs} ms per delta); simplify the pattern`;
+    this.suspended.set(pattern, reason);
+    for (const listener of this.suspendListeners) listener({ pattern, reason });
+  }
+
+  /** One delta's native time of a unit went over budget: suspends it at the last strike (or far over budget). */
+  overBudget(unit: number, ms: number): void {
+    const strikes = (this.strikes.get(unit) ?? 0) + 1;
+    this.strikes.set(unit, strikes);
+    if (strikes >= NATIVE_STRIKES || ms > 4 * this.nativeBudgetMs) this.suspend(unit, ms);
+  }
+
+  isSuspendedUnit(unit: number): boolean {
+    return this.suspended.size > 0 && this.suspended.has(this.unitOwner[unit]!);
+  }
+
   private readonly startFinders = new Map<number, StartFinder | undefined>();
 
-  /** The reversed automaton of a verified pattern, built on first need. */
-  startFinder(id: number): StartFinder | undefined {
-    if (!this.startFinders.has(id)) {
-      const nfa = this.patterns[id]?.nfa;
-      this.startFinders.set(id, nfa ? new StartFinder(nfa) : undefined);
+  /** The reversed automaton of a verified unit, built on first need. */
+  startFinder(unit: number): StartFinder | undefined {
+    if (!this.startFinders.has(unit)) {
+      const nfa = this.units[unit]?.nfa;
+      this.startFinders.set(unit, nfa ? new StartFinder(nfa) : undefined);
     }
-    return this.startFinders.get(id);
+    return this.startFinders.get(unit);
   }
 }
 
@@ -68,13 +135,13 @@ export interface PatternHit {
 interface Candidate {
   /** Earliest offset a true match ending at the candidate could start from. */
   from: number;
-  /** Buffer length at which the candidate's lookahead context has fully streamed (Infinity: never). */
-  settledAt: number;
+  /** Checked on every delta once the text is this long... */
+  firstDue: number;
+  /** ...and for the last time once it is this long. */
+  lastDue: number;
   /** The line the candidate lies on (line windows). */
   lineStart: number;
-  /** Unbounded lookaheads only: dropped once the buffer is longer than this. */
-  deadline: number;
-  /** Range of the (merged) candidate match ends. */
+  /** Range of the (merged) candidate match ends (the automaton's accept offsets). */
   minEnd: number;
   maxEnd: number;
 }
@@ -83,22 +150,28 @@ interface Candidate {
  * Incremental matcher for one stream (the text, the thinking, or one tool call's arguments).
  *
  * `push(delta)` returns the patterns whose first match completes within this delta, where a match is complete
- * once the characters its lookaheads read (`\b`, `$`, `(?=...)`) have streamed too: `any` at the end of a delta
+ * once the characters its lookaheads read (`\b`, `$`, `(?!...)`) have streamed too: `any` at the end of a delta
  * does not yet match `\bany\b`, since the next delta may say `anything`. `finish()` settles what only the end of
  * the stream completes. Exactly: a pattern fires on the first delta after which `settledRegex.test(text so far)`
  * holds (per closed line / per chunk for those windows), as the plain matcher `naiveFirstMatches` computes.
  *
  * Each character is examined once by the automaton; native work is confined to candidates and bounded windows,
- * read from a TextBuffer so its cost does not depend on the length of the response.
+ * read from a TextBuffer so its cost does not depend on the length of the response, and is on a time budget.
  */
 export class StreamMatcher {
   private readonly text = new TextBuffer();
   private state: DfaState;
+  /** Units decided (matched); and patterns reported. */
   private readonly matched = new Set<number>();
+  private readonly reported = new Set<number>();
+  /** `all-of` patterns: parts matched so far and the furthest part end. */
+  private readonly partial = new Map<number, { count: number; end: number }>();
   private readonly candidates = new Map<number, Candidate[]>();
   /** Start offset of the line the next character belongs to. */
   private lineStart = 0;
   private finished = false;
+  /** Native milliseconds spent per unit in the current delta. */
+  private spent: Map<number, number> | undefined;
 
   constructor(private readonly set: PatternSet) {
     this.state = set.dfa.start;
@@ -114,7 +187,7 @@ export class StreamMatcher {
   }
 
   hasMatched(pattern: number): boolean {
-    return this.matched.has(pattern);
+    return this.reported.has(pattern);
   }
 
   push(chunk: string): PatternHit[] {
@@ -139,15 +212,18 @@ export class StreamMatcher {
     this.lineStart = lineStart;
     if (this.candidates.size === 0 && this.set.nativeIds.length === 0 && this.set.chunkIds.length === 0) return hits;
     if (hits === NO_HITS) hits = [];
+    this.spent = undefined;
     if (this.candidates.size !== 0) this.verifyCandidates(hits, false);
     for (const id of this.set.nativeIds) {
-      if (!this.matched.has(id)) this.runNative(id, base, hits, false);
+      if (!this.matched.has(id) && !this.set.isSuspendedUnit(id)) this.runNative(id, base, hits, false);
     }
     for (const id of this.set.chunkIds) {
-      if (this.matched.has(id)) continue;
-      const re = this.set.patterns[id]!.regex;
+      if (this.matched.has(id) || this.set.isSuspendedUnit(id)) continue;
+      const re = this.set.units[id]!.regex;
       re.lastIndex = 0;
+      const t0 = performance.now();
       const m = re.exec(chunk);
+      this.charge(id, t0);
       if (m) this.hit(id, base + m.index + m[0].length, hits);
     }
     return hits.length === 0 ? NO_HITS : hits;
@@ -161,141 +237,221 @@ export class StreamMatcher {
     if (this.finished) return NO_HITS;
     this.finished = true;
     const hits: PatternHit[] = [];
+    this.spent = undefined;
     if (this.candidates.size !== 0) this.verifyCandidates(hits, true);
     for (const id of this.set.nativeIds) {
-      if (!this.matched.has(id)) this.runNative(id, this.text.length, hits, true);
+      if (!this.matched.has(id) && !this.set.isSuspendedUnit(id)) this.runNative(id, this.text.length, hits, true);
     }
     return hits.length === 0 ? NO_HITS : hits;
   }
 
-  private hit(pattern: number, end: number, hits: PatternHit[]): void {
-    this.matched.add(pattern);
-    this.candidates.delete(pattern);
+  /** Books native time; a unit over its per-delta budget is suspended (it stops running at once). */
+  private charge(unit: number, t0: number): void {
+    const ms = performance.now() - t0;
+    this.spent ??= new Map();
+    const total = (this.spent.get(unit) ?? 0) + ms;
+    this.spent.set(unit, total);
+    // Over budget: one strike per delta, when its running total first crosses the budget (or goes far over).
+    if (
+      total > this.set.nativeBudgetMs &&
+      (total - ms <= this.set.nativeBudgetMs || total > 4 * this.set.nativeBudgetMs)
+    ) {
+      this.set.overBudget(unit, total);
+      if (this.set.isSuspendedUnit(unit)) this.candidates.delete(unit);
+    }
+  }
+
+  private hit(unit: number, end: number, hits: PatternHit[]): void {
+    this.matched.add(unit);
+    this.candidates.delete(unit);
+    const pattern = this.set.unitOwner[unit]!;
+    if (this.reported.has(pattern) || this.set.suspended.has(pattern)) return;
+    const parts = this.set.patterns[pattern]!.parts;
+    if (parts) {
+      const seen = this.partial.get(pattern) ?? { count: 0, end: 0 };
+      seen.count++;
+      seen.end = Math.max(seen.end, end);
+      this.partial.set(pattern, seen);
+      if (seen.count < parts.length) return;
+      end = seen.end;
+    }
+    this.reported.add(pattern);
     hits.push({ pattern, end });
   }
 
   private onAccept(accepts: Int32Array, end: number, lineStart: number, hits: PatternHit[]): void {
     for (const id of accepts) {
       if (this.matched.has(id)) continue;
-      const p = this.set.patterns[id]!;
+      const p = this.set.units[id]!;
       if (p.mode === "dfa") {
         this.hit(id, end, hits);
         continue;
       }
-      // dfa-verify: the assertion-free superset matched; queue a candidate for the native check.
+      if (this.set.isSuspendedUnit(id)) continue;
+      // dfa-verify: the superset matched; queue a candidate for the native check.
       const line = p.spec.window === "line";
       let from = 0;
       if (line || !p.crossesLines) from = lineStart;
       else if (Number.isFinite(p.maxLength)) from = Math.max(0, end - p.maxLength);
-      from = Math.max(from, end - NATIVE_MAX_WINDOW);
-      const settledAt = end + p.lookahead;
-      const deadline = end + LOOKAHEAD_HORIZON;
+      from = Math.max(from, end - this.maxWindow(p));
+      const firstDue = end + p.dueFrom;
+      const lastDue = end + p.dueUntil;
       const list = this.candidates.get(id);
       if (!list) {
-        this.candidates.set(id, [{ from, settledAt, lineStart, deadline, minEnd: end, maxEnd: end }]);
+        this.candidates.set(id, [{ from, firstDue, lastDue, lineStart, minEnd: end, maxEnd: end }]);
         continue;
       }
-      // Candidates of one line / one settling point are checked by one search: merge them.
+      // Candidates of one line / one due point are checked by one search: merge them. End-anchored checks
+      // look at each end, so those merge only when due together and adjacent.
       const last = list[list.length - 1]!;
-      if (last.settledAt === settledAt || (!Number.isFinite(settledAt) && !Number.isFinite(last.settledAt))) {
-        if (!line || last.lineStart === lineStart) {
-          last.from = Math.min(last.from, from);
-          last.deadline = Math.max(last.deadline, deadline);
-          last.minEnd = Math.min(last.minEnd, end);
-          last.maxEnd = Math.max(last.maxEnd, end);
-          continue;
-        }
+      if (last.firstDue === firstDue && (!line || last.lineStart === lineStart) && !p.endRegex) {
+        last.from = Math.min(last.from, from);
+        last.lastDue = Math.max(last.lastDue, lastDue);
+        last.minEnd = Math.min(last.minEnd, end);
+        last.maxEnd = Math.max(last.maxEnd, end);
+        continue;
       }
-      list.push({ from, settledAt, lineStart, deadline, minEnd: end, maxEnd: end });
+      list.push({ from, firstDue, lastDue, lineStart, minEnd: end, maxEnd: end });
     }
   }
 
+  private maxWindow(p: CompiledPattern): number {
+    return p.polynomial ? POLYNOMIAL_MAX_WINDOW : NATIVE_MAX_WINDOW;
+  }
+
   /** Searches the buffer from `from` on (with the context its lookbehinds need); returns the match end or -1. */
-  private searchFrom(p: CompiledPattern, re: RegExp, from: number): number {
+  private searchFrom(unit: number, p: CompiledPattern, re: RegExp, from: number): number {
     const windowStart = Number.isFinite(p.lookbehind) ? Math.max(0, from - p.lookbehind) : 0;
-    const window = this.text.slice(windowStart);
-    re.lastIndex = from - windowStart;
+    const window = this.text.slice(Math.max(windowStart, this.text.length - this.maxWindow(p) - 1024));
+    const offset = this.text.length - window.length;
+    re.lastIndex = Math.max(0, from - offset);
+    const t0 = performance.now();
     const m = re.exec(window);
-    return m ? windowStart + m.index + m[0].length : -1;
+    this.charge(unit, t0);
+    return m ? offset + m.index + m[0].length : -1;
   }
 
   /** The line starting at `lineStart`, searched on its own (closed lines are final; the open one may grow). */
-  private searchLine(p: CompiledPattern, lineStart: number, final: boolean): number {
-    const tail = this.text.slice(lineStart, lineStart + NATIVE_MAX_WINDOW);
+  private searchLine(unit: number, p: CompiledPattern, lineStart: number, final: boolean): number {
+    const tail = this.text.slice(lineStart, lineStart + this.maxWindow(p));
     const nl = tail.indexOf("\n");
     const line = nl < 0 ? tail : tail.slice(0, nl);
     const re = nl >= 0 || final ? p.regex : p.settledRegex;
     re.lastIndex = 0;
+    const t0 = performance.now();
     const m = re.exec(line);
+    this.charge(unit, t0);
     return m ? lineStart + m.index + m[0].length : -1;
   }
 
   private verifyCandidates(hits: PatternHit[], final: boolean): void {
     const len = this.text.length;
     for (const [id, list] of this.candidates) {
-      const p = this.set.patterns[id]!;
+      const p = this.set.units[id]!;
       const line = p.spec.window === "line";
-      // A candidate is due once its lookahead context streamed (or its line closed, or the stream ended).
-      // Unbounded lookaheads never settle before the end: those are checked on every delta, as a prefix.
-      const due = (c: Candidate) =>
-        final || c.settledAt <= len || !Number.isFinite(c.settledAt) || (line && this.text.lastNewline >= c.lineStart);
+      const closed = (c: Candidate) => line && this.text.lastNewline >= c.lineStart;
+      const due = (c: Candidate) => final || c.firstDue <= len || closed(c);
       let found = -1;
-      let from = Number.POSITIVE_INFINITY;
-      for (const c of list) {
-        if (!due(c)) continue;
-        if (line) {
-          found = this.searchLine(p, c.lineStart, final);
-          if (found >= 0) break;
-          continue;
-        }
-        let start = c.from;
-        // A long window (the pattern may cross lines, or is unbounded): find where the matches can start.
-        if (c.maxEnd - start > 256) {
-          const finder = this.set.startFinder(id);
-          if (finder?.useful) {
-            start = Math.max(start, finder.earliestStart(this.text, c.minEnd, c.maxEnd, c.maxEnd - start));
+      if (p.endRegex && !line) found = this.checkEnds(id, p, list, final);
+      else {
+        let from = Number.POSITIVE_INFINITY;
+        for (const c of list) {
+          if (!due(c)) continue;
+          if (line) {
+            found = this.searchLine(id, p, c.lineStart, final);
+            if (found >= 0) break;
+            continue;
           }
+          let start = c.from;
+          // A long window (the pattern may cross lines, or is unbounded): find where the matches can start.
+          if (c.maxEnd - start > 256) {
+            const finder = this.set.startFinder(id);
+            if (finder?.useful) {
+              start = Math.max(start, finder.earliestStart(this.text, c.minEnd, c.maxEnd, c.maxEnd - start));
+            }
+          }
+          from = Math.min(from, start);
         }
-        from = Math.min(from, start);
+        if (!line && Number.isFinite(from)) found = this.searchFrom(id, p, final ? p.regex : p.settledRegex, from);
       }
-      if (!line && Number.isFinite(from)) found = this.searchFrom(p, final ? p.regex : p.settledRegex, from);
       if (found >= 0) {
         this.hit(id, found, hits);
         continue;
       }
-      const waiting = list.filter(
-        (c) =>
-          !due(c) ||
-          (!Number.isFinite(c.settledAt) &&
-            !final &&
-            c.deadline >= len &&
-            !(line && this.text.lastNewline >= c.lineStart)),
-      );
+      if (!this.candidates.has(id)) continue; // suspended while checking
+      const waiting = final ? [] : list.filter((c) => !(due(c) && (c.lastDue <= len || closed(c))));
       if (waiting.length === 0) this.candidates.delete(id);
       else this.candidates.set(id, waiting);
     }
   }
 
-  private runNative(id: number, base: number, hits: PatternHit[], final: boolean): void {
-    const p = this.set.patterns[id]!;
+  /**
+   * End-anchored checks: is there a settled match ending exactly at a due candidate's end? The trailing
+   * assertions are checked first on a few characters; only ends passing them get the full check, which reads
+   * back (at most the window) to where the match starts.
+   */
+  private checkEnds(unit: number, p: CompiledPattern, list: Candidate[], final: boolean): number {
     const len = this.text.length;
+    const t0 = performance.now();
+    try {
+      let from = Number.POSITIVE_INFINITY;
+      const ends: number[] = [];
+      for (const c of list) {
+        if (!(final || c.firstDue <= len)) continue;
+        for (let end = c.minEnd; end <= c.maxEnd; end++) if (this.tailHolds(p, end)) ends.push(end);
+        if (ends.length > 0) from = Math.min(from, c.from);
+      }
+      if (ends.length === 0) return -1;
+      const windowStart = Number.isFinite(p.lookbehind) ? Math.max(0, from - p.lookbehind) : 0;
+      const window = this.text.slice(Math.max(windowStart, len - this.maxWindow(p) - 1024));
+      const offset = len - window.length;
+      const re = p.endRegex!;
+      for (const end of ends) {
+        if (end < offset) continue;
+        re.lastIndex = end - offset;
+        if (re.test(window)) return end;
+      }
+      return -1;
+    } finally {
+      this.charge(unit, t0);
+    }
+  }
+
+  private tailHolds(p: CompiledPattern, end: number): boolean {
+    if (!p.tail) return true;
+    const start = Math.max(0, end - 2);
+    const around = this.text.slice(start, end + p.tail.reach + 2);
+    p.tail.regex.lastIndex = end - start;
+    return p.tail.regex.test(around);
+  }
+
+  private runNative(id: number, base: number, hits: PatternHit[], final: boolean): void {
+    const p = this.set.units[id]!;
+    const len = this.text.length;
+    const maxWindow = this.maxWindow(p);
     if (p.spec.window === "line") {
       // Lines closed in this delta, then the open line; earlier lines were decided when they closed.
-      const start = this.text.lastNewlineBefore(base, NATIVE_MAX_WINDOW) + 1;
-      const region = this.text.slice(start);
+      const start = this.text.lastNewlineBefore(base, maxWindow) + 1;
+      const region = this.text.slice(Math.max(start, len - maxWindow));
+      const regionStart = len - region.length;
       let offset = 0;
-      while (offset <= region.length) {
-        const nl = region.indexOf("\n", offset);
-        const line = region.slice(offset, nl < 0 ? region.length : nl);
-        const re = nl >= 0 || final ? p.regex : p.settledRegex;
-        re.lastIndex = 0;
-        const m = re.exec(line);
-        if (m) {
-          this.hit(id, start + offset + m.index + m[0].length, hits);
-          return;
+      const t0 = performance.now();
+      try {
+        while (offset <= region.length) {
+          const nl = region.indexOf("\n", offset);
+          const line = region.slice(offset, nl < 0 ? region.length : nl);
+          const re = nl >= 0 || final ? p.regex : p.settledRegex;
+          re.lastIndex = 0;
+          const m = re.exec(line);
+          if (m) {
+            this.hit(id, regionStart + offset + m.index + m[0].length, hits);
+            return;
+          }
+          if (nl < 0) break;
+          offset = nl + 1;
         }
-        if (nl < 0) break;
-        offset = nl + 1;
+      } finally {
+        this.charge(id, t0);
       }
       return;
     }
@@ -303,10 +459,10 @@ export class StreamMatcher {
     // unbounded lookahead is looked at for LOOKAHEAD_HORIZON characters.
     const settledUpTo = Math.max(0, base - (Number.isFinite(p.lookahead) ? p.lookahead : LOOKAHEAD_HORIZON));
     let from = 0;
-    if (!p.crossesLines) from = this.text.lastNewlineBefore(settledUpTo, NATIVE_MAX_WINDOW) + 1;
+    if (!p.crossesLines) from = this.text.lastNewlineBefore(settledUpTo, maxWindow) + 1;
     else if (Number.isFinite(p.maxLength)) from = Math.max(0, settledUpTo - p.maxLength);
-    from = Math.max(from, len - NATIVE_MAX_WINDOW);
-    const end = this.searchFrom(p, final ? p.regex : p.settledRegex, from);
+    from = Math.max(from, len - maxWindow);
+    const end = this.searchFrom(id, p, final ? p.regex : p.settledRegex, from);
     if (end >= 0) this.hit(id, end, hits);
   }
 }
@@ -317,17 +473,31 @@ export class StreamMatcher {
  * streamed (`settledRegex`; a closed line is final). With `final`, the end of the stream then settles the rest:
  * a pattern first matching there gets index `deltas.length`. Quadratic; for the property tests.
  */
+const naiveCompiled = new Map<string, CompileResult>();
+
 export function naiveFirstMatches(
   specs: ReadonlyArray<PatternSpec>,
   deltas: readonly string[],
   options: { final?: boolean } = {},
 ): Array<number | null> {
   const compiled = specs.map((spec) => {
-    const result = compilePattern(spec);
+    const key = `${spec.window}\u0000${spec.flags}\u0000${spec.source}`;
+    let result = naiveCompiled.get(key);
+    if (!result) {
+      result = compilePattern(spec);
+      if (naiveCompiled.size > 10_000) naiveCompiled.clear();
+      naiveCompiled.set(key, result);
+    }
     const flags = spec.flags.replace(/[gyd]/g, "");
     const plain = new RegExp(spec.source, flags);
-    const settled = result.ok ? new RegExp(result.pattern.settledRegex.source, flags) : plain;
-    return { plain, settled };
+    const tester = (p: CompiledPattern) => new RegExp(p.settledRegex.source, flags);
+    // A condition of lookaheads over the rest of the text settles when each of them has.
+    const parts = result.ok && result.pattern.parts ? result.pattern.parts.map(tester) : undefined;
+    const settled = result.ok ? tester(result.pattern) : plain;
+    return {
+      plain,
+      settled: parts ? { test: (text: string) => parts.every((re) => re.test(text)) } : settled,
+    };
   });
   const result: Array<number | null> = specs.map(() => null);
   let acc = "";

@@ -1,0 +1,75 @@
+// Start-up cost: the real `pi -p` against the loopback model server, with and without pi-ttsr, side by side in
+// one run. Each configuration answers the same 64 KB response that matches no rule, so the ratio is what
+// pi-ttsr adds to a whole run (module load, rule discovery, compiling or reading the compiled rules, matching).
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import { benchRules, benchText } from "./workload.mjs";
+
+const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
+const ANSWER_KB = 64;
+
+function ruleFiles(count) {
+  const files = {};
+  benchRules()
+    .slice(0, count)
+    .forEach((spec, i) => {
+      const flags = spec.flags ? `flags: ${JSON.stringify(spec.flags)}\n` : "";
+      files[`.pi/rules/bench-${i}.md`] =
+        `---\ndescription: bench rule ${i}\ncondition: ${JSON.stringify(spec.source)}\n${flags}scope: text\n---\nBench rule ${i}.\n`;
+    });
+  return files;
+}
+
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+
+/** Runs every configuration `rounds` times, interleaved (load drifts hit all alike); medians and ratios. */
+export async function runStartupBench({ rounds = Number(process.env.TTSR_STARTUP_ROUNDS ?? 7) } = {}) {
+  const answer = benchText(ANSWER_KB * 1024);
+  const server = await startModelServer({ script: () => ({ text: answer, chunkSize: 256 }) });
+  const rules = ruleFiles(200);
+  const configs = [
+    { name: "pi without pi-ttsr (200 rule files present)", args: [], files: rules },
+    { name: "pi-ttsr, 4 builtin rules", args: ["-e", PACKAGE_DIR], files: {} },
+    { name: "pi-ttsr, 200 rules + builtins", args: ["-e", PACKAGE_DIR], files: rules },
+    {
+      name: "pi-ttsr, 200 rules, compile cache off",
+      args: ["-e", PACKAGE_DIR],
+      files: rules,
+      env: { PI_TTSR_CACHE_DIR: "off" },
+    },
+  ];
+  const homes = configs.map((c) => prepareCliHome({ server, files: c.files }));
+  const times = configs.map(() => []);
+  try {
+    // One untimed run each first (fills the compile cache and the page cache, as any earlier session would).
+    for (let round = -1; round < rounds; round++) {
+      for (const [i, c] of configs.entries()) {
+        const run = await runPi([...c.args, "-p", "write the module"], { home: homes[i], env: c.env });
+        if (run.code !== 0) throw new Error(`${c.name}: pi exited ${run.code}: ${run.stderr}`);
+        if (!run.stdout.includes(answer.slice(-200))) throw new Error(`${c.name}: answer cut short (a rule fired?)`);
+        if (round >= 0) times[i].push(run.durationMs);
+      }
+    }
+  } finally {
+    for (const h of homes) h.dispose();
+    await server.close();
+  }
+  const base = median(times[0]);
+  const rows = configs.map((c, i) => ({
+    config: c.name,
+    medianMs: median(times[i]),
+    minMs: Math.min(...times[i]),
+    ratio: +(median(times[i]) / base).toFixed(3),
+  }));
+  return { rounds, answerKb: ANSWER_KB, rows };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const result = await runStartupBench();
+  if (process.argv.includes("--json")) console.log(JSON.stringify(result, null, 2));
+  else {
+    console.log(`pi-ttsr start-up: real pi -p, ${result.answerKb} KB answer, median of ${result.rounds} runs`);
+    console.table(result.rows);
+  }
+}

@@ -1,0 +1,115 @@
+import type { NFA } from "refa";
+
+/**
+ * An NFA as plain data: what the lazy DFA, the start finder and the load-time check run, and what the disk
+ * cache stores. Decoupled from refa's objects so a cached rule set needs no regex library at all.
+ */
+export interface PlainNfa {
+  initial: number;
+  finals: number[];
+  /** Per node: its edges, each a target and the character ranges `[min0, max0, min1, max1, ...]` it reads. */
+  out: Array<Array<{ to: number; ranges: number[] }>>;
+}
+
+const MAX_CHAR = 0xffff;
+
+/** Converts a refa NFA (node ids in iteration order, the initial node first). */
+export function plainNfa(nfa: NFA): PlainNfa {
+  const ids = new Map<NFA.ReadonlyNode, number>();
+  for (const node of nfa.nodes()) ids.set(node, ids.size);
+  const out: PlainNfa["out"] = [];
+  const finals: number[] = [];
+  for (const [node, id] of ids) {
+    out[id] = [...node.out].map(([to, cs]) => ({ to: ids.get(to)!, ranges: cs.ranges.flatMap((r) => [r.min, r.max]) }));
+    if ((nfa.finals as ReadonlySet<NFA.ReadonlyNode>).has(node)) finals.push(id);
+  }
+  return { initial: ids.get(nfa.initial)!, finals, out };
+}
+
+export function rangesHave(ranges: readonly number[], c: number): boolean {
+  for (let i = 0; i < ranges.length; i += 2) {
+    if (c < ranges[i]!) return false;
+    if (c <= ranges[i + 1]!) return true;
+  }
+  return false;
+}
+
+export function rangesAreAll(ranges: readonly number[]): boolean {
+  return ranges.length === 2 && ranges[0] === 0 && ranges[1]! >= MAX_CHAR;
+}
+
+/** The NFA reversed (matches the reversed strings); one new initial node with a copy of the old finals' edges. */
+export function reverseNfa(nfa: PlainNfa): PlainNfa {
+  const n = nfa.out.length;
+  const out: PlainNfa["out"] = Array.from({ length: n + 1 }, () => []);
+  nfa.out.forEach((edges, from) => {
+    for (const e of edges) out[e.to]!.push({ to: from, ranges: e.ranges });
+  });
+  // New initial n: it reads what reaches any old final, i.e. copies the reversed edges of every final.
+  for (const f of nfa.finals) for (const e of out[f]!) out[n]!.push(e);
+  const finals = [nfa.initial];
+  if (nfa.finals.includes(nfa.initial)) finals.push(n);
+  return { initial: n, finals, out };
+}
+
+/** Longest accepted word; Infinity when a cycle lies on an accepting path. */
+export function longestWord(nfa: PlainNfa): number {
+  const n = nfa.out.length;
+  // Nodes that can reach a final.
+  const back: number[][] = Array.from({ length: n }, () => []);
+  nfa.out.forEach((edges, from) => {
+    for (const e of edges) back[e.to]!.push(from);
+  });
+  const useful = new Uint8Array(n);
+  const stack = [...nfa.finals];
+  for (const f of stack) useful[f] = 1;
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    for (const prev of back[node]!) {
+      if (useful[prev]) continue;
+      useful[prev] = 1;
+      stack.push(prev);
+    }
+  }
+  const memo = new Float64Array(n).fill(-1);
+  const onPath = new Uint8Array(n);
+  const visit = (node: number): number => {
+    if (memo[node]! >= 0) return memo[node]!;
+    if (onPath[node]) return Number.POSITIVE_INFINITY;
+    onPath[node] = 1;
+    let best = 0;
+    for (const e of nfa.out[node]!) {
+      if (!useful[e.to]) continue;
+      best = Math.max(best, 1 + visit(e.to));
+      if (!Number.isFinite(best)) break;
+    }
+    onPath[node] = 0;
+    memo[node] = best;
+    return best;
+  };
+  return useful[nfa.initial] ? visit(nfa.initial) : 0;
+}
+
+export function nfaReadsChar(nfa: PlainNfa, c: number): boolean {
+  return nfa.out.some((edges) => edges.some((e) => rangesHave(e.ranges, c)));
+}
+
+/**
+ * Unanchored run over `text`: for each prefix length k (0..len), whether some match ends exactly there.
+ * For the load-time check on short generated strings only.
+ */
+export function matchEnds(nfa: PlainNfa, text: string): boolean[] {
+  const finals = new Set(nfa.finals);
+  const ends: boolean[] = [finals.has(nfa.initial)];
+  let current = new Set<number>([nfa.initial]);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const next = new Set<number>([nfa.initial]);
+    for (const node of current) for (const e of nfa.out[node]!) if (rangesHave(e.ranges, c)) next.add(e.to);
+    current = next;
+    let accepts = false;
+    for (const node of current) if (finals.has(node)) accepts = true;
+    ends.push(accepts);
+  }
+  return ends;
+}

@@ -1,0 +1,150 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec } from "./compile.ts";
+import { libraryVersions } from "./libs.ts";
+
+/**
+ * Compiled rule sets on disk, so a session whose rules did not change starts without parsing a regex or even
+ * loading the regex libraries. Keyed by a hash of the patterns, this format, pi-ttsr's version and the regex
+ * libraries' versions; written atomically (temp file, then rename); a file that does not parse or does not
+ * fit is ignored and rewritten.
+ */
+
+/** Bump when what compilePattern produces changes shape or meaning. */
+const FORMAT = 3;
+
+const require = createRequire(import.meta.url);
+
+function ownVersion(): string {
+  for (const path of ["../../package.json", "../package.json"]) {
+    try {
+      const pkg = require(path) as { name?: string; version?: string };
+      if (pkg.name === "@pi-rails/pi-ttsr") return pkg.version ?? "?";
+    } catch {}
+  }
+  return "?";
+}
+
+/** The cache file name for a set of patterns. */
+export function cacheKey(specs: readonly PatternSpec[]): string {
+  const hash = createHash("sha256");
+  hash.update(JSON.stringify({ format: FORMAT, version: ownVersion(), libs: libraryVersions() }));
+  for (const s of specs) hash.update(`\u0000${s.window}\u0000${s.flags}\u0000${s.source}`);
+  return hash.digest("hex").slice(0, 32);
+}
+
+export interface CompileAllResult {
+  results: CompileResult[];
+  /** "hit": read from the cache; "miss": compiled (and written when a directory was given). */
+  cache: "hit" | "miss" | "off";
+}
+
+/** Compiles every spec, through the cache in `cacheDir` when one is given. Never throws for cache trouble. */
+export function compileAll(specs: readonly PatternSpec[], cacheDir?: string): CompileAllResult {
+  if (!cacheDir || specs.length === 0) return { results: specs.map(compilePattern), cache: "off" };
+  const file = join(cacheDir, `${cacheKey(specs)}.json`);
+  const cached = readCache(file, specs);
+  if (cached) return { results: cached, cache: "hit" };
+  const results = specs.map(compilePattern);
+  writeCache(cacheDir, file, results);
+  return { results, cache: "miss" };
+}
+
+function readCache(file: string, specs: readonly PatternSpec[]): CompileResult[] | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    const data = JSON.parse(text, revive) as { format?: unknown; results?: unknown };
+    if (data.format !== FORMAT || !Array.isArray(data.results) || data.results.length !== specs.length) {
+      return undefined;
+    }
+    const results = (data.results as unknown[]).map((r, i) => fromJson(r, specs[i]!));
+    return results.every((r) => r !== undefined) ? (results as CompileResult[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(dir: string, file: string, results: CompileResult[]): void {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(tmp, JSON.stringify({ format: FORMAT, results: results.map(toJson) }, replace));
+    renameSync(tmp, file);
+  } catch {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {}
+  }
+}
+
+const INF = "Infinity";
+
+function replace(_key: string, value: unknown): unknown {
+  return value === Number.POSITIVE_INFINITY ? INF : value;
+}
+
+function revive(_key: string, value: unknown): unknown {
+  return value === INF ? Number.POSITIVE_INFINITY : value;
+}
+
+interface RegexJson {
+  source: string;
+  flags: string;
+}
+
+type PatternJson = Omit<CompiledPattern, "regex" | "settledRegex" | "endRegex" | "tail" | "parts"> & {
+  regex: RegexJson;
+  settledRegex: RegexJson;
+  endRegex?: RegexJson;
+  tail?: { regex: RegexJson; reach: number };
+  parts?: PatternJson[];
+};
+
+function regexJson(re: RegExp): RegexJson {
+  return { source: re.source, flags: re.flags };
+}
+
+function toJson(result: CompileResult): unknown {
+  if (!result.ok) return result;
+  const pattern = (p: CompiledPattern): PatternJson => {
+    const { regex, settledRegex, endRegex, tail, parts, ...rest } = p;
+    return {
+      ...rest,
+      regex: regexJson(regex),
+      settledRegex: regexJson(settledRegex),
+      ...(endRegex ? { endRegex: regexJson(endRegex) } : {}),
+      ...(tail ? { tail: { regex: regexJson(tail.regex), reach: tail.reach } } : {}),
+      ...(parts ? { parts: parts.map(pattern) } : {}),
+    };
+  };
+  return { ok: true, pattern: pattern(result.pattern) };
+}
+
+function fromJson(value: unknown, spec: PatternSpec): CompileResult | undefined {
+  const r = value as { ok?: unknown; error?: unknown; pattern?: PatternJson };
+  if (r.ok === false && typeof r.error === "string") return { ok: false, error: r.error };
+  if (r.ok !== true || !r.pattern) return undefined;
+  const pattern = (p: PatternJson): CompiledPattern => {
+    const { regex, settledRegex, endRegex, tail, parts, ...rest } = p;
+    if (typeof rest.mode !== "string" || !Array.isArray(rest.notes)) throw new Error("bad entry");
+    return {
+      ...rest,
+      regex: new RegExp(regex.source, regex.flags),
+      settledRegex: new RegExp(settledRegex.source, settledRegex.flags),
+      ...(endRegex ? { endRegex: new RegExp(endRegex.source, endRegex.flags) } : {}),
+      ...(tail ? { tail: { regex: new RegExp(tail.regex.source, tail.regex.flags), reach: tail.reach } } : {}),
+      ...(parts ? { parts: parts.map(pattern) } : {}),
+    };
+  };
+  const compiled = pattern(r.pattern);
+  // The entry must be for this very spec (a hash collision or a hand-edited file is not trusted).
+  if (compiled.spec.source !== spec.source || compiled.spec.window !== spec.window) return undefined;
+  return { ok: true, pattern: compiled };
+}

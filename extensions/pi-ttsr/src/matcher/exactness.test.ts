@@ -1,0 +1,139 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { MatchWindow, PatternSpec } from "./compile.ts";
+import { naiveFirstMatches, PatternSet } from "./stream-matcher.ts";
+
+/** Every delta index at which the incremental matcher fires (deltas.length: at finish), per pattern. */
+function ours(set: PatternSet, deltas: readonly string[]): Array<number | null> {
+  const m = set.stream();
+  const result: Array<number | null> = set.patterns.map(() => null);
+  deltas.forEach((d, k) => {
+    for (const hit of m.push(d)) {
+      expect(result[hit.pattern]).toBeNull();
+      result[hit.pattern] = k;
+    }
+  });
+  for (const hit of m.finish()) {
+    expect(result[hit.pattern]).toBeNull();
+    result[hit.pattern] = deltas.length;
+  }
+  return result;
+}
+
+function firesAt(source: string, flags: string, text: string, window: MatchWindow = "accumulated"): number | null {
+  const set = new PatternSet([{ source, flags, window }]);
+  expect(set.errors[0]).toBeUndefined();
+  return ours(set, [...text])[0]!;
+}
+
+describe("exactness: rule shapes that once fired wrongly or never", () => {
+  it.each([
+    ["\\beval(?=\\s*\\()", "", "return eval(input);", "return eval(".length],
+    ["\\bTODO(?=\\s)", "", "x TODO fix", "x TODO ".length],
+    ["\\bany(?=\\s)", "", "let x: any = 1", "let x: any ".length],
+    ["\\bfoo(?=[\\s\\S]*bar)", "", "foo\nand then bar", "foo\nand then bar".length],
+    ['(?=[\\s\\S]*"op"\\s*:\\s*"wait")(?=[\\s\\S]*\\bCI\\b)', "", '{ "op": "wait", "reason": "CI pending" }', 30],
+    ['(?=[\\s\\S]*"op"\\s*:\\s*"wait")(?=[\\s\\S]*\\bCI\\b)', "", 'CI first; then { "op": "wait" }', 29],
+    ["(?=[\\s\\S]*^heading$)", "m", "intro\nheading\nbody", "intro\nheading\n".length],
+    ["(?<!a)(?<=\\.)then", "", "p.then(x)", "p.then".length],
+  ])("/%s/%s fires on %j, on the delta of character %i", (source, flags, text, at) => {
+    expect(firesAt(source, flags, text)).toBe(at - 1);
+  });
+
+  it.each([
+    ["(?:foo|bar)(?<=\\b)", "", "foof"],
+    ["then(?=any)(?:abc|a|x)", "", "thena"],
+    ["(?<!a)(?<=\\.)then", "", "x then"],
+    ["\\bany(?=\\s)", "", "many things"],
+    ['(?=[\\s\\S]*"op"\\s*:\\s*"wait")(?=[\\s\\S]*\\bCI\\b)', "", '{ "op": "wait", "reason": "CIA" }'],
+  ])("/%s/%s never fires on %j (nor does a full-buffer test)", (source, flags, text) => {
+    expect(new RegExp(source, flags).test(text)).toBe(false);
+    expect(firesAt(source, flags, text)).toBeNull();
+  });
+
+  it("waits only as far as the assertions read: `then\\b(?!any)` settles 3 characters after the match, not 4", () => {
+    const set = new PatternSet([{ source: "then\\b(?!any)", flags: "", window: "accumulated" }]);
+    expect(set.patterns[0]!.lookahead).toBe(3);
+    expect(firesAt("then\\b(?!any)", "", "then xyz")).toBe("then xy".length - 1);
+  });
+
+  it("never runs a rewrite the generated strings contradict as exact", () => {
+    const set = new PatternSet([
+      { source: "(?:foo|bar)(?<=\\b)", flags: "", window: "accumulated" },
+      { source: "then(?=any)(?:abc|a|x)", flags: "", window: "accumulated" },
+      { source: "(?<!a)(?<=\\.)then", flags: "", window: "accumulated" },
+    ]);
+    for (const p of set.patterns) expect(p?.mode).not.toBe("dfa");
+  });
+});
+
+// Generated rules: lookarounds, \b, anchors, flags, several assertions in a row, against the plain matcher.
+const ATOMS = ["a", "b", "ab", "then", "any", "x", "[ab]", "\\w", "\\s", ".", "[^a\\n]", "\\.", "\\n", "A"];
+const ASSERTIONS = ["\\b", "\\B", "^", "$", "(?=a)", "(?!a)", "(?=\\s)", "(?!\\w)", "(?<=\\.)", "(?<!a)", "(?<=\\b)"];
+const QUANTIFIERS = ["", "", "", "?", "*", "+", "{2}", "{1,3}"];
+
+const elementArb: fc.Arbitrary<string> = fc.oneof(
+  { weight: 5, arbitrary: fc.tuple(fc.constantFrom(...ATOMS), fc.constantFrom(...QUANTIFIERS)).map(([a, q]) => a + q) },
+  { weight: 3, arbitrary: fc.constantFrom(...ASSERTIONS) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom("(?=", "(?!", "(?<=", "(?<!"), fc.constantFrom(...ATOMS), fc.constantFrom(...ATOMS))
+      .map(([open, a, b]) => `${open}${a}${b})`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...ATOMS), fc.constantFrom(...ATOMS), fc.constantFrom("", "?", "+"))
+      .map(([a, b, q]) => `(?:${a}|${b})${q}`),
+  },
+);
+
+const specArb: fc.Arbitrary<PatternSpec> = fc.record({
+  source: fc.array(elementArb, { minLength: 1, maxLength: 5 }).map((parts) => parts.join("")),
+  flags: fc.constantFrom("", "", "m", "s", "i", "ms", "im", "u"),
+  window: fc.constantFrom<MatchWindow>("accumulated", "accumulated", "line"),
+});
+
+const TEXT_PARTS = ["a", "b", "ab", "then", "any", "x", " ", "\n", ".", "A", "thena", ".then", "many", "_"];
+const textArb = fc.array(fc.constantFrom(...TEXT_PARTS), { maxLength: 14 }).map((p) => p.join(""));
+
+function chunk(text: string, cuts: number[]): string[] {
+  const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+  const out: string[] = [];
+  let last = 0;
+  for (const p of points) {
+    if (p > last) out.push(text.slice(last, p));
+    last = Math.max(last, p);
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}
+
+describe("exactness: generated rules against a full-buffer reference", () => {
+  it("fires on the delta a full-buffer test settles, and at the end exactly when the whole text matches", () => {
+    fc.assert(
+      fc.property(
+        specArb,
+        fc.array(fc.tuple(textArb, fc.array(fc.nat(), { maxLength: 12 })), { minLength: 1, maxLength: 6 }),
+        (spec, runs) => {
+          const set = new PatternSet([spec]);
+          if (set.errors[0]) return; // empty-matching or exponential: refused, with a reason
+          const plain = new RegExp(spec.source, spec.flags);
+          for (const [text, cuts] of runs) {
+            const deltas = chunk(text, cuts);
+            const got = ours(set, deltas)[0];
+            expect(got, `${spec.source} /${spec.flags} ${spec.window} on ${JSON.stringify(deltas)}`).toEqual(
+              naiveFirstMatches([spec], deltas, { final: true })[0],
+            );
+            // Independent of the settle analysis: a match fired while streaming is a match of the whole text,
+            // and a whole-text match is found by the end.
+            const whole = spec.window === "line" ? text.split("\n").some((l) => plain.test(l)) : plain.test(text);
+            expect(got !== null, `${spec.source} /${spec.flags} ${spec.window} on ${JSON.stringify(text)}`).toBe(whole);
+          }
+        },
+      ),
+      { numRuns: Number(process.env.RUNS ?? 500) },
+    );
+  });
+});
