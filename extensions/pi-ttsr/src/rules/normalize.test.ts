@@ -180,6 +180,10 @@ describe("rules written for the reference (oh-my-pi) and other engines", () => {
       expect.objectContaining({ key: "scope", message: expect.stringMatching(/ignored/) }),
     ]);
     // Regexes are not globs.
+    for (const regex of ["https?://[^/]*", "//.*TODO", "src/[^/]*\\.ts"]) {
+      expect(normalizeRule(rule({ condition: regex })).rule?.conditions, regex).toHaveLength(1);
+      expect(normalizeRule(rule({ condition: regex })).rule?.conditions[0]?.source, regex).toBe(regex);
+    }
     expect(normalizeRule(rule({ condition: "a.*b" })).rule?.conditions).toEqual([{ source: "a.*b", flags: "" }]);
     expect(normalizeRule(rule({ condition: "\\*.rs" })).rule?.scope.tools).toEqual([{}]);
   });

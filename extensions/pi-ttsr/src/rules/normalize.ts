@@ -114,6 +114,8 @@ function booleanOf(value: unknown): boolean | undefined {
 export function isFileGlobCondition(condition: string): boolean {
   const token = condition.trim();
   if (!token || /[\\^$+|()]/.test(token) || !/[?*[\]{}]/.test(token)) return false;
+  // Regex idioms a glob does not use (`https?://[^/]*`, `//.*TODO`): such a condition stays a regex.
+  if (/\.[*?]|\[\^|:\/\//.test(token)) return false;
   return token.includes("/") || /^\*\.[^\s/]+$/.test(token);
 }
 
