@@ -106,6 +106,8 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
     // One bad rule disables only itself (buildRegistry isolates a rule whose compilation throws).
     const built = buildRegistry(loaded.rules);
     manager = new TtsrManager(built.registry, { settings, cwd: ctx.cwd });
+    // A rule suspended mid-session (its native matching went over the time budget) is said once.
+    manager.registry.onIssue((issue) => tell(ctx, `pi-ttsr: ${formatIssue(issue)}`));
     const ruleIssues = [...loaded.issues, ...built.issues, ...manager.registry.issues];
     const warnings = [...settingsIssues.map(formatSettingsIssue), ...ruleIssues.map(formatIssue)];
     for (const issue of ruleIssues) tell(ctx, `pi-ttsr: ${formatIssue(issue)}`);
