@@ -173,6 +173,55 @@ export function isWindsurfActivation(meta: Record<string, unknown>): boolean {
   return !explicit && typeof trigger === "string" && WINDSURF_TRIGGERS.has(trigger.trim());
 }
 
+type Report = (key: string | undefined, message: string) => void;
+
+/**
+ * Splits conditions into regexes (a `/src/flags` literal read, a leading `(?i)` moved to flags) and file globs;
+ * a regex with an inline group JavaScript cannot take, or a glob minimatch cannot take, is reported and dropped.
+ */
+function readConditions(
+  conditions: readonly string[],
+  flags: string,
+  key: string,
+  issue: Report,
+): { regexes: Array<{ source: string; flags: string }>; globs: string[] } {
+  const regexes: Array<{ source: string; flags: string }> = [];
+  const globs: string[] = [];
+  for (const condition of conditions) {
+    if (isFileGlobCondition(condition)) {
+      const glob = condition.trim();
+      const problem = globProblem(glob);
+      if (problem) issue(key, `${problem}; this condition is not used`);
+      else globs.push(glob);
+      continue;
+    }
+    const literal = splitLiteral(condition, flags);
+    const translated = translateInlineFlags(literal.source, literal.flags);
+    if (translated.ok) regexes.push({ source: translated.source, flags: translated.flags });
+    else issue(key, `/${condition}/: ${translated.error}; this condition is not used`);
+  }
+  return { regexes, globs };
+}
+
+/**
+ * The `scope` key: its streams (undefined when absent or when it names no stream token and no unknown one, as
+ * the proposal's `scope: line`), and a window name it carries. Unknown tokens are reported; a scope of only
+ * unknown tokens reaches no stream (the registry then skips the rule, saying why).
+ */
+function readScope(raw: unknown, issue: Report): { scope?: RuleScope; window?: MatchWindow } {
+  if (raw === undefined || raw === null) return {};
+  const list = typeof raw === "string" ? splitScopeTokens(raw) : strings(raw)?.flatMap((t) => splitScopeTokens(t));
+  if (!list) {
+    issue("scope", "expected a string or a list of scope tokens");
+    return {};
+  }
+  const parsed = parseScope(list);
+  for (const u of parsed.unknown)
+    issue("scope", `unknown token "${u}" (use text, thinking, tool, tool:<name>, tool:<name>(<glob>) or a tool name)`);
+  const named = scopeReachesAStream(parsed.scope) || parsed.unknown.length > 0;
+  return { ...(named ? { scope: parsed.scope } : {}), ...(parsed.window ? { window: parsed.window } : {}) };
+}
+
 /**
  * Turns a discovered rule into a TTSR rule, reading both formats:
  * - lifecycle: `condition` (or legacy `ttsr_trigger` / `ttsrTrigger`), `scope` tokens, `globs`;
@@ -225,66 +274,25 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
   }
 
   // File-glob conditions (`*.rs`) become edit/write scopes; a leading `(?i)` becomes a flag.
-  const globConditions = conditions.filter(isFileGlobCondition).map((c) => c.trim());
-  const compiled: Array<{ source: string; flags: string }> = [];
-  for (const condition of conditions) {
-    if (isFileGlobCondition(condition)) continue;
-    const literal = splitLiteral(condition, flags);
-    const translated = translateInlineFlags(literal.source, literal.flags);
-    if (!translated.ok) {
-      issue(conditionKey, `/${condition}/: ${translated.error}; this condition is not used`);
-      continue;
-    }
-    compiled.push({ source: translated.source, flags: translated.flags });
-  }
-  for (const glob of globConditions) {
-    const problem = globProblem(glob);
-    if (problem) issue(conditionKey, `${problem}; this condition is not used`);
-  }
-  const usableGlobs = globConditions.filter((g) => !globProblem(g));
-  if (compiled.length === 0 && usableGlobs.length > 0) compiled.push({ source: ANY_CONTENT, flags: "" });
+  const read = readConditions(conditions, flags, conditionKey, issue);
+  const globOnly = read.regexes.length === 0 && read.globs.length > 0;
+  const compiled = globOnly ? [{ source: ANY_CONTENT, flags: "" }] : read.regexes;
 
   // Scope tokens and the match window (the proposal spells the window `scope`).
   // Default: what the model says and does. Thinking is opt-in (`scope: thinking`): a model reasoning "I must not
   // call eval()" should not be interrupted for it.
-  let scope: RuleScope = { text: true, thinking: false, tools: [{}] };
-  let window: MatchWindow | undefined;
-  let explicitScope = false;
-  const rawScope = own(meta, "scope");
-  if (rawScope !== undefined && rawScope !== null) {
-    const list =
-      typeof rawScope === "string"
-        ? splitScopeTokens(rawScope)
-        : strings(rawScope)?.flatMap((t) => splitScopeTokens(t));
-    if (!list) issue("scope", "expected a string or a list of scope tokens");
-    else {
-      const parsed = parseScope(list);
-      for (const u of parsed.unknown)
-        issue(
-          "scope",
-          `unknown token "${u}" (use text, thinking, tool, tool:<name>, tool:<name>(<glob>) or a tool name)`,
-        );
-      window = parsed.window;
-      const hasStreamTokens = scopeReachesAStream(parsed.scope);
-      if (hasStreamTokens) {
-        scope = parsed.scope;
-        explicitScope = true;
-      } else if (parsed.unknown.length > 0) {
-        scope = parsed.scope; // only unknown tokens: reaches no stream
-        explicitScope = true;
-      }
-    }
-  }
-  if (usableGlobs.length > 0) {
+  const explicitScope = readScope(own(meta, "scope"), issue);
+  let window = explicitScope.window;
+  let scope: RuleScope = explicitScope.scope ?? { text: true, thinking: false, tools: [{}] };
+  if (read.globs.length > 0) {
     // As in the reference: the glob scopes are added to an explicit scope, or are the whole scope. With only glob
     // conditions the rule matches any content, so it keeps to edits and writes of those paths (else it would
     // fire on every response).
-    const inferred = usableGlobs.flatMap((glob) => GLOB_CONDITION_TOOLS.map((name) => ({ name, glob })));
-    const globOnly = compiled.length === 1 && compiled[0]!.source === ANY_CONTENT;
-    if (globOnly && explicitScope)
+    const inferred = read.globs.flatMap((glob) => GLOB_CONDITION_TOOLS.map((name) => ({ name, glob })));
+    if (globOnly && explicitScope.scope)
       issue("scope", "ignored: a rule whose conditions are all file globs watches edits and writes of those paths");
     scope =
-      explicitScope && !globOnly
+      explicitScope.scope && !globOnly
         ? { ...scope, tools: [...scope.tools, ...inferred] }
         : { text: false, thinking: false, tools: inferred };
   }
@@ -300,7 +308,7 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
       window = rawWindow as MatchWindow;
     } else issue("window", `expected line, chunk or accumulated, got ${JSON.stringify(rawWindow)}; using the default`);
   }
-  window ??= format === "proposal" && compiled[0]?.source !== ANY_CONTENT ? "line" : "accumulated";
+  window ??= format === "proposal" && !globOnly ? "line" : "accumulated";
 
   let globs = rule.globs;
   const rawGlobs = own(meta, "globs");
