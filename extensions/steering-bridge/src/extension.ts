@@ -6,7 +6,7 @@ import { resolveAgentDir } from "./endpoint/paths.ts";
 import { type Endpoint, startEndpoint } from "./endpoint/server.ts";
 import { STEERING_EVENTS, type SteeringApi } from "./events.ts";
 import { findQueueSnapshot, QUEUE_SNAPSHOT_TYPE, type QueueSnapshot } from "./pi/snapshot.ts";
-import { parseSteerCommand } from "./pi/steer-command.ts";
+import { parseCancelCommand, parseSteerCommand } from "./pi/steer-command.ts";
 import { isAuditMessage, renderItem, STEERING_AUDIT_TYPE } from "./queue/render.ts";
 import type { SteeringItem } from "./queue/types.ts";
 import { formatSeamLog, SeamLog } from "./seams/seam-log.ts";
@@ -171,10 +171,7 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   pi.registerCommand("steer", {
     description: "Queue steering for the running agent: /steer [interrupt|finish|audit|remind|note] <text>",
     handler: async (args, ctx) => {
-      const say = (text: string, level: "info" | "error" = "info") => {
-        if (ctx.hasUI) ctx.ui.notify(text, level);
-        else process.stdout.write(`${text}\n`);
-      };
+      const say = replyTo(ctx);
       if (!bridge) return say("steering-bridge: no active session", "error");
       try {
         const input = parseSteerCommand(args);
@@ -185,6 +182,32 @@ export default function steeringBridge(pi: ExtensionAPI): void {
         );
       } catch (error) {
         say(`steering: ${(error as Error).message}`, "error");
+      }
+    },
+  });
+
+  pi.registerCommand("cancel-tool", {
+    description: "Cancel the running tool call (steering-bridge): /cancel-tool [callId] [reason]",
+    handler: async (args, ctx) => {
+      const say = replyTo(ctx);
+      if (!bridge) return say("steering-bridge: no active session", "error");
+      const cancel = parseCancelCommand(args);
+      const calls = bridge.status().toolCallsInFlight;
+      const callId = cancel.callId ?? (calls.length === 1 ? calls[0]!.callId : undefined);
+      if (!callId) {
+        const listed = calls.map((c) => `${c.callId} (${c.tool})`).join(", ");
+        return say(
+          calls.length === 0
+            ? "steering: no tool call is running"
+            : `steering: several tool calls are running, name one: ${listed}`,
+          "error",
+        );
+      }
+      try {
+        const result = await bridge.cancelToolCall(callId, cancel.reason ? { reason: cancel.reason } : {});
+        return say(`steering: ${result.status}: ${result.callId}${result.tool ? ` (${result.tool})` : ""}`);
+      } catch (error) {
+        return say(`steering: ${(error as Error).message}`, "error");
       }
     },
   });
@@ -219,6 +242,14 @@ export default function steeringBridge(pi: ExtensionAPI): void {
       socketPath: () => getEndpoint()?.socketPath,
     };
   }
+}
+
+/** Answer a command: a TUI notification, or a line on stdout in print / RPC-less modes. */
+function replyTo(ctx: { hasUI: boolean; ui: { notify(message: string, type?: "info" | "warning" | "error"): void } }) {
+  return (text: string, level: "info" | "error" = "info") => {
+    if (ctx.hasUI) ctx.ui.notify(text, level);
+    else process.stdout.write(`${text}\n`);
+  };
 }
 
 /** Stock pi: pi's own queue. interrupt_immediate -> steer, finish_step -> follow-up, idle -> next turn; audit -> entry. */

@@ -1,4 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { type CliHome, type ModelServer, prepareCliHome, resolvePiCli, startModelServer } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { PACKAGE_DIR } from "./steer-cli.ts";
@@ -85,5 +87,33 @@ describe("inside pi: /steer, /seams and the footer status (pi --mode rpc)", () =
     await pi.waitFor((l) => isStatus(l) && l["statusText"] === undefined, "the footer to clear", before);
     const sent = JSON.stringify(server.requests[0]!.messages);
     expect(sent).toContain("hold on, use the staging db");
+  }, 60_000);
+
+  it("/cancel-tool cancels the only running tool call", async () => {
+    server = await startModelServer({
+      script: [
+        { toolCalls: [{ id: "nap", name: "bash", arguments: { command: "echo $$ > nap.pid; exec sleep 30" } }] },
+        { text: "nap cancelled" },
+      ],
+    });
+    home = prepareCliHome({ server });
+    const pi = startRpcPi(home);
+    pi.send({ id: "1", type: "prompt", message: "/cancel-tool" });
+    await pi.waitFor(isNotify(/^steering: no tool call is running/), "the nothing-to-cancel error");
+
+    const before = pi.lines.length;
+    pi.send({ id: "2", type: "prompt", message: "take a nap" });
+    const pidFile = join(home.cwd, "nap.pid");
+    const deadline = Date.now() + 30_000;
+    while (!(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "")) {
+      if (Date.now() > deadline) throw new Error("bash never started");
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    pi.send({ id: "3", type: "prompt", message: "/cancel-tool" });
+    await pi.waitFor(isNotify(/^steering: cancelled: nap \(bash\)/), "the cancel notice", before);
+    await pi.waitFor((l) => l["type"] === "agent_end", "the run to end", before);
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(JSON.stringify(server.requests[1]!.messages)).toContain("Tool call nap (bash) was cancelled by the host");
   }, 60_000);
 });

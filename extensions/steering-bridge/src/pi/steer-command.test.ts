@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSteerCommand } from "./steer-command.ts";
+import { parseCancelCommand, parseSteerCommand } from "./steer-command.ts";
 
 describe("/steer arguments", () => {
   it("takes an optional mode word and defaults the command to finish_step", () => {
@@ -25,5 +25,10 @@ describe("/steer arguments", () => {
   it("refuses an empty text with the usage", () => {
     expect(() => parseSteerCommand("  ")).toThrow(/usage: \/steer/);
     expect(() => parseSteerCommand("interrupt")).toThrow(/usage: \/steer/);
+  });
+
+  it("reads /cancel-tool [callId] [reason]", () => {
+    expect(parseCancelCommand("  ")).toEqual({});
+    expect(parseCancelCommand("call_1 took too long")).toEqual({ callId: "call_1", reason: "took too long" });
   });
 });

@@ -25,3 +25,12 @@ export function parseSteerCommand(args: string): SteeringItemInput {
   const { mode, kind } = word ?? { mode: "finish_step" as const, kind: "message" as const };
   return mode ? { content, mode, kind } : { content, kind };
 }
+
+/** `/cancel-tool [callId] [reason...]`: cancel a running tool call (without an id: the only one running). */
+export function parseCancelCommand(args: string): { callId?: string; reason?: string } {
+  const [callId, ...rest] = args.trim().split(/\s+/).filter(Boolean);
+  const result: { callId?: string; reason?: string } = {};
+  if (callId) result.callId = callId;
+  if (rest.length > 0) result.reason = rest.join(" ");
+  return result;
+}
