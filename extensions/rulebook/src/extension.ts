@@ -15,6 +15,7 @@ import { bucketRules, type RuleBuckets } from "./buckets/buckets.ts";
 import { doctorReport, formatDoctor } from "./cli/report.ts";
 import { loadRules } from "./discovery/load.ts";
 import { isTtsrStatusPayload, TTSR_STATUS_EVENT } from "./handoff/ttsr.ts";
+import { stripControl } from "./prompt/escape.ts";
 import { appendToSystemPrompt, renderRules } from "./prompt/render.ts";
 import type { Rule, RuleLoadResult } from "./rule.ts";
 import { readRulebookSettings } from "./settings/read.ts";
@@ -134,7 +135,8 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
       const head = `rulebook: ${fresh.length} warning(s)`;
       const body = fresh.slice(0, 8).map((m) => `- ${m}`);
       if (fresh.length > 8) body.push(`- ... and ${fresh.length - 8} more: run /rulebook or \`rulebook doctor\``);
-      const text = [head, ...body].join("\n");
+      // file names can carry ESC sequences: never pass them to the terminal
+      const text = stripControl([head, ...body].join("\n")).replace(/\r/g, "");
       if (ctx.hasUI) ctx.ui.notify(text, "warning");
       else process.stderr.write(`${text}\n`);
       pi.appendEntry(WARNINGS_ENTRY, { messages: fresh });

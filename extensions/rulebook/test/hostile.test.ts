@@ -116,6 +116,18 @@ describe("each file is parsed under limits", () => {
       ["encoding", "latin1.mdc"],
     ]);
   });
+
+  it("control characters in a file name never reach the rule name or the terminal", async () => {
+    await writeTree(world.cwd, { ".cursor/rules/evil\u001b[2J\u0007.mdc": "---\nalwaysApply: true\n---\nEvil." });
+    const result = await load();
+    expect(result.rules.map((r) => r.name)).toEqual(["evil[2J"]);
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ kind: "control-chars", message: expect.stringMatching(/removed from the rule name/) }),
+    ]);
+    const doctor = await cli("doctor", "--cwd", world.cwd, "--home", world.home);
+    expect(doctor.out).toContain("evil[2J");
+    expect(doctor.out.includes("\u001b") || doctor.out.includes("\u0007")).toBe(false);
+  });
 });
 
 describe("symlinks outside the project are not followed", () => {

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { bucketOf, bucketRules } from "../buckets/buckets.ts";
 import { loadRules } from "../discovery/load.ts";
+import { stripControl } from "../prompt/escape.ts";
 import { readRulebookSettings } from "../settings/read.ts";
 import { describeRule, doctorReport, formatDoctor, formatList, formatShow } from "./report.ts";
 
@@ -38,10 +39,12 @@ export async function runCli(
   io: CliIO,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
+  // names and paths can carry ESC sequences: nothing reaches the terminal unfiltered
+  const safe: CliIO = { out: (t) => io.out(stripControl(t)), err: (t) => io.err(stripControl(t)) };
   try {
-    return await run(argv, io, env);
+    return await run(argv, safe, env);
   } catch (error) {
-    io.err(`rulebook: ${error instanceof Error ? error.message : String(error)}`);
+    safe.err(`rulebook: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
 }

@@ -1,5 +1,6 @@
 import { basename, dirname, posix } from "node:path";
 import { checkGlob } from "../globs/check.ts";
+import { stripControl } from "../prompt/escape.ts";
 import type { Rule, RuleSource, RuleWarning } from "../rule.ts";
 import type { FieldContext } from "./fields.ts";
 import { type Candidate, checkRootLink, compareNames, listRuleFiles, type Problem, statIfExists } from "./fs.ts";
@@ -168,8 +169,11 @@ function collectOne(
     warn("truncated", `rule has ${parsed.body.length} characters; truncated to ${keptChars} (rulebook.maxRuleChars)`);
   }
   const globs = checkGlobs(fields.globs, warn)?.map((g) => rebaseGlob(g, spec.globBase ?? ""));
+  const name = stripControl(spec.name);
+  if (name !== spec.name)
+    warn("control-chars", `control characters removed from the rule name (${JSON.stringify(name)})`);
   const rule: Rule = {
-    name: spec.name,
+    name,
     path,
     content,
     ...(fields.description !== undefined ? { description: fields.description } : {}),

@@ -1,6 +1,7 @@
 import type { Stats } from "node:fs";
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { type ParsedFrontmatter, parseFrontmatter } from "../frontmatter/parse.ts";
+import { stripControl } from "../prompt/escape.ts";
 
 /** Files larger than this are read only up to it: a rule is text for a prompt, not a data dump. */
 export const MAX_READ_BYTES = 1024 * 1024;
@@ -69,17 +70,23 @@ export async function readParsed(path: string, stats: Stats): Promise<{ parsed: 
     cache.stats.hits++;
     return { parsed: hit.parsed, cached: true };
   }
-  const { bytes, read } = readHead(path, stats.size);
   cache.stats.reads++;
-  const parsed = parseBytes(bytes);
+  let parsed: ParsedFile;
+  let read = stats.size;
+  if (stats.size <= MAX_READ_BYTES) {
+    // fast path: read straight to a string (no Buffer to collect); bytes only when the text looks odd
+    const text = readFileSync(path, "utf8");
+    read = stats.size;
+    parsed = text.includes("\0") || text.includes("\ufffd") ? parseBytes(readFileSync(path)) : parseText(text);
+  } else {
+    const head = readHead(path, stats.size);
+    read = head.read;
+    parsed = parseBytes(head.bytes);
+  }
   if (read < stats.size) parsed.cutAtBytes = { size: stats.size, read };
   cache.entries.set(key, { mtimeMs: stats.mtimeMs, size: stats.size, parsed });
   return { parsed, cached: false };
 }
-
-/** C0 and C1 control characters except tab, LF and CR; DEL. ESC sequences in a prompt or a terminal are never wanted. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 
 /**
  * Bytes to a parsed rule: a file with NUL bytes is binary (not parsed at all); invalid UTF-8 is
@@ -96,14 +103,16 @@ export function parseBytes(bytes: Uint8Array): ParsedFile {
     invalidUtf8 = true;
     text = new TextDecoder("utf-8").decode(bytes);
   }
-  let controlChars = 0;
-  const clean = text.replace(CONTROL, () => {
-    controlChars++;
-    return "";
-  });
-  const parsed: ParsedFile = parseFrontmatter(clean);
+  const parsed = parseText(text);
   if (invalidUtf8) parsed.invalidUtf8 = true;
-  if (controlChars) parsed.controlChars = controlChars;
+  return parsed;
+}
+
+/** Decoded text to a parsed rule, control characters removed and counted. */
+function parseText(text: string): ParsedFile {
+  const clean = stripControl(text);
+  const parsed: ParsedFile = parseFrontmatter(clean);
+  if (clean.length !== text.length) parsed.controlChars = text.length - clean.length;
   return parsed;
 }
 

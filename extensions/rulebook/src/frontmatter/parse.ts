@@ -45,6 +45,7 @@ const OPEN = /^---[^\S\r\n]*[A-Za-z]*[^\S\r\n]*\r?\n/;
 const CLOSE = /\r?\n---[^\S\r\n]*(?:\r?\n|$)/;
 /** Keys whose value is a glob list in some tool: Cursor writes them unquoted (`globs: *.ts, src/**`). */
 const GLOB_KEYS = new Set(["globs", "paths", "applyTo"]);
+const GLOB_KEY_LINE = /^(?:globs|paths|applyTo)[ \t]*:/m;
 const TOP_KEY = /^([A-Za-z_][\w-]*)([ \t]*:)(?:([ \t]+)(.*?))?[ \t]*$/;
 const ITEM = /^([ \t]+-[ \t]+)(.*?)[ \t]*$/;
 
@@ -135,6 +136,7 @@ function parseYaml(input: string): YamlResult {
  * YAML reads exactly the text; quoted values, block scalars and comments are left alone.
  */
 function quoteGlobValues(block: string): string {
+  if (!GLOB_KEY_LINE.test(block)) return block;
   let inGlobList = false;
   return block
     .split("\n")

@@ -43,6 +43,8 @@ export function checkGlob(raw: string): GlobCheck {
   const negated = raw.startsWith("!");
   const body = negated ? raw.slice(1) : raw;
   const bang = negated ? "!" : "";
+  // the common case (`src/**/*.ts`): nothing to normalise, nothing to count
+  if (!/[{[\\]|\/$/.test(body) && body.includes("*")) return { glob: raw };
   const ext = extensionOf(body);
   if (ext) {
     const glob = `${bang}**/*.${ext}`;
