@@ -1,0 +1,89 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import { expect } from "vitest";
+import { CLOCK_OFFSET_ENV } from "../src/extension.ts";
+import { bigFile, conversation, isPrefix, json, toolPairingProblems } from "./helpers.ts";
+
+export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
+const FILE = bigFile(50);
+
+export interface Scenario {
+  server?: ModelServer;
+  home?: CliHome;
+  sessionFile?: string;
+}
+
+function sessionFiles(agentDir: string): string[] {
+  const root = join(agentDir, "sessions");
+  return readdirSync(root, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".jsonl"))
+    .map((f) => join(root, f));
+}
+
+/**
+ * `pi -p` reads a 50 KB file; `pi -p --continue` "ten minutes later" (the extension's clock seam) must send the notice
+ * instead of the file, keep tool pairs, and leave the file in the session; a third run a minute later repeats the
+ * pruned prefix byte for byte. `into` receives the server and home (the caller disposes them).
+ */
+export async function expiryScenario(into: Scenario, piCli?: string): Promise<void> {
+  const server = await startModelServer({
+    script: [
+      { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "big.txt" } }] },
+      { text: "I read big.txt." },
+      { text: "Second run." },
+      { text: "Third run." },
+    ],
+  });
+  into.server = server;
+  const home = prepareCliHome({
+    server,
+    files: { "big.txt": FILE },
+    projectSettings: { cacheTtl: { ttlSeconds: 300 } },
+  });
+  into.home = home;
+  const cli = piCli ? { piCli } : {};
+
+  const first = await runPi(["-e", PACKAGE_DIR, "-p", "read big.txt"], { home, ...cli, timeoutMs: 120_000 });
+  expect(first.code, first.stderr).toBe(0);
+  expect(server.requests).toHaveLength(2);
+  expect(json(server.requests[1]!.messages).includes("line 300: payload")).toBe(true);
+
+  const later = await runPi(["-e", PACKAGE_DIR, "-p", "--continue", "what next?"], {
+    home,
+    ...cli,
+    env: { [CLOCK_OFFSET_ENV]: "600" },
+    timeoutMs: 120_000,
+  });
+  expect(later.code, later.stderr).toBe(0);
+  expect(server.requests).toHaveLength(3);
+  const pruned = conversation(server.requests[2]!);
+  expect(json(pruned).includes("line 300: payload")).toBe(false);
+  expect(json(pruned).includes("[TRUNCATED FILE] id=")).toBe(true);
+  expect(json(pruned).includes("Context was pruned because the prompt cache TTL (300s) was exceeded")).toBe(true);
+  expect(toolPairingProblems(pruned)).toEqual([]);
+
+  const files = sessionFiles(home.agentDir);
+  expect(files).toHaveLength(1);
+  const session = readFileSync(files[0]!, "utf8");
+  expect(session.includes("line 300: payload")).toBe(true);
+  expect(session.includes('"kind":"prune"')).toBe(true);
+  into.sessionFile = files[0]!;
+
+  const warm = await runPi(["-e", PACKAGE_DIR, "-p", "--continue", "and now?"], {
+    home,
+    ...cli,
+    env: { [CLOCK_OFFSET_ENV]: "660" },
+    timeoutMs: 120_000,
+  });
+  expect(warm.code, warm.stderr).toBe(0);
+  expect(isPrefix(pruned, conversation(server.requests[3]!))).toBe(true);
+}
+
+export async function disposeScenario(s: Scenario): Promise<void> {
+  await s.server?.close();
+  s.home?.dispose();
+  s.server = undefined;
+  s.home = undefined;
+}

@@ -1,0 +1,18 @@
+import { installStockPi, type StockPi } from "@pi-rails/testkit";
+import { afterAll, afterEach, beforeAll, describe, it } from "vitest";
+import { disposeScenario, expiryScenario, type Scenario } from "./cli-scenario.ts";
+
+// The published pi 0.73.1 as a user has it, without the pi-rails patch: cache-ttl-view needs only pi's own events.
+describe("stock pi (published 0.73.1, no patch)", () => {
+  let stock: StockPi | undefined;
+  const scenario: Scenario = {};
+  beforeAll(() => {
+    stock = installStockPi();
+  }, 300_000);
+  afterAll(() => stock?.dispose());
+  afterEach(() => disposeScenario(scenario));
+
+  it("prunes after expiry, keeps the session file whole, and repeats the pruned prefix", async () => {
+    await expiryScenario(scenario, stock?.cli);
+  }, 240_000);
+});
