@@ -3,7 +3,7 @@ import { defaultSettings } from "../settings/settings.ts";
 import { image, SessionBuilder, text } from "../testing/fixtures.ts";
 import { analyze, type Block, blockById } from "./analysis.ts";
 import { planPrune } from "./plan.ts";
-import { replacementFor } from "./replacements.ts";
+import { cannotShrink, replacementFor } from "./replacements.ts";
 
 const noPins = { ids: new Set<string>(), tools: new Set<string>(), paths: [] as string[] };
 
@@ -72,6 +72,22 @@ describe("planPrune windows", () => {
     const first = plan(s, { keepRecentTurns: 2 });
     const again = plan(s, { keepRecentTurns: 2 }, noPins, new Set(first.ids));
     expect(again.ids).toEqual([]);
+  });
+});
+
+describe("cannotShrink (the cheap pre-check) agrees with building the replacement", () => {
+  it("skips exactly the blocks whose replacement would not be smaller", () => {
+    const s = new SessionBuilder().user("short").assistant(text(399)).assistant(text(5000));
+    s.tool("ls", {}, "a\nb");
+    s.tool("grep", { pattern: "x" }, text(150));
+    s.tool("read", { path: "f" }, text(300));
+    s.user("now");
+    const settings = defaultSettings();
+    for (const block of analyze(s.messages).blocks) {
+      const r = replacementFor(s.messages, block, settings);
+      if (cannotShrink(s.messages, block, settings.maxTextChars))
+        expect(r.newChars).toBeGreaterThanOrEqual(r.origChars);
+    }
   });
 });
 

@@ -4,10 +4,11 @@ import { windowOf } from "../turns/turns.ts";
 import type { Analysis, Block } from "./analysis.ts";
 import { isToolPinned, type PinSet } from "./pins.ts";
 import type { Replacement } from "./replacements.ts";
-import { toolCallOf } from "./replacements.ts";
+import { cannotShrink, toolCallOf } from "./replacements.ts";
 
 export type PlanSettings = Pick<
   CacheTtlSettings,
+  | "maxTextChars"
   | "keepRecentTurns"
   | "keepRecentIntactTurns"
   | "maxBase64Chars"
@@ -68,6 +69,7 @@ export function planPrune(input: PlanInput): Plan {
     if (window === "intact") continue;
     if (window === "cold" && block.kind === "text") continue;
     if (pinned(input, block)) continue;
+    if (cannotShrink(input.messages, block, settings.maxTextChars)) continue;
     const r = input.replacement(block);
     if (r.newChars >= r.origChars) continue;
     if (window === "cold" && (r.kind !== "tool" || r.heavyChars <= settings.maxBase64Chars)) continue;

@@ -55,6 +55,35 @@ export function proseOf(m: ViewMessage): string {
   return Array.isArray(content) ? textOf(content as TextPart[]) : "";
 }
 
+/**
+ * A cheap test that a block's replacement cannot be smaller than the block (so it need not be built): prose that
+ * fits `maxTextChars`, a tool call whose arguments and result are shorter than a summary's fixed part.
+ */
+export function cannotShrink(messages: readonly ViewMessage[], block: Block, maxTextChars: number): boolean {
+  if (block.kind === "image") return false;
+  if (block.kind === "text") {
+    const m = messages[block.msg] as ViewMessage;
+    if (m.role === "bashExecution") return false;
+    let n = 0;
+    const content = (m as { content?: unknown }).content;
+    if (typeof content === "string") n = content.length;
+    else if (Array.isArray(content)) {
+      for (const part of content as { text?: unknown; thinking?: unknown }[]) {
+        if (typeof part.text === "string") n += part.text.length + 1;
+        else if (typeof part.thinking === "string") n += part.thinking.length + 1;
+      }
+    }
+    return n <= maxTextChars;
+  }
+  const call = toolCallOf(messages, block);
+  const result = block.resultMsg >= 0 ? (messages[block.resultMsg] as ToolResultMsg) : undefined;
+  let n = 0;
+  for (const part of result?.content ?? []) n += part.type === "text" ? part.text.length : part.data.length;
+  if (n > 200) return false;
+  const fixed = 64 + call.name.length + call.id.length;
+  return n + JSON.stringify(call.arguments ?? {}).length <= fixed;
+}
+
 export function toolCallOf(messages: readonly ViewMessage[], block: Extract<Block, { kind: "tool" }>): ToolCallPart {
   return (messages[block.callMsg] as AssistantMsg).content[block.callPart] as ToolCallPart;
 }
