@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// pnpm demo: the real (patched) pi CLI, with pi-ttsr and rulebook loaded, against the embedded scripted model
-// (a loopback OpenAI-compatible server: no API key, no network). Watch a rule fire while the model streams.
+// pnpm demo: the real (patched) pi CLI against the embedded scripted model (a loopback OpenAI-compatible server: no
+// API key, no network). Three stages: a pi-ttsr rule fires while the model streams (with rulebook); cache-ttl-view
+// prunes the view after the prompt cache expired (scripts/demo/cache-ttl.mjs); pi-steer cancels a running tool
+// from a second process (scripts/demo/steering.mjs).
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -158,10 +160,16 @@ try {
       `   ${entry.type}${what ? ` (${what}${entry.display === false ? ", hidden from the UI, seen by the model" : ""})` : ""}`,
     );
   }
-  console.log(
-    dim("\nRun `pnpm ttsr list` in a project to see the rules that would load; `pnpm test` runs every test."),
-  );
 } finally {
   await server.close();
   home.dispose();
 }
+
+// The other two jobs pi-rails does, each in the real pi CLI on the embedded model.
+const { runCacheTtlStage } = await import("./demo/cache-ttl.mjs");
+const { runSteeringStage } = await import("./demo/steering.mjs");
+console.log(`\n${"─".repeat(100)}\n`);
+await runCacheTtlStage({ root, bold, dim });
+console.log(`\n${"─".repeat(100)}\n`);
+await runSteeringStage({ root, bold, dim });
+console.log(dim("\nRun `pnpm ttsr list` in a project to see the rules that would load; `pnpm test` runs every test."));

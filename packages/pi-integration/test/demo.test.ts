@@ -10,7 +10,7 @@ const repoRoot = join(import.meta.dirname, "..", "..", "..");
 
 // README promises `pnpm demo` as the main job: keep its story true.
 describe("pnpm demo", () => {
-  it("runs the real pi with pi-ttsr and rulebook on the embedded model and tells what happened", async () => {
+  it("runs the real pi on the embedded model: a TTSR rule fires, an expired view is pruned, a running tool is cancelled", async () => {
     // As a user on a fresh machine runs it: `pnpm demo`, with no turbo config yet (its first run prints a
     // telemetry banner unless the demo keeps it out).
     const freshConfig = mkdtempSync(join(tmpdir(), "pi-rails-demo-config-"));
@@ -33,5 +33,14 @@ describe("pnpm demo", () => {
     expect(stdout).toContain("the dropped partial sent again: no");
     expect(stdout).toContain('fetchV2("/api/user"');
     expect(stdout).toMatch(/custom_message \(ttsr-injection, hidden from the UI, seen by the model\)/);
+    // Stage 2: cache-ttl-view prunes the expired view; the session file keeps the original.
+    expect(stdout).toContain("the 50 KB file is in the request: no");
+    expect(stdout).toMatch(/\[SYSTEM MESSAGE\] Context was pruned because the prompt cache TTL \(300s\) was exceeded/);
+    expect(stdout).toContain("still holds the original log: yes");
+    // Stage 3: pi-steer cancels the running bash from a second process; pi finishes normally.
+    expect(stdout).toContain("cancelled: call_slow_suite (bash)");
+    expect(stdout).toMatch(/sleep \(pid \d+\) is gone \d+ ms after the cancel request/);
+    expect(stdout).toContain("Tool call call_slow_suite (bash) was cancelled by the host: user clicked stop");
+    expect(stdout).toContain("pi finished (exit 0)");
   }, 180_000);
 });
