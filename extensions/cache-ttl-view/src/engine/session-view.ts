@@ -3,10 +3,10 @@ import { rawMessageKey } from "../model/ids.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
 import { type Analysis, analyze, type Block, blockById } from "../plan/analysis.ts";
 import { noticeText } from "../plan/notice.ts";
-import type { PinSet } from "../plan/pins.ts";
+import { type PinSet, pathArgument } from "../plan/pins.ts";
 import { type Plan, planPrune } from "../plan/plan.ts";
 import { applyPatch, patchFor, type ViewPatch } from "../plan/render.ts";
-import { type Replacement, replacementFor } from "../plan/replacements.ts";
+import { type Replacement, replacementFor, toolCallOf } from "../plan/replacements.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
 import { emptyState, type FoldedState, foldEntries, foldEntry, type StateEntry } from "../state/entries.ts";
 
@@ -213,6 +213,22 @@ export class SessionView {
     foldEntry(this.state, entry);
     this.invalidate();
     return entry;
+  }
+
+  /** Pruned blocks with a short label (tool and path, or the message role), for `/cache-ttl`. */
+  prunedBlocks(): { id: string; label: string }[] {
+    const out: { id: string; label: string }[] = [];
+    for (const id of this.state.pruned) {
+      const block = this.#lastAnalysis ? blockById(this.#lastAnalysis, id) : undefined;
+      if (!block) {
+        out.push({ id, label: "(not in the current view)" });
+      } else if (block.kind === "tool") {
+        const path = pathArgument(toolCallOf(this.#lastMessages, block).arguments ?? {});
+        out.push({ id, label: path ? `${block.tool} ${path}` : block.tool });
+      } else if (block.kind === "image") out.push({ id, label: "image" });
+      else out.push({ id, label: `${(this.#lastMessages[block.msg] as ViewMessage).role} text` });
+    }
+    return out;
   }
 
   /** The originals behind pruned ids, from the last analysed message list. */

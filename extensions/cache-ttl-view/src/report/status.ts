@@ -33,6 +33,11 @@ export function statusReport(view: SessionView, input: StatusInput): string {
       ? "Nothing pruned in this session."
       : `Pruned: ${state.pruned.size} blocks in ${state.prunes.length} prune(s), about ${n(perRequest)} tokens less per request.`,
   );
+  const blocks = view.prunedBlocks();
+  if (blocks.length > 0) {
+    const shown = blocks.slice(0, 12).map((b) => `${b.id} (${b.label})`);
+    lines.push(`  ${shown.join(", ")}${blocks.length > shown.length ? `, +${blocks.length - shown.length} more` : ""}`);
+  }
   if (state.prunes.length > 0) {
     let tokens = 0;
     let money = 0;
