@@ -83,7 +83,7 @@ describe("bin/ttsr.mjs (built dist)", { timeout: E2E_TIMEOUT_MS }, () => {
       .map((line) =>
         line
           .replace(/\s{2,}#.*$/, "")
-          .replace(/^pnpm ttsr/, "ttsr")
+          .replace(/\bpnpm ttsr\b/g, "ttsr")
           .replace(/ \[--json\]/, ""),
       );
     expect(commands.length).toBeGreaterThanOrEqual(5);
@@ -120,5 +120,18 @@ describe("bin/ttsr.mjs (built dist)", { timeout: E2E_TIMEOUT_MS }, () => {
       "ttsr list": 0,
       "ttsr scan src --json": 1,
     });
+  });
+
+  it("`pnpm ttsr` from the checkout works on the project where it was typed, not on the repository root", async () => {
+    const repoRoot = join(dirname(BIN), "..", "..", "..");
+    const root = mkdtempSync(join(tmpdir(), "ttsr-pnpm-"));
+    const cwd = join(root, "p");
+    mkdirSync(join(cwd, ".pi", "rules"), { recursive: true });
+    writeFileSync(join(cwd, ".pi", "rules", "no-legacy.md"), '---\ncondition: "legacyFetch\\\\("\n---\nNo.\n');
+    const env = { ...process.env, HOME: root, PI_CODING_AGENT_DIR: join(root, "agent") };
+    const { stdout } = await run("pnpm", ["--silent", "-C", repoRoot, "ttsr", "list", "--json"], { cwd, env });
+    const listed = JSON.parse(stdout) as { rules: { name: string; file: string }[] };
+    const rule = listed.rules.find((entry) => entry.name === "no-legacy");
+    expect(rule?.file).toBe(join(cwd, ".pi", "rules", "no-legacy.md"));
   });
 });
