@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -60,4 +60,57 @@ describe("pnpm changesets:check", () => {
     expect(result.stdout).toMatch(/@pi-rails\/agent-core 0\.1\.0/);
     expect(result.stdout).toMatch(/\d+ changesets valid/);
   });
+});
+
+// The README's release flow, step 1, on a copy of this workspace's manifests and changesets.
+describe("pnpm version-packages", () => {
+  it("versions each package on its own: the first release of every published package is 0.1.0", () => {
+    scratch = mkdtempSync(join(tmpdir(), "pi-rails-version-"));
+    for (const file of ["package.json", "pnpm-workspace.yaml"]) cpSync(join(repoRoot, file), join(scratch, file));
+    cpSync(join(repoRoot, ".changeset"), join(scratch, ".changeset"), { recursive: true });
+    const published: string[] = [];
+    for (const group of ["packages", "extensions"]) {
+      for (const dir of readdirSync(join(repoRoot, group))) {
+        const manifest = join(repoRoot, group, dir, "package.json");
+        if (!existsSync(manifest)) continue;
+        mkdirSync(join(scratch, group, dir), { recursive: true });
+        cpSync(manifest, join(scratch, group, dir, "package.json"));
+        if (!JSON.parse(readFileSync(manifest, "utf8")).private) published.push(`${group}/${dir}`);
+      }
+    }
+    const git = (...args: string[]) => spawnSync("git", args, { cwd: scratch, encoding: "utf8" });
+    git("init", "-q");
+    git("add", "-A");
+    git("-c", "user.email=ci@pi-rails.local", "-c", "user.name=ci", "commit", "-qm", "copy");
+    const result = spawnSync("pnpm", ["version-packages"], {
+      cwd: scratch,
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${join(repoRoot, "node_modules", ".bin")}:${process.env["PATH"]}` },
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(published.length).toBeGreaterThanOrEqual(5);
+    for (const dir of published) {
+      const manifest = JSON.parse(readFileSync(join(scratch, dir, "package.json"), "utf8"));
+      expect(`${manifest.name}@${manifest.version}`).toBe(`${manifest.name}@0.1.0`);
+      expect(readFileSync(join(scratch, dir, "CHANGELOG.md"), "utf8")).toContain("## 0.1.0");
+    }
+    const left = readdirSync(join(scratch, ".changeset")).filter(
+      (name) => name.endsWith(".md") && name !== "README.md",
+    );
+    expect(left, "changesets consumed by the version step").toEqual([]);
+  }, 120_000);
+});
+
+// patches/README.md: the first step of changing the core patch opens a copy with the current patch applied.
+describe("pnpm patch --edit-dir", () => {
+  it("opens pi-agent-core with the pi-rails patch applied, without touching the workspace", () => {
+    scratch = mkdtempSync(join(tmpdir(), "pi-rails-patch-"));
+    const editDir = join(scratch, "pi-agent-core");
+    const result = spawnSync("pnpm", ["patch", "@mariozechner/pi-agent-core@0.73.1", "--edit-dir", editDir], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(readFileSync(join(editDir, "dist", "agent-loop.js"), "utf8")).toContain("[pi-rails]");
+  }, 120_000);
 });
