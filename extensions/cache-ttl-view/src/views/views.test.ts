@@ -101,6 +101,26 @@ describe("per-tool views", () => {
     );
   });
 
+  it("default: JSON results keep their shape; search hits and fetched pages keep their identifying fields", () => {
+    const hits = [
+      { sid: 1, url: "https://a", title: "A", text: "t".repeat(30), score: 0.9, html: "<p>".repeat(50) },
+      { sid: 2, url: "https://b", title: "B", text: "u", score: 0.5 },
+    ];
+    const wide = { ...caps, maxDictKeys: 10, maxTextChars: 400 };
+    const s = JSON.parse(renderToolView(input({ tool: "web_search", resultText: JSON.stringify(hits) }), wide).summary);
+    expect(s.result).toEqual([
+      { sid: 1, url: "https://a", title: "A", text: "t".repeat(30) },
+      { sid: 2, url: "https://b", title: "B", text: "u" },
+    ]);
+    const page = { url: "https://p", title: "P", content: "c".repeat(500), headers: { x: 1 } };
+    const fetched = JSON.parse(
+      renderToolView(input({ tool: "web_fetch", resultText: JSON.stringify(page) }), wide).summary,
+    ).result;
+    expect(Object.keys(fetched)).toEqual(["url", "title", "content"]);
+    expect(JSON.stringify(fetched).length).toBeLessThanOrEqual(400);
+    expect(summary({ tool: "x", resultText: "[not json" }).result).toBe("[not json");
+  });
+
   it("default: unknown tools get capped params and a [TRUNCATED] result; ref: results stay verbatim", () => {
     const s = summary({ tool: "web_fetch", args: { url: "u".repeat(80) }, resultText: "p".repeat(500) });
     expect(s.params.url.length).toBe(40);
