@@ -11,6 +11,8 @@ export interface GlobMatcher {
   rule: Rule;
   matchers: Minimatch[];
   negations: Minimatch[];
+  /** `globSpecificity` of each of `matchers`, computed once. */
+  specificity?: number[];
 }
 
 /**
@@ -34,7 +36,8 @@ export function compileGlobMatchers(rules: readonly Rule[]): GlobMatcher[] {
         // discovery reports globs the matcher cannot take (too long); nothing to match with here
       }
     }
-    if (matchers.length) out.push({ rule, matchers, negations });
+    if (matchers.length)
+      out.push({ rule, matchers, negations, specificity: matchers.map((m) => globSpecificity(m.pattern)) });
   }
   return out;
 }
@@ -49,7 +52,9 @@ export function toCwdRelative(cwd: string, path: string): string | undefined {
 
 /** Rules whose globs match `relPath`, in precedence order. */
 export function matchRules(matchers: readonly GlobMatcher[], relPath: string): Rule[] {
-  return rankMatches(matchers, relPath, { byPrecedence: true }).map((m) => m.rule);
+  return matchers
+    .filter((m) => m.matchers.some((x) => x.match(relPath)) && !m.negations.some((x) => x.match(relPath)))
+    .map((m) => m.rule);
 }
 
 export interface RankedMatch {
@@ -63,19 +68,15 @@ export interface RankedMatch {
  * Rules whose globs match `relPath`, most specific matching glob first, then the newest file, then
  * precedence: the order in which auto-attach spends its budget.
  */
-export function rankMatches(
-  matchers: readonly GlobMatcher[],
-  relPath: string,
-  options: { byPrecedence?: boolean } = {},
-): RankedMatch[] {
+export function rankMatches(matchers: readonly GlobMatcher[], relPath: string): RankedMatch[] {
   const out: (RankedMatch & { index: number })[] = [];
   matchers.forEach((m, index) => {
     if (m.negations.some((x) => x.match(relPath))) return;
     let best: Minimatch | undefined;
     let bestScore = -1;
-    for (const x of m.matchers) {
+    for (const [i, x] of m.matchers.entries()) {
       if (!x.match(relPath)) continue;
-      const score = globSpecificity(x.pattern);
+      const score = m.specificity?.[i] ?? globSpecificity(x.pattern);
       if (score > bestScore) {
         best = x;
         bestScore = score;
@@ -83,14 +84,10 @@ export function rankMatches(
     }
     if (best) out.push({ rule: m.rule, glob: best.pattern, specificity: bestScore, index });
   });
-  if (!options.byPrecedence) {
-    out.sort(
-      (a, b) =>
-        b.specificity - a.specificity ||
-        (b.rule.source.mtimeMs ?? 0) - (a.rule.source.mtimeMs ?? 0) ||
-        a.index - b.index,
-    );
-  }
+  out.sort(
+    (a, b) =>
+      b.specificity - a.specificity || (b.rule.source.mtimeMs ?? 0) - (a.rule.source.mtimeMs ?? 0) || a.index - b.index,
+  );
   return out.map(({ index: _index, ...m }) => m);
 }
 

@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { PiContextFile } from "../rule.ts";
 
@@ -21,13 +21,17 @@ export function piContextFiles(cwd: string, agentDir: string): PiContextFile[] {
   for (const dir of [resolve(agentDir), ...dirs]) {
     if (seen.has(dir)) continue;
     seen.add(dir);
-    let names: Set<string>;
-    try {
-      names = new Set(readdirSync(dir));
-    } catch {
-      continue;
+    // a stat per name, as pi does (a readdir of a big folder such as /tmp would cost more);
+    // a listing only when two names answer, to tell AGENTS.md from AGENTS.MD on a case-insensitive disk
+    let present = PI_CONTEXT_NAMES.filter((n) => statSync(join(dir, n), { throwIfNoEntry: false })?.isFile());
+    if (present.length > 1) {
+      try {
+        const names = new Set(readdirSync(dir));
+        present = present.filter((n) => names.has(n));
+      } catch {
+        continue;
+      }
     }
-    const present = PI_CONTEXT_NAMES.filter((n) => names.has(n));
     present.forEach((name, i) => {
       const path = join(dir, name);
       if (i === 0) out.push({ path, loadedByPi: true });

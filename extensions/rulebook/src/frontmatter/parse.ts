@@ -45,7 +45,9 @@ const OPEN = /^---[^\S\r\n]*[A-Za-z]*[^\S\r\n]*\r?\n/;
 const CLOSE = /\r?\n---[^\S\r\n]*(?:\r?\n|$)/;
 /** Keys whose value is a glob list in some tool: Cursor writes them unquoted (`globs: *.ts, src/**`). */
 const GLOB_KEYS = new Set(["globs", "paths", "applyTo"]);
-const GLOB_KEY_LINE = /^(?:globs|paths|applyTo)[ \t]*:/m;
+const UNQUOTED_GLOB_VALUE = /^(?:globs|paths|applyTo)[ \t]*:[ \t]*[^"'\s|>#]/m;
+const EMPTY_GLOB_KEY = /^(?:globs|paths|applyTo)[ \t]*:[ \t]*(?:#.*)?\r?$/m;
+const UNQUOTED_ITEM = /^[ \t]+-[ \t]+[^"'\s]/m;
 const TOP_KEY = /^([A-Za-z_][\w-]*)([ \t]*:)(?:([ \t]+)(.*?))?[ \t]*$/;
 const ITEM = /^([ \t]+-[ \t]+)(.*?)[ \t]*$/;
 
@@ -84,7 +86,8 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
     if (retry.ok) result = retry;
   }
   if (result.ok) {
-    const over = countValues(result.data, MAX_FRONTMATTER_VALUES);
+    // only YAML aliases (`&a` ... `*a`) can make a small block expand; without them there is nothing to count
+    const over = block.includes("*") && block.includes("&") && countValues(result.data, MAX_FRONTMATTER_VALUES);
     if (over) {
       return {
         data: {},
@@ -121,8 +124,8 @@ function parseYaml(input: string): YamlResult {
     // gray-matter sees only the block we delimited, so its idea of the closing line cannot differ from ours.
     const data: unknown = grayMatter(input, { engines: SAFE_ENGINES }).data;
     if (data !== null && typeof data === "object" && !Array.isArray(data)) {
-      // a prototype-less copy: keys like `__proto__` or `constructor` stay plain data
-      return { ok: true, data: Object.assign(Object.create(null), data) as Record<string, unknown> };
+      // js-yaml defines every key as an own property (`__proto__` and `constructor` stay plain data)
+      return { ok: true, data: data as Record<string, unknown> };
     }
     return { ok: false, error: "frontmatter is not a key/value mapping" };
   } catch (error) {
@@ -136,7 +139,8 @@ function parseYaml(input: string): YamlResult {
  * YAML reads exactly the text; quoted values, block scalars and comments are left alone.
  */
 function quoteGlobValues(block: string): string {
-  if (!GLOB_KEY_LINE.test(block)) return block;
+  // fast path: no glob key with an unquoted value or an unquoted list item under it
+  if (!UNQUOTED_GLOB_VALUE.test(block) && !(EMPTY_GLOB_KEY.test(block) && UNQUOTED_ITEM.test(block))) return block;
   let inGlobList = false;
   return block
     .split("\n")
