@@ -31,7 +31,7 @@ const n = (x: number) => x.toLocaleString("en-US");
 function table(report: ReplayReport): string {
   const lines = [
     `model ${report.model ?? "unknown"}, TTL ${report.ttlSeconds}s, prices per M tokens: write $${report.prices.cacheWrite || report.prices.input}, read $${report.prices.cacheRead || report.prices.input}`,
-    "req  idle(s)  cache  pruned  baseline write/read      with pruning write/read",
+    "req  idle(s)  cache  pruned  baseline write/read      with pruning write/read   cost saved",
   ];
   for (const r of report.requests) {
     lines.push(
@@ -42,6 +42,7 @@ function table(report: ReplayReport): string {
         String(r.pruned).padStart(7),
         `${n(r.baseline.writeTokens)}/${n(r.baseline.readTokens)}`.padStart(22),
         `${n(r.withPruning.writeTokens)}/${n(r.withPruning.readTokens)}`.padStart(26),
+        formatUsd(r.baseline.cost - r.withPruning.cost).padStart(12),
       ].join(" "),
     );
   }
