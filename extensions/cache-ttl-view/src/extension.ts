@@ -61,7 +61,14 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
     pi.on("session_tree", () => view.invalidate());
 
     pi.on("context", (event, ctx) => {
-      const result = view.render(event.messages as ViewMessage[], { now: now(), ttlSeconds: currentTtl(ctx).seconds });
+      let result: ReturnType<SessionView["render"]>;
+      try {
+        result = view.render(event.messages as ViewMessage[], { now: now(), ttlSeconds: currentTtl(ctx).seconds });
+      } catch (error) {
+        // The view is patched into the messages only at the very end, so a failure leaves pi's messages untouched.
+        notices.once(ctx, "render-error", `could not build the view, sending it unpruned: ${(error as Error).message}`);
+        return undefined;
+      }
       for (const entry of result.entries) persist(entry);
       if (result.plan && ctx.hasUI) {
         ctx.ui.notify(
