@@ -209,7 +209,9 @@ if (json) {
   console.log("\ncompiling the 200 rules in this process (the first in a fresh process also loads refa):");
   console.table([compileRow]);
   if (startup) {
-    console.log(`\nstart-up: the real pi -p, ${startup.answerKb} KB answer matching no rule, median of ${startup.rounds} runs:`);
+    console.log(
+      `\nstart-up: the real pi -p, ${startup.answerKb} KB answer matching no rule, median of ${startup.rounds} runs:`,
+    );
     console.table(startup.rows);
   }
 }

@@ -64,19 +64,27 @@ describe("bounded work on patterns that backtrack on long lines", () => {
     expect(firstHit(set, "xa😀b", 1)).toBe(4);
   });
 
-  it("suspends a pattern over its native time budget for the session, with one warning through the registry", () => {
-    const registry = new RuleRegistry([testRule("counted", { conditions: [{ source: "x{1,5000}y", flags: "" }] })], {
-      cacheDir: false,
-    });
-    expect(registry.patternSet.patterns[0]!.mode).toBe("native");
-    const strict = new PatternSet([spec("x{1,5000}y")], { nativeBudgetMs: -1e9 });
+  it("`x{1,5000}y` runs widened (`x+y`) on the automaton: the native regex only checks a candidate at a `y`", () => {
+    const set = new PatternSet([spec("x{1,5000}y")]);
+    expect(set.patterns[0]!.mode).toBe("dfa-verify");
+    expect(firstHit(set, "x".repeat(10_000))).toBeNull();
+    expect(firstHit(set, `${"x".repeat(10_000)}y`, 100)).toBe(100);
+    expect(stream(set, `${"x".repeat(10_000)}y`, 100)[100]).toEqual([{ pattern: 0, end: 10_001 }]);
+  });
+
+  it("suspends a pattern over its native time budget for the session, with one warning", () => {
+    const strict = new PatternSet([spec("a.b", "u"), spec("plain")], { nativeBudgetMs: -1e9 });
     const seen: string[] = [];
     strict.onSuspend((s) => seen.push(s.reason));
-    const hits = stream(strict, `${"x".repeat(10_000)}y`, 100);
-    expect(hits.flat()).toEqual([]);
+    // No match (two code points between a and b); the native window grows past the untimed size.
+    const hits = stream(strict, "xa😀😀b ".repeat(400), 3);
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatch(/x\{1,5000\}y.*suspended for this session/);
+    expect(seen[0]).toMatch(/a\.b\/u: suspended for this session/);
     expect(strict.suspended.has(0)).toBe(true);
+    // The suspended pattern never fires; the others still do.
+    expect(hits.flat()).toEqual([]);
+    const m = strict.stream();
+    expect(m.push("a😀b plain")).toEqual([{ pattern: 1, end: 10 }]);
   });
 
   it("surfaces a suspension as a rule issue naming the rule's file and key", () => {

@@ -86,6 +86,10 @@ const MAX_NFA_NODES = 4000;
  * re-checked for at most this many characters after it.
  */
 export const RECHECK_HORIZON = 1024;
+/** Matches at most this long are verified by a search back from the candidate (end-anchored checks beyond). */
+const SHORT_MATCH = 256;
+/** Counted repetitions above this are widened to `+` / `*` for the automaton when it would be too large. */
+const WIDEN_ABOVE = 100;
 
 /**
  * Parses `/source/flags` literals written in rule files; plain strings are the source itself. Like a JS literal,
@@ -164,7 +168,10 @@ export function compilePattern(spec: PatternSpec): CompileResult {
     }
   };
   const rewritten = automaton(expression);
-  if (!rewritten) return b.native(unicode ? "unicode flag with characters outside the BMP" : "automaton too large");
+  if (!rewritten) {
+    if (unicode) return b.native("unicode flag with characters outside the BMP");
+    return b.widenedSuperset() ?? b.native("automaton too large");
+  }
 
   // No assertion anywhere: refa's automaton is the pattern itself.
   if (!hasAssertion(parser)) return b.exact(rewritten);
@@ -179,17 +186,18 @@ export function compilePattern(spec: PatternSpec): CompileResult {
   );
   const check = new SampleCheck(b.settledTester(), b.finalTester(), samples);
   if (!hasRefaAssertion(expression) && !acceptsEmpty(rewritten) && check.exact(rewritten)) return b.exact(rewritten);
+  // A candidate of a short pattern is verified by a search over a few characters; a long or unbounded one is
+  // best checked end-anchored (cost independent of the line), when the automaton accepts exactly at match ends.
+  const endAnchoredOk = (nfa: PlainNfa) =>
+    b.endRegex !== undefined && !(longestWord(nfa) <= SHORT_MATCH) && check.endAnchored(nfa, facts.settle, b.endRegex);
   if (!acceptsEmpty(rewritten)) {
-    // Best: the automaton accepts exactly where a match ends, so each candidate is one end-anchored check.
-    if (b.endRegex && check.endAnchored(rewritten, facts.settle, b.endRegex)) {
-      return b.verified(rewritten, facts.settle, facts.settle, true);
-    }
+    if (endAnchoredOk(rewritten)) return b.verified(rewritten, facts.settle, facts.settle, true);
+    if (check.superset(rewritten, facts.settle, facts.settle)) return b.verified(rewritten, facts.settle, facts.settle);
     if (check.superset(rewritten, 0, facts.settle)) return b.verified(rewritten, 0, facts.settle);
   }
   if (ignored && !acceptsEmpty(ignored)) {
     const until = Math.max(facts.settle, Math.min(facts.readAhead, RECHECK_HORIZON));
-    const endAnchored =
-      until === facts.settle && b.endRegex !== undefined && check.endAnchored(ignored, facts.settle, b.endRegex);
+    const endAnchored = until === facts.settle && endAnchoredOk(ignored);
     if (endAnchored || check.superset(ignored, facts.settle, until)) {
       return b.verified(ignored, facts.settle, until, endAnchored);
     }
@@ -244,10 +252,12 @@ class Builder {
     return { ok: true, pattern: this.base("dfa", nfa) };
   }
 
-  verified(nfa: PlainNfa, dueFrom: number, dueUntil: number, endAnchored = false): CompileResult {
+  verified(nfa: PlainNfa, dueFrom: number, dueUntil: number, endAnchored = false, sameEnds = false): CompileResult {
     const redos = checkRedos(this.spec.source, this.spec.flags);
     if (redos.exponential) return this.exponential("its assertions need the native engine");
     const pattern = this.base("dfa-verify", nfa);
+    // The superset's matches end where the pattern's do (nothing inlined): the pattern's own length bounds them.
+    if (sameEnds) pattern.maxLength = Math.min(pattern.maxLength, this.facts.maxLength);
     pattern.dueFrom = Number.isFinite(dueFrom) ? dueFrom : 0;
     pattern.dueUntil = Number.isFinite(dueUntil) ? dueUntil : RECHECK_HORIZON;
     if (endAnchored && this.endRegex) {
@@ -323,7 +333,48 @@ class Builder {
     if (acceptsEmpty(nfa)) return undefined;
     this.notes.push("backreferences: verified by the native engine on the automaton's candidates");
     const until = Math.max(this.facts.settle, Math.min(this.facts.readAhead, RECHECK_HORIZON));
-    return this.verified(nfa, this.facts.settle, until);
+    return this.verified(nfa, this.facts.settle, until, false, true);
+  }
+
+  /**
+   * A pattern whose automaton is too large because of big counted repetitions (`x{1,5000}y`): the automaton runs
+   * it with those widened to `+` / `*` (a superset whose matches end where the pattern's do), and the native
+   * regex verifies the few candidates, instead of running on every delta.
+   */
+  widenedSuperset(): CompileResult | undefined {
+    const spans: Array<{ start: number; end: number; text: string }> = [];
+    walk(this.parser.ast.pattern, (n) => {
+      if (n.type !== "Quantifier") return;
+      const min = n["min"] as number;
+      const max = n["max"] as number;
+      if (min <= WIDEN_ABOVE && (max <= WIDEN_ABOVE || max === Number.POSITIVE_INFINITY)) return;
+      const element = n["element"] as { end: number };
+      const lazy = n["greedy"] === false ? "?" : "";
+      spans.push({ start: element.end, end: n["end"] as number, text: (min >= 1 ? "+" : "*") + lazy });
+    });
+    if (spans.length === 0) return undefined;
+    let source = this.spec.source;
+    for (const s of spans.sort((a, b) => b.start - a.start))
+      source = source.slice(0, s.start) + s.text + source.slice(s.end);
+    let nfa: PlainNfa;
+    try {
+      const superset = libs.refa.JS.Parser.fromLiteral({ source, flags: this.spec.flags });
+      const { expression, maxCharacter } = superset.parse({ assertions: "ignore", backreferences: "throw" });
+      nfa = plainNfa(
+        libs.refa.NFA.fromRegex(
+          expression,
+          { maxCharacter },
+          { assertions: "ignore" },
+          new libs.refa.NFA.LimitedNodeFactory(MAX_NFA_NODES),
+        ),
+      );
+    } catch {
+      return undefined;
+    }
+    if (acceptsEmpty(nfa)) return undefined;
+    this.notes.push("large counted repetitions: verified by the native engine on the automaton's candidates");
+    const until = Math.max(this.facts.settle, Math.min(this.facts.readAhead, RECHECK_HORIZON));
+    return this.verified(nfa, this.facts.settle, until, false, true);
   }
 
   private exponential(why: string): CompileResult {

@@ -16,6 +16,9 @@ export class StartFinder {
   private readonly out: PlainNfa["out"];
   private readonly finals: Uint8Array;
   private readonly initial: number;
+  private listA = new Int32Array(0);
+  private listB = new Int32Array(0);
+  private mark = new Int32Array(0);
 
   constructor(nfa: PlainNfa) {
     const reversed = reverseNfa(nfa);
@@ -41,35 +44,50 @@ export class StartFinder {
    */
   earliestStart(text: TextBuffer, minEnd: number, maxEnd: number, limit: number): number {
     const floor = Math.max(0, maxEnd - limit);
-    const from = Math.max(floor, minEnd - SCAN_BUDGET);
-    const result = this.scan(text.slice(from, maxEnd), from, minEnd);
-    if (result.done || from === floor) return result.earliest >= 0 ? result.earliest : floor;
+    // Most scans end within a few characters: try a short stretch first, the whole budget only if needed.
+    for (const budget of [64, SCAN_BUDGET]) {
+      const from = Math.max(floor, minEnd - budget);
+      const result = this.scan(text.slice(from, maxEnd), from, minEnd);
+      if (result.done || from === floor) return result.earliest >= 0 ? result.earliest : floor;
+    }
     return floor;
   }
 
   /** Runs backwards over `window` (ending at the last match end), starting a match at every end ≥ `minEnd`. */
   private scan(window: string, offset: number, minEnd: number): { earliest: number; done: boolean } {
+    // Two preallocated state lists, swapped each step; `mark` holds the step number a state was added at.
     const size = this.out.length;
-    let current: number[] = [this.initial];
-    const mark = new Uint8Array(size);
+    if (this.listA.length < size + 1) {
+      this.listA = new Int32Array(size + 1);
+      this.listB = new Int32Array(size + 1);
+      this.mark = new Int32Array(size);
+    }
+    let current = this.listA;
+    let next = this.listB;
+    const mark = this.mark;
+    mark.fill(-1);
+    current[0] = this.initial;
+    let count = 1;
     let earliest = this.finals[this.initial] === 1 ? offset + window.length : -1;
     for (let i = window.length - 1; i >= 0; i--) {
       const c = window.charCodeAt(i);
-      const next: number[] = [];
-      mark.fill(0);
-      for (const node of current) {
-        for (const edge of this.out[node]!) {
-          if (mark[edge.to] === 0 && rangesHave(edge.ranges, c)) {
-            mark[edge.to] = 1;
-            next.push(edge.to);
+      let n = 0;
+      for (let k = 0; k < count; k++) {
+        for (const edge of this.out[current[k]!]!) {
+          if (mark[edge.to] !== i && rangesHave(edge.ranges, c)) {
+            mark[edge.to] = i;
+            next[n++] = edge.to;
             if (this.finals[edge.to] === 1) earliest = offset + i;
           }
         }
       }
       // Matches may also end at this offset (every candidate end is at or after minEnd).
-      if (offset + i >= minEnd && mark[this.initial] === 0) next.push(this.initial);
-      if (next.length === 0) return { earliest, done: true };
+      if (offset + i >= minEnd && mark[this.initial] !== i) next[n++] = this.initial;
+      if (n === 0) return { earliest, done: true };
+      const swap = current;
       current = next;
+      next = swap;
+      count = n;
     }
     return { earliest, done: false };
   }

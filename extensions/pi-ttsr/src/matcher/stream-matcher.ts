@@ -22,6 +22,8 @@ export const NATIVE_DELTA_BUDGET_MS = 40;
 export const NATIVE_STRIKES = 3;
 /** Windows of patterns with polynomial backtracking are capped at this (their cost grows with its square or more). */
 export const POLYNOMIAL_MAX_WINDOW = 2048;
+/** Native calls on windows up to this long (of patterns without polynomial backtracking) are not timed. */
+const UNTIMED_WINDOW = 1024;
 
 export interface PatternSetOptions {
   /** Results of compiling `specs` (e.g. from the compile cache); compiled here when absent. */
@@ -290,10 +292,9 @@ export class StreamMatcher {
       if (this.set.isSuspendedUnit(id)) continue;
       // dfa-verify: the superset matched; queue a candidate for the native check.
       const line = p.spec.window === "line";
-      let from = 0;
-      if (line || !p.crossesLines) from = lineStart;
-      else if (Number.isFinite(p.maxLength)) from = Math.max(0, end - p.maxLength);
-      from = Math.max(from, end - this.maxWindow(p));
+      let from = end - Math.min(p.maxLength, this.maxWindow(p));
+      if (line || !p.crossesLines) from = Math.max(from, lineStart);
+      from = Math.max(0, from);
       const firstDue = end + p.dueFrom;
       const lastDue = end + p.dueUntil;
       const list = this.candidates.get(id);
@@ -315,6 +316,14 @@ export class StreamMatcher {
     }
   }
 
+  /**
+   * Whether a native call is timed for the budget: a short window of a pattern without polynomial backtracking
+   * cannot be slow, and the clock would cost more than the call.
+   */
+  private timed(p: CompiledPattern, window: number): boolean {
+    return p.polynomial || window > UNTIMED_WINDOW;
+  }
+
   private maxWindow(p: CompiledPattern): number {
     return p.polynomial ? POLYNOMIAL_MAX_WINDOW : NATIVE_MAX_WINDOW;
   }
@@ -325,6 +334,10 @@ export class StreamMatcher {
     const window = this.text.slice(Math.max(windowStart, this.text.length - this.maxWindow(p) - 1024));
     const offset = this.text.length - window.length;
     re.lastIndex = Math.max(0, from - offset);
+    if (!this.timed(p, window.length)) {
+      const m = re.exec(window);
+      return m ? offset + m.index + m[0].length : -1;
+    }
     const t0 = performance.now();
     const m = re.exec(window);
     this.charge(unit, t0);
@@ -346,17 +359,18 @@ export class StreamMatcher {
 
   private verifyCandidates(hits: PatternHit[], final: boolean): void {
     const len = this.text.length;
+    const lastNewline = this.text.lastNewline;
     for (const [id, list] of this.candidates) {
       const p = this.set.units[id]!;
       const line = p.spec.window === "line";
-      const closed = (c: Candidate) => line && this.text.lastNewline >= c.lineStart;
-      const due = (c: Candidate) => final || c.firstDue <= len || closed(c);
+      // A candidate is due from `firstDue` on (or once its line closed, or at the end of the stream).
       let found = -1;
       if (p.endRegex && !line) found = this.checkEnds(id, p, list, final);
       else {
         let from = Number.POSITIVE_INFINITY;
         for (const c of list) {
-          if (!due(c)) continue;
+          const closed = line && lastNewline >= c.lineStart;
+          if (!(final || c.firstDue <= len || closed)) continue;
           if (line) {
             found = this.searchLine(id, p, c.lineStart, final);
             if (found >= 0) break;
@@ -370,18 +384,28 @@ export class StreamMatcher {
               start = Math.max(start, finder.earliestStart(this.text, c.minEnd, c.maxEnd, c.maxEnd - start));
             }
           }
-          from = Math.min(from, start);
+          if (start < from) from = start;
         }
-        if (!line && Number.isFinite(from)) found = this.searchFrom(id, p, final ? p.regex : p.settledRegex, from);
+        if (!line && from !== Number.POSITIVE_INFINITY) {
+          found = this.searchFrom(id, p, final ? p.regex : p.settledRegex, from);
+        }
       }
       if (found >= 0) {
         this.hit(id, found, hits);
         continue;
       }
       if (!this.candidates.has(id)) continue; // suspended while checking
-      const waiting = final ? [] : list.filter((c) => !(due(c) && (c.lastDue <= len || closed(c))));
-      if (waiting.length === 0) this.candidates.delete(id);
-      else this.candidates.set(id, waiting);
+      // Keep what is not decided yet: not due, or due but still inside its re-check span.
+      let kept = 0;
+      if (!final) {
+        for (const c of list) {
+          const closed = line && lastNewline >= c.lineStart;
+          const due = c.firstDue <= len || closed;
+          if (!due || (c.lastDue > len && !closed)) list[kept++] = c;
+        }
+      }
+      if (kept === 0) this.candidates.delete(id);
+      else list.length = kept;
     }
   }
 
@@ -396,10 +420,29 @@ export class StreamMatcher {
     try {
       let from = Number.POSITIVE_INFINITY;
       const ends: number[] = [];
+      // The trailing assertions (`$`, `\b`) of every due end, on one small slice around them.
+      let lo = Number.POSITIVE_INFINITY;
+      let hi = -1;
       for (const c of list) {
         if (!(final || c.firstDue <= len)) continue;
-        for (let end = c.minEnd; end <= c.maxEnd; end++) if (this.tailHolds(p, end)) ends.push(end);
-        if (ends.length > 0) from = Math.min(from, c.from);
+        lo = Math.min(lo, c.minEnd);
+        hi = Math.max(hi, c.maxEnd);
+      }
+      if (hi < 0) return -1;
+      const tail = p.tail;
+      const aroundStart = Math.max(0, lo - 2);
+      const around = tail ? this.text.slice(aroundStart, hi + tail.reach + 2) : "";
+      for (const c of list) {
+        if (!(final || c.firstDue <= len)) continue;
+        const before = ends.length;
+        for (let end = c.minEnd; end <= c.maxEnd; end++) {
+          if (tail) {
+            tail.regex.lastIndex = end - aroundStart;
+            if (!tail.regex.test(around)) continue;
+          }
+          ends.push(end);
+        }
+        if (ends.length > before) from = Math.min(from, c.from);
       }
       if (ends.length === 0) return -1;
       const windowStart = Number.isFinite(p.lookbehind) ? Math.max(0, from - p.lookbehind) : 0;
@@ -415,14 +458,6 @@ export class StreamMatcher {
     } finally {
       this.charge(unit, t0);
     }
-  }
-
-  private tailHolds(p: CompiledPattern, end: number): boolean {
-    if (!p.tail) return true;
-    const start = Math.max(0, end - 2);
-    const around = this.text.slice(start, end + p.tail.reach + 2);
-    p.tail.regex.lastIndex = end - start;
-    return p.tail.regex.test(around);
   }
 
   private runNative(id: number, base: number, hits: PatternHit[], final: boolean): void {
