@@ -72,9 +72,10 @@ export function scalar(text: string): unknown {
     }
   }
   if (t.length >= 2 && t.startsWith("'") && t.endsWith("'")) return t.slice(1, -1).replace(/''/g, "'");
-  if (t === "true") return true;
-  if (t === "false") return false;
-  return t;
+  const plain = t.replace(/\s+#.*$/, ""); // a YAML comment after an unquoted value
+  if (plain === "true") return true;
+  if (plain === "false") return false;
+  return plain;
 }
 
 /** Split on commas that are not inside `{}` or `[]` (a glob's brace set stays whole). */

@@ -70,4 +70,45 @@ describe("parseFrontmatter", () => {
   it("does not treat ---- (a rule line) as frontmatter", () => {
     expect(parseFrontmatter("----\ntext").hasFrontmatter).toBe(false);
   });
+
+  it("reads Cursor's unquoted glob values (and list items, and [*.ts]) as text; quoted and typed values stay YAML", () => {
+    const r = parseFrontmatter(
+      "---\nglobs: *.tsx, src/**/*.ts # tsx too\napplyTo: **/*.py\npaths:\n  - *.md\n  - 'docs/**'\nother: [*.a, b]\nalwaysApply: true\n---\nBody",
+    );
+    // `other` (not a glob key) still trips YAML: the line fallback reads every line, so nothing is lost
+    expect(r.fallback?.lost).toEqual([]);
+    expect({ ...r.data }).toEqual({
+      globs: "*.tsx, src/**/*.ts",
+      applyTo: "**/*.py",
+      paths: ["*.md", "docs/**"],
+      other: ["*.a", "b"],
+      alwaysApply: true,
+    });
+    const yaml = parseFrontmatter(
+      "---\nglobs: *.tsx, src/**/*.ts # tsx too\napplyTo: **/*.py\npaths:\n  - *.md\n  - 'docs/**'\nalwaysApply: true\n---\nBody",
+    );
+    expect(yaml.fallback).toBeUndefined();
+    expect({ ...yaml.data }).toEqual({
+      globs: "*.tsx, src/**/*.ts",
+      applyTo: "**/*.py",
+      paths: ["*.md", "docs/**"],
+      alwaysApply: true,
+    });
+    const list = parseFrontmatter("---\nglobs: [*.ts, src/{a,b}/**]\n---\nBody");
+    expect({ ...list.data }).toEqual({ globs: ["*.ts", "src/{a,b}/**"] });
+  });
+
+  it("refuses frontmatter over the size limit and alias bombs, with the reason", () => {
+    expect(parseFrontmatter(`---\ndescription: ${"x".repeat(70_000)}\n---\nBody`).refused?.reason).toMatch(
+      /frontmatter is 700\d\d characters \(limit 65536\)/,
+    );
+    const bomb = [
+      "---",
+      'a: &a ["l","l","l","l","l","l","l","l","l","l"]',
+      ..."bcde".split("").map((k, i) => `${k}: &${k} [${Array(10).fill(`*${"abcd"[i]}`).join(",")}]`),
+      "---",
+      "Body",
+    ].join("\n");
+    expect(parseFrontmatter(bomb)).toMatchObject({ data: {}, refused: { reason: expect.stringMatching(/aliases/) } });
+  });
 });
