@@ -27,6 +27,7 @@ describe("the rulebook executable", () => {
     });
     expect(result.stdout).toMatch(/^NAME\s+BUCKET\s+PROVIDER\s+SCOPE\s+PATH\n$/);
     expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
   });
 
   it("list, show and doctor --json as the README shows them", async () => {
