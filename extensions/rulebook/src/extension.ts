@@ -143,9 +143,10 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
     };
 
     const loadWarnings = (s: SessionState): string[] => [
-      ...s.result.warnings.map((w) =>
-        w.path && !w.message.startsWith(w.path) ? `${w.path}: ${w.message}` : w.message,
-      ),
+      // a glob read the obvious way (`.js` as `**/*.js`) is a note for doctor, not a warning every session
+      ...s.result.warnings
+        .filter((w) => w.kind !== "glob-normalized")
+        .map((w) => (w.path && !w.message.startsWith(w.path) ? `${w.path}: ${w.message}` : w.message)),
       // files the tool itself would not read (a README in a rules folder) are for doctor, not a warning
       ...s.result.skipped.filter((k) => k.kind !== "not-a-rule").map((k) => `skipped ${k.path}: ${k.reason}`),
     ];

@@ -197,3 +197,23 @@ describe("one bad file never empties the prompt", () => {
     );
   });
 });
+
+describe("notes stay in doctor", () => {
+  it("an extension-list glob is normalised in the prompt without a session warning", async () => {
+    server = await startModelServer({ script: [{ text: "ok" }] });
+    t = await createTestSession({
+      files: {
+        ".windsurf/rules/js.md": "---\ntrigger: glob\nglobs: .js, .ts\n---\nUse ES modules.",
+        ".github/instructions/README.md": "How to write instructions.",
+        ".pi/rules/bad.md": '---\nalwaysApply: "yes"\n---\nBad.',
+      },
+      extensions: [rulebook],
+      model: { kind: "loopback", server },
+    });
+    await t.prompt("hi");
+    expect(system(server)).toContain('<rule name="js">\n<glob>**/*.js</glob>\n<glob>**/*.ts</glob>');
+    const warned = entries(t, WARNINGS_ENTRY).flatMap((d) => (d as { messages: string[] }).messages);
+    // the real problem is a warning; the note and the non-rule file are not
+    expect(warned).toEqual([expect.stringMatching(/bad\.md: alwaysApply: ignored "yes"/)]);
+  });
+});
