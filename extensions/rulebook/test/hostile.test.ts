@@ -171,6 +171,24 @@ describe("symlinks outside the project are not followed", () => {
     expect(allowed.rules.map((r) => r.name)).toContain("secrets");
   });
 
+  it("in a monorepo package, a link to the repository's rules is inside the project", async () => {
+    await writeTree(world.cwd, {
+      ".git/HEAD": "ref: refs/heads/main\n",
+      ".cursor/rules/root.mdc": "---\nalwaysApply: true\n---\nRoot.",
+    });
+    const pkg = join(world.cwd, "packages/web");
+    await mkdir(join(pkg, ".cursor"), { recursive: true });
+    await symlink(join(world.cwd, ".cursor/rules"), join(pkg, ".cursor/rules"));
+    const result = await loadRules({
+      cwd: pkg,
+      home: world.home,
+      agentDir: world.agentDir,
+      settings: DEFAULT_SETTINGS,
+    });
+    expect(result.rules.map((r) => r.name)).toEqual(["root"]);
+    expect(result.skipped).toEqual([]);
+  });
+
   it("a symlinked rules folder inside the project is followed", async () => {
     await writeTree(world.cwd, { "shared/rules/a.mdc": "---\nalwaysApply: true\n---\nA." });
     await mkdir(join(world.cwd, ".cursor"), { recursive: true });

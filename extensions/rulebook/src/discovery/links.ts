@@ -1,11 +1,11 @@
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, parse, relative, resolve } from "node:path";
 
 /**
  * Where rule files may live once symlinks are resolved. A link inside the project to `/` or to a
- * file full of secrets must not be read silently: only the project, the user's own rule folders and
- * folders named in `rulebook.allowedLinkRoots` (or `extraDirs`) are allowed targets.
+ * file full of secrets must not be read silently: only the project (its git repository, else cwd), the
+ * user's own rule folders and folders named in `rulebook.allowedLinkRoots` (or `extraDirs`) are allowed targets.
  */
 export interface LinkPolicy {
   /** Real paths rule files may resolve into. */
@@ -28,10 +28,21 @@ export function realOrUndefined(path: string): string | undefined {
   }
 }
 
+/**
+ * The project a cwd belongs to: the nearest folder upward with a `.git` (a monorepo package links to
+ * rules at the repository root), else cwd itself.
+ */
+export function projectRoot(cwd: string): string {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return dir;
+    if (dirname(dir) === dir) return resolve(cwd);
+  }
+}
+
 /** Build the policy once per `loadRules`: real cwd, real user rule folders, the allowed roots from settings. */
 export function createLinkPolicy(cwd: string, home: string, userRoots: readonly string[], extra: readonly string[]) {
   const allowed = new Set<string>();
-  for (const p of [cwd, ...userRoots, ...extra]) {
+  for (const p of [projectRoot(cwd), ...userRoots, ...extra]) {
     const real = realOrUndefined(p);
     if (real) allowed.add(real);
   }
