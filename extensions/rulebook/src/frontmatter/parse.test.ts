@@ -111,4 +111,10 @@ describe("parseFrontmatter", () => {
     ].join("\n");
     expect(parseFrontmatter(bomb)).toMatchObject({ data: {}, refused: { reason: expect.stringMatching(/aliases/) } });
   });
+
+  it("---yaml is YAML (Cursor's unquoted globs included)", () => {
+    const r = parseFrontmatter("---yaml\nglobs: *.ts\ndescription: a: b\n---\nBody");
+    expect(r.fallback).toBeUndefined();
+    expect({ ...r.data }).toEqual({ globs: "*.ts", description: "a: b" });
+  });
 });

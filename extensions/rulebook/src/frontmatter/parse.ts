@@ -78,9 +78,11 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
     };
   }
   const language = open[0].slice(3).trim();
+  // `---yaml` is YAML; any other language (`---js`) is refused, never read line by line
+  const code = language !== "" && !/^ya?ml$/i.test(language);
   const attempt = (yaml: string) => parseYaml(`---${language}\n${yaml}\n---\n`);
   let result = attempt(quoteGlobValues(block));
-  if (!result.ok && !language) {
+  if (!result.ok && !code) {
     // Not Cursor's glob form: read any other unquoted value YAML rejects (`description: a: b`) as text
     const retry = attempt(quoteRejectedValues(quoteGlobValues(block)));
     if (retry.ok) result = retry;
@@ -100,7 +102,7 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
     }
     return { data: result.data, body, hasFrontmatter: true };
   }
-  if (language) {
+  if (code) {
     // `---js` and friends: nothing is read line by line from a block that was meant to be code
     const lost = block
       .split(/\r?\n/)
