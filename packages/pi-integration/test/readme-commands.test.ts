@@ -71,7 +71,7 @@ const RUN_BY: { command: RegExp; by: string; evidence: string }[] = [
   },
   // The CLIs: each package runs the commands of its README's CLI section.
   {
-    command: /^(pnpm ttsr|ttsr|echo .* \| ttsr) /,
+    command: /^(echo .* \| )?pnpm ttsr /,
     by: "extensions/pi-ttsr/test/ttsr-bin.e2e.test.ts",
     evidence: "README",
   },

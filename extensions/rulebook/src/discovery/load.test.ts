@@ -165,6 +165,24 @@ describe("loadRules: precedence", () => {
 });
 
 describe("loadRules: broken files are reported, never silently dropped", () => {
+  it("a Windsurf rule copied into .pi/rules keeps Windsurf's activation instead of becoming a stream regex", async () => {
+    await writeTree(world.cwd, {
+      ".pi/rules/tabs.md": "---\ntrigger: always_on\n---\nAlways use tabs.",
+      ".pi/rules/sql.md": "---\ntrigger: model_decision\ndescription: When writing SQL\n---\nUse parameters.",
+      ".pi/rules/py.md": "---\ntrigger: glob\nglobs: '**/*.py'\n---\nPython.",
+      ".pi/rules/no-log.md": "---\ntrigger: console\\.log\n---\nNo console.log.",
+    });
+    const rules = byName(await load());
+    expect(rules.get("tabs")).toMatchObject({ alwaysApply: true });
+    expect(rules.get("tabs")?.condition).toBeUndefined();
+    expect(rules.get("sql")?.condition).toBeUndefined();
+    expect(rules.get("py")).toMatchObject({ globs: ["**/*.py"] });
+    expect(rules.get("no-log")?.condition).toEqual(["console\\.log"]);
+    const buckets = bucketRules((await load()).rules, { ttsrActive: true });
+    expect(buckets.alwaysApply.map((rule) => rule.name)).toContain("tabs");
+    expect(buckets.ttsr.map((rule) => rule.name)).toEqual(["no-log"]);
+  });
+
   it("bad YAML falls back to lines; no warning when every line was read", async () => {
     await writeTree(world.cwd, {
       ".cursor/rules/bad.mdc": "---\ndescription: [unclosed\nalwaysApply: true\n---\nBody",
