@@ -20,6 +20,8 @@ export const LOOKAHEAD_HORIZON = 1024;
  */
 export const NATIVE_DELTA_BUDGET_MS = 40;
 export const NATIVE_STRIKES = 3;
+/** Native work of all patterns on one delta; past it the costliest pattern of the delta is suspended. */
+export const NATIVE_TOTAL_BUDGET_MS = 120;
 /** Windows of patterns with polynomial backtracking are capped at this (their cost grows with its square or more). */
 export const POLYNOMIAL_MAX_WINDOW = 2048;
 /** Native calls on windows up to this long (of patterns without polynomial backtracking) are not timed. */
@@ -172,8 +174,9 @@ export class StreamMatcher {
   /** Start offset of the line the next character belongs to. */
   private lineStart = 0;
   private finished = false;
-  /** Native milliseconds spent per unit in the current delta. */
+  /** Native milliseconds spent per unit in the current delta, and by all of them. */
   private spent: Map<number, number> | undefined;
+  private deltaMs = 0;
 
   constructor(private readonly set: PatternSet) {
     this.state = set.dfa.start;
@@ -215,6 +218,7 @@ export class StreamMatcher {
     if (this.candidates.size === 0 && this.set.nativeIds.length === 0 && this.set.chunkIds.length === 0) return hits;
     if (hits === NO_HITS) hits = [];
     this.spent = undefined;
+    this.deltaMs = 0;
     if (this.candidates.size !== 0) this.verifyCandidates(hits, false);
     for (const id of this.set.nativeIds) {
       if (!this.matched.has(id) && !this.set.isSuspendedUnit(id)) this.runNative(id, base, hits, false);
@@ -240,6 +244,7 @@ export class StreamMatcher {
     this.finished = true;
     const hits: PatternHit[] = [];
     this.spent = undefined;
+    this.deltaMs = 0;
     if (this.candidates.size !== 0) this.verifyCandidates(hits, true);
     for (const id of this.set.nativeIds) {
       if (!this.matched.has(id) && !this.set.isSuspendedUnit(id)) this.runNative(id, this.text.length, hits, true);
@@ -260,6 +265,19 @@ export class StreamMatcher {
     ) {
       this.set.overBudget(unit, total);
       if (this.set.isSuspendedUnit(unit)) this.candidates.delete(unit);
+    }
+    // All patterns together: past the delta budget, the one that spent most in this delta is suspended, so
+    // many slow patterns cannot add up to a long stall either.
+    this.deltaMs += ms;
+    if (this.deltaMs > NATIVE_TOTAL_BUDGET_MS) {
+      let worst = unit;
+      for (const [u, spent] of this.spent)
+        if (spent > (this.spent.get(worst) ?? 0) && !this.set.isSuspendedUnit(u)) worst = u;
+      if (!this.set.isSuspendedUnit(worst)) {
+        this.set.suspend(worst, this.spent.get(worst) ?? ms);
+        this.candidates.delete(worst);
+        this.deltaMs -= this.spent.get(worst) ?? 0;
+      }
     }
   }
 
