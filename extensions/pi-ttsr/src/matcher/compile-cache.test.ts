@@ -2,6 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { RuleRegistry } from "../manager/registry.ts";
+import { testRule } from "../testing/rule-fixture.ts";
 import type { PatternSpec } from "./compile.ts";
 import { cacheKey, compileAll } from "./compile-cache.ts";
 import { PatternSet } from "./stream-matcher.ts";
@@ -79,5 +81,18 @@ describe("compile cache", () => {
     expect(result.cache).toBe("miss");
     expect(result.results).toHaveLength(SPECS.length);
     expect(readdirSync(dir)).toEqual(["file"]);
+  });
+
+  it("is what a rule registry uses: the second registry of the same rules reads them back", () => {
+    dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
+    const rules = [
+      testRule("a", { conditions: [{ source: "\\beval\\(", flags: "" }] }),
+      testRule("b", { conditions: [{ source: "[ \\t]+$", flags: "m" }] }),
+    ];
+    const first = new RuleRegistry(rules, { cacheDir: dir });
+    const second = new RuleRegistry(rules, { cacheDir: dir });
+    expect([first.compileCache, second.compileCache]).toEqual(["miss", "hit"]);
+    expect(hitsOf(second.patternSet, "x = eval(y)  \n")).toEqual(hitsOf(first.patternSet, "x = eval(y)  \n"));
+    expect(new RuleRegistry(rules, { cacheDir: false }).compileCache).toBe("off");
   });
 });

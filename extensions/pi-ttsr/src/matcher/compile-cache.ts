@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec } from "./compile.ts";
 import { libraryVersions } from "./libs.ts";
 
@@ -27,10 +28,34 @@ function ownVersion(): string {
   return "?";
 }
 
+let compilerHash: string | undefined;
+
+/**
+ * A hash of the compiler's own code (the modules next to this one), so a changed compiler never reads entries
+ * an older one wrote, even when the version number did not change (a development build, a patched install).
+ */
+function compilerCode(): string {
+  if (compilerHash !== undefined) return compilerHash;
+  const here = fileURLToPath(import.meta.url);
+  const ext = extname(here);
+  const hash = createHash("sha256");
+  for (const name of ["compile", "analysis", "automaton", "language-check", "redos", "compile-cache"]) {
+    try {
+      hash.update(readFileSync(join(dirname(here), `${name}${ext}`)));
+    } catch {
+      hash.update(`missing ${name}`);
+    }
+  }
+  compilerHash = hash.digest("hex");
+  return compilerHash;
+}
+
 /** The cache file name for a set of patterns. */
 export function cacheKey(specs: readonly PatternSpec[]): string {
   const hash = createHash("sha256");
-  hash.update(JSON.stringify({ format: FORMAT, version: ownVersion(), libs: libraryVersions() }));
+  hash.update(
+    JSON.stringify({ format: FORMAT, version: ownVersion(), libs: libraryVersions(), compiler: compilerCode() }),
+  );
   for (const s of specs) hash.update(`\u0000${s.window}\u0000${s.flags}\u0000${s.source}`);
   return hash.digest("hex").slice(0, 32);
 }
