@@ -37,5 +37,8 @@ export async function loadCliRules(io: CliIo, options: { cwd?: string; ruleFiles
     ...buildIssues.map(formatIssue),
     ...registry.issues.map(formatIssue),
   ];
-  return { registry, settings, warnings: [...new Set(warnings)], dropped: loaded.dropped, cwd };
+  const unique = [...new Set(warnings)];
+  // A rule suspended while `test` / `scan` match (native work over its time budget) is warned about too.
+  registry.onIssue((issue) => unique.push(formatIssue(issue)));
+  return { registry, settings, warnings: unique, dropped: loaded.dropped, cwd };
 }
