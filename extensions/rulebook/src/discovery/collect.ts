@@ -76,7 +76,9 @@ export async function collectRules(
   }
   const results = await mapLimit(specs, 32, async (spec) => {
     try {
-      return { spec, ...(await readParsed(spec.file.path, spec.file.stats)) };
+      const read = await readParsed(spec.file.path, spec.file.stats);
+      ctx.parsedPaths?.add(spec.file.path);
+      return { spec, ...read };
     } catch (error) {
       return { spec, error };
     }

@@ -3,6 +3,7 @@ import { mkdir, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { bucketRules } from "../buckets/buckets.ts";
+import { RuleSchema } from "../rule.ts";
 import { DEFAULT_SETTINGS } from "../settings/schema.ts";
 import { tempWorld, writeTree } from "../testing/tree.ts";
 import { loadRules } from "./load.ts";
@@ -95,6 +96,15 @@ describe("loadRules: every provider layout", () => {
     expect(rules.get("all")?.alwaysApply).toBe(true);
     expect(result.skipped).toEqual([]);
     expect(result.warnings).toEqual([]);
+  });
+
+  it("every rule a provider builds fits RuleSchema (the contract loadRules no longer checks at run time)", async () => {
+    const result = await load();
+    expect(result.rules.length).toBeGreaterThan(15);
+    for (const rule of [...result.rules, ...result.shadowed.map((s) => s.rule)]) {
+      const valid = RuleSchema.safeParse(rule);
+      expect(valid.success, `${rule.path}: ${valid.error?.message}`).toBe(true);
+    }
   });
 
   it("puts each rule in one bucket", async () => {

@@ -17,19 +17,25 @@ export interface ParsedFile extends ParsedFrontmatter {
   controlChars?: number;
 }
 
-interface CacheEntry {
+/** One parsed file, valid while the file's size, mtime and ctime are unchanged. */
+export interface CacheEntry {
   mtimeMs: number;
+  ctimeMs: number;
   size: number;
   parsed: ParsedFile;
+  /** Read from a parse store and not re-parsed since: saving the store again would change nothing. */
+  fromStore?: boolean;
 }
 
 interface SharedCache {
   entries: Map<string, CacheEntry>;
   stats: { reads: number; hits: number };
+  /** Parse store files already merged into `entries` in this process. */
+  storesLoaded: Set<string>;
 }
 
 /** Bump when the cached shape changes, so two versions of this module never share entries. */
-const CACHE_VERSION = 2;
+const CACHE_VERSION = 3;
 const KEY = Symbol.for("@pi-rails/rulebook/parse-cache");
 
 /**
@@ -37,11 +43,11 @@ const KEY = Symbol.for("@pi-rails/rulebook/parse-cache");
  * so rulebook and pi-ttsr may hold separate copies of this module. Keyed by path, valid while
  * mtime and size are unchanged, so a second `loadRules` re-stats but does not re-read.
  */
-function shared(): SharedCache {
+export function sharedParseCache(): SharedCache {
   const g = globalThis as unknown as Record<symbol, SharedCache | undefined>;
   let cache = g[KEY];
   if (!cache) {
-    cache = { entries: new Map(), stats: { reads: 0, hits: 0 } };
+    cache = { entries: new Map(), stats: { reads: 0, hits: 0 }, storesLoaded: new Set() };
     g[KEY] = cache;
   }
   return cache;
@@ -49,24 +55,30 @@ function shared(): SharedCache {
 
 /** Counters for tests and `rulebook doctor`: how many files were read versus served from the cache. */
 export function parseCacheStats(): { reads: number; hits: number; size: number } {
-  const cache = shared();
+  const cache = sharedParseCache();
   return { ...cache.stats, size: cache.entries.size };
 }
 
 /** Forget everything (tests, and the bench's cold runs). */
 export function clearParseCache(): void {
-  const cache = shared();
+  const cache = sharedParseCache();
   cache.entries.clear();
+  cache.storesLoaded.clear();
   cache.stats.reads = 0;
   cache.stats.hits = 0;
 }
 
+/** The in-memory key of a file's entry. */
+export function cacheKey(path: string): string {
+  return `${CACHE_VERSION}\0${path}`;
+}
+
 /** Read and parse a rule file, or return the cached parse when the file is unchanged. */
 export async function readParsed(path: string, stats: Stats): Promise<{ parsed: ParsedFile; cached: boolean }> {
-  const cache = shared();
-  const key = `${CACHE_VERSION}\0${path}`;
+  const cache = sharedParseCache();
+  const key = cacheKey(path);
   const hit = cache.entries.get(key);
-  if (hit && hit.mtimeMs === stats.mtimeMs && hit.size === stats.size) {
+  if (hit && hit.mtimeMs === stats.mtimeMs && hit.ctimeMs === stats.ctimeMs && hit.size === stats.size) {
     cache.stats.hits++;
     return { parsed: hit.parsed, cached: true };
   }
@@ -84,7 +96,7 @@ export async function readParsed(path: string, stats: Stats): Promise<{ parsed: 
     parsed = parseBytes(head.bytes);
   }
   if (read < stats.size) parsed.cutAtBytes = { size: stats.size, read };
-  cache.entries.set(key, { mtimeMs: stats.mtimeMs, size: stats.size, parsed });
+  cache.entries.set(key, { mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, size: stats.size, parsed });
   return { parsed, cached: false };
 }
 

@@ -11,6 +11,8 @@ export interface DiscoveryContext {
   settings: RulebookSettings;
   /** Where symlinked rule files may point; absent = links are followed anywhere (library callers, tests). */
   links?: LinkPolicy;
+  /** Every file whose parse this load used, for the parse store. */
+  parsedPaths?: Set<string>;
 }
 
 /** The link scope for a root of `scope`: project roots are checked from cwd, user roots from home. */

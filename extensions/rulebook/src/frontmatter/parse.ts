@@ -1,4 +1,4 @@
-import matter from "gray-matter";
+import { createRequire } from "node:module";
 import { parseFallbackLines, scalar, splitOutsideBraces } from "./fallback.ts";
 
 export interface ParsedFrontmatter {
@@ -38,8 +38,17 @@ const SAFE_ENGINES = {
   cson: refuse("cson"),
 };
 
-/** gray-matter's typings are generic over the input string; we only need this much. */
-const grayMatter = matter as unknown as (input: string, options: object) => { data: unknown };
+type GrayMatter = (input: string, options: object) => { data: unknown };
+const require = createRequire(import.meta.url);
+let loadedGrayMatter: GrayMatter | undefined;
+/**
+ * gray-matter, loaded on the first file that has frontmatter: with its YAML parser it costs about 25 ms of
+ * start-up, which a session whose parses all come from the parse store never pays.
+ */
+function grayMatter(input: string, options: object): { data: unknown } {
+  loadedGrayMatter ??= require("gray-matter") as GrayMatter;
+  return loadedGrayMatter(input, options);
+}
 
 const OPEN = /^---[^\S\r\n]*[A-Za-z]*[^\S\r\n]*\r?\n/;
 const CLOSE = /\r?\n---[^\S\r\n]*(?:\r?\n|$)/;

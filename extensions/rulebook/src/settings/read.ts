@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RuleWarning } from "../rule.ts";
-import { DEFAULT_SETTINGS, parsePartialRulebookSettings, type RulebookSettings } from "./schema.ts";
+import { DEFAULT_SETTINGS } from "./defaults.ts";
+import type { RulebookSettings } from "./schema.ts";
 
 export interface SettingsFiles {
   user: string;
@@ -50,10 +51,11 @@ export async function readRulebookSettings(
       continue;
     }
     if (json === null || typeof json !== "object" || Array.isArray(json)) continue;
-    const { settings, errors: keyErrors } = parsePartialRulebookSettings(
-      Object.hasOwn(json, "rulebook") ? (json as Record<string, unknown>)["rulebook"] : undefined,
-      file,
-    );
+    const raw = Object.hasOwn(json, "rulebook") ? (json as Record<string, unknown>)["rulebook"] : undefined;
+    if (raw === undefined) continue;
+    // The schema (zod) is loaded only when there is something to validate: most sessions never pay for it.
+    const { parsePartialRulebookSettings } = await import("./schema.ts");
+    const { settings, errors: keyErrors } = parsePartialRulebookSettings(raw, file);
     errors.push(...keyErrors);
     merged = { ...merged, ...settings };
   }

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { RuleWarning } from "../rule.ts";
 
-/** Provider ids a user can disable. */
-export const PROVIDER_IDS = ["native", "extra", "cursor", "windsurf", "claude", "cline", "copilot"] as const;
-export type ProviderId = (typeof PROVIDER_IDS)[number];
+import { DEFAULT_SETTINGS, PROVIDER_IDS } from "./defaults.ts";
+
+export { DEFAULT_SETTINGS, PROVIDER_IDS, type ProviderId } from "./defaults.ts";
 
 const fields = {
   /** Rule names never loaded (every provider, every copy of the name). */
@@ -32,18 +32,6 @@ const fields = {
 /** The `rulebook` key of pi's settings.json. Unknown keys are errors, not silently ignored. */
 export const RulebookSettingsSchema = z.object(fields).strict();
 export type RulebookSettings = z.infer<typeof RulebookSettingsSchema>;
-
-export const DEFAULT_SETTINGS: RulebookSettings = {
-  disabledRules: [],
-  disabledProviders: [],
-  extraDirs: [],
-  globAttach: true,
-  maxRuleChars: 20_000,
-  attachBudgetChars: 16_384,
-  maxListedChars: 30_000,
-  allowedLinkRoots: [],
-  loadClaudeMdBesideAgentsMd: false,
-};
 
 export type PartialRulebookSettings = Partial<RulebookSettings>;
 

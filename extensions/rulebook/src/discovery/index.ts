@@ -1,0 +1,21 @@
+/**
+ * `@pi-rails/rulebook/discovery`: rule discovery and the frontmatter parser, nothing else. Another extension's
+ * start-up (pi-ttsr's) imports this instead of the package root, so it loads no schema library, glob engine or
+ * prompt rendering it does not use.
+ */
+
+export { type ParsedFrontmatter, parseFrontmatter } from "../frontmatter/parse.ts";
+export { checkGlob, type GlobCheck } from "../globs/check.ts";
+export type {
+  PiContextFile,
+  ProviderReport,
+  Rule,
+  RuleLoadResult,
+  RuleSource,
+  RuleWarning,
+  ShadowedRule,
+  SkippedRule,
+} from "../rule.ts";
+export { type LoadRulesOptions, loadRules } from "./load.ts";
+export { type ParsedFile, readParsed } from "./parse-cache.ts";
+export { defaultParseStore, loadParseStore, saveParseStore } from "./parse-store.ts";

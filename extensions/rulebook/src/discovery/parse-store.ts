@@ -1,0 +1,150 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type CacheEntry, cacheKey, type ParsedFile, sharedParseCache } from "./parse-cache.ts";
+
+/**
+ * The parse cache on disk. A session whose rule files did not change starts without loading the YAML parser or
+ * parsing a file: each entry is valid while its file's size, mtime and ctime are unchanged, and the whole store
+ * only for the format, rulebook version, gray-matter version and parser code that wrote it. Written atomically;
+ * a store that does not parse or does not fit is ignored and rewritten. Trouble with the store never fails a load.
+ */
+
+/** Bump when the stored shape changes. */
+const FORMAT = 1;
+
+const require = createRequire(import.meta.url);
+let fingerprint: string | undefined;
+/** How many entries each store held when this process last read or wrote it (a file set that shrank is saved). */
+const storedCounts = new Map<string, number>();
+
+/** A hash of everything that decides what a parse yields: a changed parser never reads an older one's entries. */
+function parserFingerprint(): string {
+  if (fingerprint !== undefined) return fingerprint;
+  const hash = createHash("sha256").update(`${FORMAT}`);
+  for (const pkg of ["../../package.json", "../package.json", "gray-matter/package.json"]) {
+    try {
+      const { name, version } = require(pkg) as { name?: string; version?: string };
+      if (name === "@pi-rails/rulebook" || name === "gray-matter") hash.update(`\0${name}@${version}`);
+    } catch {}
+  }
+  const here = dirname(fileURLToPath(import.meta.url));
+  const ext = extname(fileURLToPath(import.meta.url));
+  for (const file of ["../frontmatter/parse", "../frontmatter/fallback", "../prompt/escape", "./parse-cache"]) {
+    try {
+      hash.update(readFileSync(join(here, `${file}${ext}`)));
+    } catch {
+      hash.update(`\0missing ${file}`);
+    }
+  }
+  fingerprint = hash.digest("hex");
+  return fingerprint;
+}
+
+/**
+ * Where a project's parse store lives: `<agentDir>/cache/rulebook/<hash of cwd>.json`, or under
+ * `PI_RULEBOOK_CACHE_DIR`; `off` there means no store.
+ */
+export function defaultParseStore(agentDir: string, cwd: string, env: NodeJS.ProcessEnv = process.env): string | false {
+  const fromEnv = env["PI_RULEBOOK_CACHE_DIR"];
+  if (fromEnv === "off") return false;
+  const dir = fromEnv || join(agentDir, "cache", "rulebook");
+  return join(dir, `${createHash("sha256").update(cwd).digest("hex").slice(0, 24)}.json`);
+}
+
+interface StoredEntry {
+  path: string;
+  mtimeMs: number;
+  ctimeMs: number;
+  size: number;
+  parsed: ParsedFile;
+}
+
+/** Merges a store into the in-memory parse cache (once per store and process; entries already there win). */
+export function loadParseStore(file: string | false): void {
+  if (!file) return;
+  const cache = sharedParseCache();
+  if (cache.storesLoaded.has(file)) return;
+  cache.storesLoaded.add(file);
+  let data: { fingerprint?: unknown; entries?: unknown };
+  try {
+    data = JSON.parse(readFileSync(file, "utf8")) as typeof data;
+  } catch {
+    return;
+  }
+  if (data.fingerprint !== parserFingerprint() || !Array.isArray(data.entries)) return;
+  storedCounts.set(file, data.entries.length);
+  for (const e of data.entries as StoredEntry[]) {
+    if (!isStoredEntry(e) || cache.entries.has(cacheKey(e.path))) continue;
+    cache.entries.set(cacheKey(e.path), {
+      mtimeMs: e.mtimeMs,
+      ctimeMs: e.ctimeMs,
+      size: e.size,
+      parsed: e.parsed,
+      fromStore: true,
+    });
+  }
+}
+
+/**
+ * Writes the entries of `paths` (the files one load used) to the store, when any of them was parsed rather than
+ * read from it, or the set of files changed. Entries whose values JSON cannot carry (a YAML date) are left out.
+ */
+export function saveParseStore(file: string | false, paths: Iterable<string>): void {
+  if (!file) return;
+  const cache = sharedParseCache();
+  const entries: StoredEntry[] = [];
+  let changed = false;
+  for (const path of new Set(paths)) {
+    const entry: CacheEntry | undefined = cache.entries.get(cacheKey(path));
+    if (!entry) continue;
+    if (!entry.fromStore) changed = true;
+    if (!isJsonData(entry.parsed)) continue;
+    entries.push({ path, mtimeMs: entry.mtimeMs, ctimeMs: entry.ctimeMs, size: entry.size, parsed: entry.parsed });
+  }
+  if (!changed && entries.length === storedCounts.get(file)) return;
+  try {
+    const writeFileAtomic = require("write-file-atomic") as typeof import("write-file-atomic");
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileAtomic.sync(file, JSON.stringify({ fingerprint: parserFingerprint(), entries }), { mode: 0o600 });
+    for (const e of entries) {
+      const entry = cache.entries.get(cacheKey(e.path));
+      if (entry) entry.fromStore = true;
+    }
+    storedCounts.set(file, entries.length);
+  } catch {}
+}
+
+function isStoredEntry(e: unknown): e is StoredEntry {
+  const x = e as StoredEntry;
+  return (
+    typeof x === "object" &&
+    x !== null &&
+    typeof x.path === "string" &&
+    typeof x.mtimeMs === "number" &&
+    typeof x.ctimeMs === "number" &&
+    typeof x.size === "number" &&
+    typeof x.parsed === "object" &&
+    x.parsed !== null &&
+    typeof x.parsed.body === "string" &&
+    typeof x.parsed.data === "object"
+  );
+}
+
+/** Plain JSON values only: what survives a write and a read unchanged. */
+function isJsonData(value: unknown): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isJsonData);
+  if (typeof value === "object") {
+    const proto = Object.getPrototypeOf(value);
+    // An undefined property is an absent optional one: JSON drops it, and reading it back gives undefined again.
+    return (
+      (proto === Object.prototype || proto === null) &&
+      Object.values(value).every((v) => v === undefined || isJsonData(v))
+    );
+  }
+  return false;
+}
