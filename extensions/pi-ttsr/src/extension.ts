@@ -23,8 +23,8 @@ import { type RuleMatch, TtsrManager } from "./manager/ttsr-manager.ts";
 import { hasStreamTextHook } from "./patch.ts";
 import { loadTtsrRules } from "./rules/load.ts";
 import { formatIssue, type StreamSource } from "./rules/types.ts";
+import { formatSettingsIssue } from "./settings/defaults.ts";
 import { defaultAgentDir, readTtsrSettings } from "./settings/read.ts";
-import { formatSettingsIssue } from "./settings/schema.ts";
 
 /** Handoff to rulebook: while this is active, rules with a stream condition are ours. */
 export const TTSR_STATUS_EVENT = "pi-rails:ttsr:status";

@@ -10,7 +10,7 @@ describe("buildRegistry", () => {
   });
 
   it("skips only the rule whose compilation throws, naming its file", () => {
-    // minimatch throws on a 70,000-character glob: a library caller's rule that normalization did not vet.
+    // A 70,000-character glob (minimatch would throw on it): a library caller's rule that normalization did not vet.
     const huge = testRule("huge", { scope: { text: false, thinking: false, tools: [{ glob: "a".repeat(70_000) }] } });
     const { registry, issues } = buildRegistry([testRule("a"), huge, testRule("b")]);
     expect(registry.rules.map((r) => r.rule.name)).toEqual(["a", "b"]);

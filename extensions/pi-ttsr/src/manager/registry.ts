@@ -1,11 +1,10 @@
-import { join } from "node:path";
-import { Minimatch } from "minimatch";
 import type { PatternSpec } from "../matcher/compile.ts";
 import { compileAll } from "../matcher/compile-cache.ts";
 import { PatternSet } from "../matcher/stream-matcher.ts";
-import { scopeReachesAStream } from "../rules/normalize.ts";
+import { LazyGlob } from "../rules/lazy-glob.ts";
+import { globProblem, scopeReachesAStream } from "../rules/normalize.ts";
 import type { RuleIssue, StreamSource, TtsrRule } from "../rules/types.ts";
-import { defaultAgentDir } from "../settings/read.ts";
+import { defaultCacheDir } from "../settings/read.ts";
 
 /** A rule accepted by the registry, with its compiled gates. */
 export interface RegisteredRule {
@@ -13,8 +12,8 @@ export interface RegisteredRule {
   index: number;
   /** Pattern ids (in the shared PatternSet) of its conditions that compiled. */
   patterns: number[];
-  globs?: Minimatch[];
-  toolScopes: Array<{ name?: string; glob?: Minimatch }>;
+  globs?: LazyGlob[];
+  toolScopes: Array<{ name?: string; glob?: LazyGlob }>;
 }
 
 export interface SkippedRegistration {
@@ -31,17 +30,11 @@ export interface RegistryOptions {
   cacheDir?: string | false;
 }
 
-/** The compile cache directory from the environment (see RegistryOptions). */
-export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const fromEnv = env["PI_TTSR_CACHE_DIR"];
-  if (fromEnv === "off") return undefined;
-  if (fromEnv) return fromEnv;
-  return join(defaultAgentDir(env), "cache", "pi-ttsr");
-}
-
-function compileGlob(glob: string): Minimatch {
-  // A glob without a slash matches the file name anywhere (like .gitignore and the reference).
-  return new Minimatch(glob, { dot: true, matchBase: !glob.includes("/"), nocomment: true });
+/** A glob for a gate; one normalization did not vet (a library caller's rule) throws here, not on first use. */
+function compileGlob(glob: string): LazyGlob {
+  const problem = globProblem(glob);
+  if (problem) throw new Error(problem);
+  return new LazyGlob(glob);
 }
 
 /**

@@ -2,7 +2,8 @@ import { isAbsolute, relative } from "node:path";
 import { JsonStringDecoder } from "../matcher/json-strings.ts";
 import type { PatternHit, StreamMatcher } from "../matcher/stream-matcher.ts";
 import type { StreamSource, TtsrRule } from "../rules/types.ts";
-import { DEFAULT_TTSR_SETTINGS, type TtsrSettings } from "../settings/schema.ts";
+import { DEFAULT_TTSR_SETTINGS } from "../settings/defaults.ts";
+import type { TtsrSettings } from "../settings/schema.ts";
 import { canFire, type FiringRecord, recordFiring, shouldInterrupt } from "./policy.ts";
 import { gate, type RegisteredRule, RuleRegistry } from "./registry.ts";
 

@@ -107,9 +107,17 @@ function uniqueFlags(flags: string): string {
   return [...new Set(flags.replace(/[gyd]/g, ""))].sort().join("");
 }
 
+/**
+ * The `settledRegex` of a pattern whose assertions read to the end of the text (`a(?![\s\S]*b)`, `$` without `m`
+ * inside a lookahead): no match of it is final before its line or the response ends, so none settles while
+ * streaming; the end decides it with the pattern itself.
+ */
+export const NEVER_SETTLES = /(?!)/g;
+
 /** `(?:src)(?=[\s\S]{n})`: only matches whose lookahead context has streamed (see `settledRegex`). */
 function settledOf(source: string, flags: string, lookahead: number, regex: RegExp): RegExp {
-  if (lookahead <= 0 || !Number.isFinite(lookahead)) return regex;
+  if (!Number.isFinite(lookahead)) return NEVER_SETTLES;
+  if (lookahead <= 0) return regex;
   return new RegExp(`(?:${source})(?=[\\s\\S]{${lookahead}})`, `${flags}g`);
 }
 
@@ -253,6 +261,9 @@ class Builder {
   }
 
   verified(nfa: PlainNfa, dueFrom: number, dueUntil: number, endAnchored = false, sameEnds = false): CompileResult {
+    if (!Number.isFinite(this.facts.settle)) {
+      return this.native("its assertions read to the end of the text: decided when its line or the response ends");
+    }
     const redos = checkRedos(this.spec.source, this.spec.flags);
     if (redos.exponential) return this.exponential("its assertions need the native engine");
     const pattern = this.base("dfa-verify", nfa);

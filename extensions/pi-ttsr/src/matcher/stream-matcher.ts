@@ -1,4 +1,10 @@
-import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec } from "./compile.ts";
+import {
+  type CompiledPattern,
+  type CompileResult,
+  compilePattern,
+  NEVER_SETTLES,
+  type PatternSpec,
+} from "./compile.ts";
 import { type DfaState, LazyDfa } from "./lazy-dfa.ts";
 import { StartFinder } from "./start-finder.ts";
 import { TextBuffer } from "./text-buffer.ts";
@@ -505,6 +511,14 @@ export class StreamMatcher {
         }
       } finally {
         this.charge(id, t0);
+      }
+      return;
+    }
+    // Nothing settles before the end: the end searches the whole window.
+    if (p.settledRegex === NEVER_SETTLES) {
+      if (final) {
+        const end = this.searchFrom(id, p, p.regex, Math.max(0, len - maxWindow));
+        if (end >= 0) this.hit(id, end, hits);
       }
       return;
     }

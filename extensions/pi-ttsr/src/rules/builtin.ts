@@ -1,7 +1,14 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseFrontmatter } from "@pi-rails/rulebook";
+import {
+  loadParseStore,
+  type ParsedFrontmatter,
+  parseFrontmatter,
+  readParsed,
+  saveParseStore,
+} from "@pi-rails/rulebook/discovery";
+import { defaultCacheDir } from "../settings/read.ts";
 import type { RuleIssue, SourceRule } from "./types.ts";
 
 /** The `rules/` folder shipped with the package (next to `src/` and `dist/`). */
@@ -15,7 +22,7 @@ export const BUILTIN_PROVIDER = "pi-ttsr-builtin";
  * parser refuses or throws on yields no rule and an issue naming it.
  */
 export function ruleFromText(path: string, text: string, provider: string): { rule?: SourceRule; issues: RuleIssue[] } {
-  let parsed: ReturnType<typeof parseFrontmatter>;
+  let parsed: ParsedFrontmatter;
   try {
     parsed = parseFrontmatter(text);
   } catch (error) {
@@ -23,6 +30,15 @@ export function ruleFromText(path: string, text: string, provider: string): { ru
       issues: [{ path, message: `rule skipped: its frontmatter could not be read (${(error as Error).message})` }],
     };
   }
+  return ruleFromParsed(path, parsed, provider);
+}
+
+/** A parsed rule file in rulebook's rule shape (see ruleFromText). */
+export function ruleFromParsed(
+  path: string,
+  parsed: ParsedFrontmatter,
+  provider: string,
+): { rule?: SourceRule; issues: RuleIssue[] } {
   const refused = (parsed as { refused?: { reason: string } }).refused;
   if (refused) return { issues: [{ path, message: `rule skipped: ${refused.reason}` }] };
   const issues: RuleIssue[] = [];
@@ -52,8 +68,20 @@ export function ruleFromText(path: string, text: string, provider: string): { ru
   return { rule, issues };
 }
 
-/** Loads the shipped rules. */
-export async function loadBuiltinRules(dir = BUILTIN_RULES_DIR): Promise<{ rules: SourceRule[]; issues: RuleIssue[] }> {
+/**
+ * Where the shipped rules' parses are kept across sessions (rulebook's parse store, next to the compiled rule
+ * sets), so a session loads no YAML parser for them; `false` when the compile cache is off.
+ */
+export function builtinParseStore(env: NodeJS.ProcessEnv = process.env): string | false {
+  const dir = defaultCacheDir(env);
+  return dir ? join(dir, "builtin-rules.json") : false;
+}
+
+/** Loads the shipped rules (parsed like any rule file, through rulebook's parse cache and store). */
+export async function loadBuiltinRules(
+  dir = BUILTIN_RULES_DIR,
+  store: string | false = builtinParseStore(),
+): Promise<{ rules: SourceRule[]; issues: RuleIssue[] }> {
   const rules: SourceRule[] = [];
   const issues: RuleIssue[] = [];
   let names: string[];
@@ -62,11 +90,20 @@ export async function loadBuiltinRules(dir = BUILTIN_RULES_DIR): Promise<{ rules
   } catch {
     return { rules, issues: [{ path: dir, message: "builtin rules folder is missing" }] };
   }
-  for (const n of names) {
-    const path = join(dir, n);
-    const { rule, issues: fileIssues } = ruleFromText(path, await readFile(path, "utf8"), BUILTIN_PROVIDER);
+  loadParseStore(store);
+  const paths = names.map((n) => join(dir, n));
+  for (const path of paths) {
+    let parsed: ParsedFrontmatter;
+    try {
+      parsed = (await readParsed(path, await stat(path))).parsed;
+    } catch (error) {
+      issues.push({ path, message: `rule skipped: it could not be read (${(error as Error).message})` });
+      continue;
+    }
+    const { rule, issues: fileIssues } = ruleFromParsed(path, parsed, BUILTIN_PROVIDER);
     if (rule) rules.push(rule);
     issues.push(...fileIssues);
   }
+  saveParseStore(store, paths);
   return { rules, issues };
 }

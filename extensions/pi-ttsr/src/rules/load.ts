@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { loadRules } from "@pi-rails/rulebook";
+import { loadRules } from "@pi-rails/rulebook/discovery";
 import { rulePathForModel } from "../delivery/rule-path.ts";
 import type { TtsrSettings } from "../settings/schema.ts";
 import { BUILTIN_PROVIDER, loadBuiltinRules, ruleFromText } from "./builtin.ts";

@@ -1,4 +1,4 @@
-import { Minimatch } from "minimatch";
+import { checkGlob } from "@pi-rails/rulebook/discovery";
 import type { MatchWindow } from "../matcher/compile.ts";
 import { splitLiteral } from "../matcher/compile.ts";
 import { translateInlineFlags } from "./inline-flags.ts";
@@ -124,18 +124,13 @@ const GLOB_CONDITION_TOOLS = ["edit", "write"] as const;
 /** The condition of a rule made only of glob conditions: any character written to a matching path. */
 export const ANY_CONTENT = "[\\s\\S]";
 
-/** Longest glob accepted (minimatch refuses 64 KB; a real glob is a few dozen characters). */
-const MAX_GLOB_LENGTH = 1024;
-
-/** Why a glob cannot be used, or undefined when minimatch can compile it. */
+/**
+ * Why a glob cannot be used (too long, can never match, brace sets that expand combinatorially), or undefined.
+ * The same check rulebook makes, without loading minimatch: globs compile on first use (`LazyGlob`).
+ */
 export function globProblem(glob: string): string | undefined {
-  if (glob.length > MAX_GLOB_LENGTH) return `glob is ${glob.length} characters long (limit ${MAX_GLOB_LENGTH})`;
-  try {
-    new Minimatch(glob, { dot: true, matchBase: !glob.includes("/"), nocomment: true }).makeRe();
-  } catch (error) {
-    return `glob ${JSON.stringify(glob)} cannot be compiled: ${(error as Error).message}`;
-  }
-  return undefined;
+  const check = checkGlob(glob);
+  return check.glob === undefined ? (check.issue?.message ?? `glob ${JSON.stringify(glob)} cannot be used`) : undefined;
 }
 
 /** Frontmatter keys read by pi-ttsr or by rulebook (for any format a TTSR rule may come from). */

@@ -1,4 +1,4 @@
-import type { Rule } from "@pi-rails/rulebook";
+import type { Rule } from "@pi-rails/rulebook/discovery";
 import type { MatchWindow } from "../matcher/compile.ts";
 
 /** The rule shape rulebook hands us (one parse per file, shared cache). Builtins are shaped the same. */

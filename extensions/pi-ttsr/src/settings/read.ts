@@ -1,13 +1,25 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_TTSR_SETTINGS, parseTtsrSettings, type SettingsIssue, type TtsrSettings } from "./schema.ts";
+import { DEFAULT_TTSR_SETTINGS, type SettingsIssue } from "./defaults.ts";
+import type { TtsrSettings } from "./schema.ts";
 
 /** pi's agent dir: `PI_CODING_AGENT_DIR` or `~/.pi/agent` (same rule as pi's `getAgentDir`). */
 export function defaultAgentDir(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env["PI_CODING_AGENT_DIR"];
   if (fromEnv) return fromEnv.startsWith("~/") ? join(homedir(), fromEnv.slice(2)) : fromEnv;
   return join(homedir(), ".pi", "agent");
+}
+
+/**
+ * Where pi-ttsr keeps what it computed for earlier sessions (compiled rule sets, the shipped rules' parses):
+ * `PI_TTSR_CACHE_DIR` (`off`: nowhere), else `<agent dir>/cache/pi-ttsr`.
+ */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const fromEnv = env["PI_TTSR_CACHE_DIR"];
+  if (fromEnv === "off") return undefined;
+  if (fromEnv) return fromEnv;
+  return join(defaultAgentDir(env), "cache", "pi-ttsr");
 }
 
 /** The settings files in precedence order (later wins): user, then project. */
@@ -40,6 +52,9 @@ export async function readTtsrSettings(
       json && typeof json === "object" && !Array.isArray(json) && Object.hasOwn(json, "ttsr")
         ? (json as Record<string, unknown>)["ttsr"]
         : undefined;
+    if (raw === undefined) continue;
+    // The schema (zod) is loaded only when there is something to validate: most sessions never pay for it.
+    const { parseTtsrSettings } = await import("./schema.ts");
     const parsed = parseTtsrSettings(raw, file, settings);
     settings = parsed.settings;
     issues.push(...parsed.issues);

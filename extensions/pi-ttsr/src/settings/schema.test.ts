@@ -3,9 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readTtsrSettings } from "./read.ts";
-import { DEFAULT_TTSR_SETTINGS, parseTtsrSettings } from "./schema.ts";
+import { DEFAULT_TTSR_SETTINGS, parseTtsrSettings, TtsrSettingsSchema } from "./schema.ts";
 
 describe("ttsr settings", () => {
+  it("the zod-free defaults are the schema's defaults", () => {
+    expect(DEFAULT_TTSR_SETTINGS).toEqual(TtsrSettingsSchema.parse({}));
+  });
+
   it("keeps valid keys and names the file and key of each bad one", () => {
     const { settings, issues } = parseTtsrSettings(
       { enabled: false, contextMode: "forget", repeatGap: 0, disabledRules: ["x"], extra: 1 },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_TTSR_SETTINGS, type SettingsIssue } from "./defaults.ts";
 
 /** The `ttsr` key of pi's settings files. Each field is validated on its own so one bad value loses nothing else. */
 export const TtsrSettingsSchema = z.object({
@@ -23,13 +24,7 @@ export const TtsrSettingsSchema = z.object({
 
 export type TtsrSettings = z.infer<typeof TtsrSettingsSchema>;
 
-export const DEFAULT_TTSR_SETTINGS: TtsrSettings = TtsrSettingsSchema.parse({});
-
-export interface SettingsIssue {
-  file: string;
-  key: string;
-  message: string;
-}
+export { DEFAULT_TTSR_SETTINGS, formatSettingsIssue, type SettingsIssue } from "./defaults.ts";
 
 /**
  * Validates one raw `ttsr` value key by key: valid keys are kept, each bad one yields an issue naming
@@ -75,8 +70,4 @@ export function parseTtsrSettings(
     }
   }
   return { settings: settings as TtsrSettings, issues };
-}
-
-export function formatSettingsIssue(issue: SettingsIssue): string {
-  return `${issue.file}: ${issue.key}: ${issue.message}`;
 }
