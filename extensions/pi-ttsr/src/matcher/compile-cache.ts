@@ -14,7 +14,7 @@ import { libraryVersions } from "./libs.ts";
  */
 
 /** Bump when what compilePattern produces changes shape or meaning. */
-const FORMAT = 3;
+const FORMAT = 4;
 
 const require = createRequire(import.meta.url);
 

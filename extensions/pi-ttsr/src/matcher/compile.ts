@@ -52,6 +52,11 @@ export interface CompiledPattern {
   maxLength: number;
   /** Characters past a match's end that can still change it (`\b`, `$`, `(?!...)`); Infinity when unbounded. */
   lookahead: number;
+  /**
+   * Characters past a match's end that any of its assertions read, positive lookaheads included
+   * (`x(?=[\s\S]*y)`: Infinity): text arriving that far after a match can complete it.
+   */
+  readAhead: number;
   /** Characters before a match's start its lookbehinds (`\b`, `^` with `m`, `(?<=...)`) read; Infinity: from 0. */
   lookbehind: number;
   /** Whether a match can contain a line feed (if not, a match never starts before the current line). */
@@ -247,6 +252,7 @@ class Builder {
       ...(nfa ? { nfa } : {}),
       maxLength: nfa ? longestWord(nfa) : this.facts.maxLength,
       lookahead: mode === "dfa" ? 0 : this.facts.settle,
+      readAhead: mode === "dfa" ? 0 : this.facts.readAhead,
       lookbehind: mode === "dfa" ? 0 : this.facts.lookbehind,
       crossesLines: nfa ? nfaReadsChar(nfa, 10) : crossesLinesOf(this.parser),
       dueFrom: 0,

@@ -66,6 +66,14 @@ describe("exactness: rule shapes that once fired wrongly or never", () => {
     },
   );
 
+  it("a zero-width condition on the native engine fires when a later delta completes its lookaheads", () => {
+    // `(?:a|a)?` matches empty text, so the conjunction cannot be split and runs natively; its match is at 0.
+    const source = "(?=[\\s\\S]*(?:a|a)?)(?=[\\s\\S]*ab)(?=[\\s\\S]*thena)";
+    const set = new PatternSet([{ source, flags: "", window: "accumulated" }]);
+    expect(set.patterns[0]?.mode).toBe("native");
+    expect(ours(set, ["ab\n", "thena"])).toEqual([1]);
+  });
+
   it("a match that only the end can decide fires at the end", () => {
     const set = new PatternSet([{ source: "a(?![\\s\\S]*b)", flags: "", window: "accumulated" }]);
     expect(ours(set, ["xa", "yz"])).toEqual([2]);
@@ -193,7 +201,12 @@ describe("exactness: generated rules against a full-buffer reference", () => {
           }
         },
       ),
-      { numRuns: Number(process.env.RUNS ?? 500) },
+      // CI replays one fixed seed (a landing never depends on the dice); local runs explore new ones, and
+      // `FC_SEED=<seed printed on a failure>` replays a failure.
+      {
+        numRuns: Number(process.env.RUNS ?? 500),
+        ...(process.env.FC_SEED || process.env.CI ? { seed: Number(process.env.FC_SEED ?? 20_261_123) } : {}),
+      },
     );
   });
 });

@@ -522,9 +522,11 @@ export class StreamMatcher {
       }
       return;
     }
-    // A newly settled match ends after `base - lookahead` (else it was found before): bound its start. An
-    // unbounded lookahead is looked at for LOOKAHEAD_HORIZON characters.
-    const settledUpTo = Math.max(0, base - (Number.isFinite(p.lookahead) ? p.lookahead : LOOKAHEAD_HORIZON));
+    // A newly settled match ends after `base - lookahead` (else it was found before), or after `base - readAhead`
+    // when this delta may have completed what a positive lookahead reads: bound its start. An unbounded settle
+    // lookahead is looked at for LOOKAHEAD_HORIZON characters; an unbounded positive one over the whole window.
+    const reach = Math.max(Number.isFinite(p.lookahead) ? p.lookahead : LOOKAHEAD_HORIZON, p.readAhead);
+    const settledUpTo = Math.max(0, base - reach);
     let from = 0;
     if (!p.crossesLines) from = this.text.lastNewlineBefore(settledUpTo, maxWindow) + 1;
     else if (Number.isFinite(p.maxLength)) from = Math.max(0, settledUpTo - p.maxLength);
