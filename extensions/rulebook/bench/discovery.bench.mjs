@@ -94,7 +94,8 @@ const child = (dist, cwd, home) => `
 const ti = performance.now();
 const { loadRules, compileGlobMatchers, matchRules } = await import(${JSON.stringify(dist)});
 const importMs = performance.now() - ti;
-const opts = { cwd: ${JSON.stringify(cwd)}, home: ${JSON.stringify(home)} };
+// No parse store: "cold" means every file is read and parsed (a store would serve them from the last run).
+const opts = { cwd: ${JSON.stringify(cwd)}, home: ${JSON.stringify(home)}, parseStore: false };
 const t0 = performance.now();
 const cold = await loadRules(opts);
 const coldMs = performance.now() - t0;
