@@ -32,7 +32,6 @@ export {
 } from "./matcher/compile.ts";
 export { JsonStringDecoder, pathsFromArgs } from "./matcher/json-strings.ts";
 export {
-  LOOKAHEAD_HORIZON,
   NATIVE_MAX_WINDOW,
   naiveFirstMatches,
   type PatternHit,

@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,7 +9,7 @@ import { libraryVersions } from "./libs.ts";
 /**
  * Compiled rule sets on disk, so a session whose rules did not change starts without parsing a regex or even
  * loading the regex libraries. Keyed by a hash of the patterns, this format, pi-ttsr's version and the regex
- * libraries' versions; written atomically (temp file, then rename); a file that does not parse or does not
+ * libraries' versions; written atomically (`write-file-atomic`); a file that does not parse or does not
  * fit is ignored and rewritten.
  */
 
@@ -97,16 +97,11 @@ function readCache(file: string, specs: readonly PatternSpec[]): CompileResult[]
 }
 
 function writeCache(dir: string, file: string, results: CompileResult[]): void {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(tmp, JSON.stringify({ format: FORMAT, results: results.map(toJson) }, replace));
-    renameSync(tmp, file);
-  } catch {
-    try {
-      rmSync(tmp, { force: true });
-    } catch {}
-  }
+    const writeFileAtomic = require("write-file-atomic") as typeof import("write-file-atomic");
+    writeFileAtomic.sync(file, JSON.stringify({ format: FORMAT, results: results.map(toJson) }, replace));
+  } catch {}
 }
 
 const INF = "Infinity";

@@ -11,12 +11,6 @@ import { TextBuffer } from "./text-buffer.ts";
 
 /** Native searches never look further back than this (bounds time on pathological long windows). */
 export const NATIVE_MAX_WINDOW = 64 * 1024;
-/**
- * An unbounded lookahead that refa could not inline (a negative one, say `(?![\s\S]*done)`) is decided on the
- * text so far, like the plain matcher does, for at most this many characters after the match; then the candidate
- * is dropped. Keeps the per-delta work bounded.
- */
-export const LOOKAHEAD_HORIZON = 1024;
 
 /**
  * Native work on one pattern in one delta may take this long (ms). A pattern over it on NATIVE_STRIKES deltas
@@ -523,10 +517,9 @@ export class StreamMatcher {
       return;
     }
     // A newly settled match ends after `base - lookahead` (else it was found before), or after `base - readAhead`
-    // when this delta may have completed what a positive lookahead reads: bound its start. An unbounded settle
-    // lookahead is looked at for LOOKAHEAD_HORIZON characters; an unbounded positive one over the whole window.
-    const reach = Math.max(Number.isFinite(p.lookahead) ? p.lookahead : LOOKAHEAD_HORIZON, p.readAhead);
-    const settledUpTo = Math.max(0, base - reach);
+    // when this delta may have completed what a positive lookahead reads: bound its start (an unbounded positive
+    // lookahead: the whole window).
+    const settledUpTo = Math.max(0, base - Math.max(p.lookahead, p.readAhead));
     let from = 0;
     if (!p.crossesLines) from = this.text.lastNewlineBefore(settledUpTo, maxWindow) + 1;
     else if (Number.isFinite(p.maxLength)) from = Math.max(0, settledUpTo - p.maxLength);

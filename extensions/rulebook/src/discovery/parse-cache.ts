@@ -41,7 +41,7 @@ const KEY = Symbol.for("@pi-rails/rulebook/parse-cache");
 /**
  * One cache per process, on `globalThis`: pi loads each extension through its own jiti instance,
  * so rulebook and pi-ttsr may hold separate copies of this module. Keyed by path, valid while
- * mtime and size are unchanged, so a second `loadRules` re-stats but does not re-read.
+ * size, mtime and ctime are unchanged, so a second `loadRules` re-stats but does not re-read.
  */
 export function sharedParseCache(): SharedCache {
   const g = globalThis as unknown as Record<symbol, SharedCache | undefined>;

@@ -70,7 +70,10 @@ describe("parse store: parses kept on disk across sessions", () => {
     expect(stored).toHaveLength(3);
     expect(stored.some((p: string) => p.endsWith("dated.md"))).toBe(false);
     clearParseCache();
+    const written = statSync(store).mtimeMs;
+    await new Promise((r) => setTimeout(r, 20));
     expect((await load()).rules.find((r) => r.name === "dated")?.meta["since"]).toBeInstanceOf(Date);
+    expect(statSync(store).mtimeMs).toBe(written); // the dated file is parsed again, the store is not rewritten
   });
 
   it("lives under the agent dir per project, moves with PI_RULEBOOK_CACHE_DIR, and `off` turns it off", () => {

@@ -99,9 +99,9 @@ export function saveParseStore(file: string | false, paths: Iterable<string>): v
   let changed = false;
   for (const path of new Set(paths)) {
     const entry: CacheEntry | undefined = cache.entries.get(cacheKey(path));
-    if (!entry) continue;
+    // What JSON cannot carry is parsed again each session; it must not make every session rewrite the store.
+    if (!entry || !isJsonData(entry.parsed)) continue;
     if (!entry.fromStore) changed = true;
-    if (!isJsonData(entry.parsed)) continue;
     entries.push({ path, mtimeMs: entry.mtimeMs, ctimeMs: entry.ctimeMs, size: entry.size, parsed: entry.parsed });
   }
   if (!changed && entries.length === storedCounts.get(file)) return;
