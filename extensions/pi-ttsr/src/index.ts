@@ -1,7 +1,7 @@
 /**
  * @pi-rails/pi-ttsr library: the incremental stream matcher, rule normalization, the TtsrManager (buffers,
  * repeat policy, decisions), delivery templates, settings and the CLI entry. The pi extension is
- * `src/extension.ts` (the package's `pi.extensions` entry); nothing here imports pi.
+ * `src/extension.ts` (bundled as the package's `pi.extensions` entry, `dist/pi/extension.js`); nothing here imports pi.
  */
 
 export { main as runCli, processIo, USAGE } from "./cli/main.ts";
@@ -19,7 +19,7 @@ export { type PathBase, rulePathForModel } from "./delivery/rule-path.ts";
 export { INTERRUPT_TEMPLATE, REMINDER_TEMPLATE, renderInterrupt, renderReminder } from "./delivery/templates.ts";
 export { buildRegistry } from "./manager/build-registry.ts";
 export { canFire, type FiringRecord, shouldInterrupt } from "./manager/policy.ts";
-export { gate, type RegisteredRule, RuleRegistry } from "./manager/registry.ts";
+export { admitsSource, gate, type RegisteredRule, RuleRegistry } from "./manager/registry.ts";
 export { ResponseBoundary } from "./manager/response-boundary.ts";
 export { type DeltaDecision, type DeltaInput, type RuleMatch, TtsrManager } from "./manager/ttsr-manager.ts";
 export {
@@ -32,6 +32,7 @@ export {
 } from "./matcher/compile.ts";
 export { JsonStringDecoder, pathsFromArgs } from "./matcher/json-strings.ts";
 export {
+  type Lane,
   NATIVE_MAX_WINDOW,
   naiveFirstMatches,
   type PatternHit,

@@ -32,13 +32,17 @@ function hitsOf(set: PatternSet, text: string): string {
 }
 
 describe("compile cache", () => {
-  it("compiles once, then reads the same patterns back (same modes, same matches)", () => {
+  it("compiles once, then reads the same patterns back (same fields, same modes, same matches)", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
     const first = compileAll(SPECS, dir);
     expect(first.cache).toBe("miss");
     expect(readdirSync(dir)).toEqual([`${cacheKey(SPECS)}.json`]);
     const second = compileAll(SPECS, dir);
     expect(second.cache).toBe("hit");
+    // Field for field, Infinity included (unbounded lengths and reaches, which JSON cannot carry as numbers).
+    expect(second.results).toEqual(first.results);
+    const unbounded = first.results.filter((r) => r.ok && r.pattern.maxLength === Number.POSITIVE_INFINITY);
+    expect(unbounded.length).toBeGreaterThan(0);
     const fresh = new PatternSet(SPECS);
     const cached = new PatternSet(SPECS, { compiled: second.results });
     expect(cached.patterns.map((p) => p?.mode)).toEqual(fresh.patterns.map((p) => p?.mode));

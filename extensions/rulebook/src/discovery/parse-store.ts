@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, extname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
 import { type CacheEntry, cacheKey, type ParsedFile, sharedParseCache } from "./parse-cache.ts";
 
 /**
@@ -20,21 +19,31 @@ let fingerprint: string | undefined;
 /** How many entries each store held when this process last read or wrote it (a file set that shrank is saved). */
 const storedCounts = new Map<string, number>();
 
-/** A hash of everything that decides what a parse yields: a changed parser never reads an older one's entries. */
+/** The parser's modules, read from the package's shipped src/ so every build of it hashes the same files. */
+const PARSER_SOURCES = ["frontmatter/parse", "frontmatter/fallback", "prompt/escape", "discovery/parse-cache"];
+
+/**
+ * A hash of everything that decides what a parse yields: a changed parser never reads an older one's entries.
+ * It must come out the same in every form this code runs in (src/ under tests, dist/, or bundled into another
+ * package's pi entry, as pi-ttsr does): two extensions sharing one store with different fingerprints would each
+ * reject and rewrite the other's store. So it hashes this package's src/ and versions, found by package name.
+ */
 function parserFingerprint(): string {
   if (fingerprint !== undefined) return fingerprint;
   const hash = createHash("sha256").update(`${FORMAT}`);
-  for (const pkg of ["../../package.json", "../package.json", "gray-matter/package.json"]) {
+  let root = "";
+  try {
+    const manifest = require.resolve("@pi-rails/rulebook/package.json");
+    root = dirname(manifest);
+    hash.update(`\0@pi-rails/rulebook@${(require(manifest) as { version?: string }).version}`);
+  } catch {}
+  try {
+    hash.update(`\0gray-matter@${(require("gray-matter/package.json") as { version?: string }).version}`);
+  } catch {}
+  for (const file of PARSER_SOURCES) {
     try {
-      const { name, version } = require(pkg) as { name?: string; version?: string };
-      if (name === "@pi-rails/rulebook" || name === "gray-matter") hash.update(`\0${name}@${version}`);
-    } catch {}
-  }
-  const here = dirname(fileURLToPath(import.meta.url));
-  const ext = extname(fileURLToPath(import.meta.url));
-  for (const file of ["../frontmatter/parse", "../frontmatter/fallback", "../prompt/escape", "./parse-cache"]) {
-    try {
-      hash.update(readFileSync(join(here, `${file}${ext}`)));
+      if (!root) throw new Error("package not found");
+      hash.update(readFileSync(join(root, "src", `${file}.ts`)));
     } catch {
       hash.update(`\0missing ${file}`);
     }

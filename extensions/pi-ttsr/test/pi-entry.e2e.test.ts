@@ -1,0 +1,104 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { RuleRegistry } from "../src/manager/registry.ts";
+import { loadTtsrRules } from "../src/rules/load.ts";
+import { DEFAULT_TTSR_SETTINGS } from "../src/settings/defaults.ts";
+import { ruleFile } from "./helpers.ts";
+
+const E2E_TIMEOUT_MS = 180_000;
+const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
+const RULEBOOK_DIR = join(PACKAGE_DIR, "..", "rulebook");
+const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8")) as {
+  pi: { extensions: string[] };
+};
+
+let server: ModelServer | undefined;
+let home: CliHome | undefined;
+afterEach(async () => {
+  await server?.close();
+  home?.dispose();
+  server = undefined;
+  home = undefined;
+}, E2E_TIMEOUT_MS);
+
+// What pi loads is the bundled entry (rolldown.config.mjs): one module and its lazy chunks, not the ~60 modules of
+// src/ and the workspace packages that made up most of pi-ttsr's start-up cost under pi's module loader.
+describe("the pi entry (pi.extensions)", { timeout: E2E_TIMEOUT_MS }, () => {
+  it("is the bundle, and loading it reads no other module of pi-rails nor any npm dependency", () => {
+    expect(manifest.pi.extensions).toEqual(["./dist/pi/extension.js"]);
+    const entry = join(PACKAGE_DIR, manifest.pi.extensions[0]!);
+    // A loader hook in a fresh process records every module the import loads.
+    const hooks = `export async function load(url, context, next) { console.log("LOADED " + url); return next(url, context); }`;
+    const register = `import { register } from "node:module"; register(${JSON.stringify(
+      `data:text/javascript,${encodeURIComponent(hooks)}`,
+    )});`;
+    const out = execFileSync(
+      process.execPath,
+      [
+        "--import",
+        `data:text/javascript,${encodeURIComponent(register)}`,
+        "--input-type=module",
+        "-e",
+        `const m = await import(${JSON.stringify(pathToFileURL(entry).href)}); console.log("DEFAULT " + typeof m.default);`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(out).toContain("DEFAULT function");
+    const loaded = out
+      .split("\n")
+      .filter((line) => line.startsWith("LOADED file:"))
+      .map((line) => fileURLToPath(line.slice("LOADED ".length)));
+    expect(loaded).toContain(entry);
+    for (const file of loaded) expect(dirname(file), file).toBe(join(PACKAGE_DIR, "dist", "pi"));
+  });
+
+  it("keys its caches as the unbundled code does: rulebook keeps the bundle's parse store, src reads its compile cache", async () => {
+    server = await startModelServer({ script: () => ({ text: "Nothing to see here.", chunkSize: 8 }) });
+    home = prepareCliHome({
+      server,
+      files: {
+        ".pi/rules/no-eval.md": ruleFile(
+          { description: "no eval", condition: "\\beval\\(", scope: "text" },
+          "No eval.",
+        ),
+        ".pi/rules/style.md": ruleFile({ description: "style", globs: "src/**/*.ts" }, "Use the style."),
+      },
+    });
+    const first = await runPi(["-e", PACKAGE_DIR, "-p", "hello"], { home });
+    expect(first.code, first.stderr).toBe(0);
+    const storeDir = join(home.agentDir, "cache", "rulebook");
+    const [store] = readdirSync(storeDir);
+    expect(store).toBeDefined();
+    const storePath = join(storeDir, store!);
+    const written = { text: readFileSync(storePath, "utf8"), mtimeMs: statSync(storePath).mtimeMs };
+    expect(JSON.parse(written.text).entries.length).toBeGreaterThanOrEqual(2);
+
+    // rulebook's own extension (its src/, through pi's loader) accepts the store the bundle wrote: it does not
+    // reject it as another parser's and rewrite it, which two extensions would then do to each other every session.
+    const second = await runPi(["-e", RULEBOOK_DIR, "-p", "hello"], { home });
+    expect(second.code, second.stderr).toBe(0);
+    expect(readFileSync(storePath, "utf8")).toBe(written.text);
+    expect(statSync(storePath).mtimeMs).toBe(written.mtimeMs);
+
+    // The compile cache the bundle wrote is the one the unbundled compiler looks for.
+    const loaded = await loadTtsrRules({
+      cwd: home.cwd,
+      agentDir: home.agentDir,
+      home: home.home,
+      settings: DEFAULT_TTSR_SETTINGS,
+    });
+    expect(loaded.rules.map((r) => r.name)).toContain("no-eval");
+    // The bundle found the shipped rules too (their folder is resolved from the module's own location).
+    expect(loaded.rules.filter((r) => r.builtin)).toHaveLength(4);
+    const builtinStore = JSON.parse(
+      readFileSync(join(home.agentDir, "cache", "pi-ttsr", "builtin-rules.json"), "utf8"),
+    );
+    expect(JSON.stringify(builtinStore)).toContain(join(PACKAGE_DIR, "rules", "no-force-push.mdc"));
+    const registry = new RuleRegistry(loaded.rules, { cacheDir: join(home.agentDir, "cache", "pi-ttsr") });
+    expect(registry.compileCache).toBe("hit");
+  });
+});
