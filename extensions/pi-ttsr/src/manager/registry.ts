@@ -144,12 +144,33 @@ export class RuleRegistry {
     this.issues.push({ rule: rule.name, path: rule.path, message: `not registered: ${reason}` });
   }
 
+  private readonly bySource = new Map<StreamSource, readonly number[]>();
+
+  /** The pattern ids a stream of `source` must run: those of rules whose scope can pass it (see admitsSource). */
+  patternsFor(source: StreamSource): readonly number[] {
+    let ids = this.bySource.get(source);
+    if (!ids) {
+      ids = this.rules.filter((entry) => admitsSource(entry, source)).flatMap((entry) => entry.patterns);
+      this.bySource.set(source, ids);
+    }
+    return ids;
+  }
+
   byName(name: string): RegisteredRule | undefined {
     return this.rules.find((r) => r.rule.name === name);
   }
 }
 
 export type GateVerdict = "pass" | "fail" | "needs-path";
+
+/**
+ * Whether `gate` can ever pass this rule on a stream of `source`, before anything of the stream is known: prose
+ * and thinking need that source in the scope and no file gate; tool streams need a tool scope.
+ */
+export function admitsSource(entry: RegisteredRule, source: StreamSource): boolean {
+  if (source === "tool") return entry.toolScopes.length > 0;
+  return entry.rule.scope[source] && !entry.globs;
+}
 
 /**
  * Whether a rule applies to a stream: its scope (source, tool name, tool glob) and its `globs` file gate.

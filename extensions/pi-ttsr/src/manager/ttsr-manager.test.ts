@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_TTSR_SETTINGS, type TtsrSettings } from "../settings/schema.ts";
 import { testRule } from "../testing/rule-fixture.ts";
+import { admitsSource, gate } from "./registry.ts";
 import { TtsrManager } from "./ttsr-manager.ts";
 
 const rule = testRule;
@@ -119,6 +120,54 @@ describe("matching decisions", () => {
       );
     }
     expect(names).toEqual([]);
+  });
+
+  it("a stream runs only the patterns of rules its source can pass (the rest cost it nothing)", () => {
+    const m = new TtsrManager([
+      rule("prose", { scope: { text: true, thinking: false, tools: [] } }),
+      rule("tools", { scope: { text: false, thinking: false, tools: [{ name: "bash" }] } }),
+      rule("edits", { scope: { text: true, thinking: true, tools: [{ glob: "*.ts" }] }, globs: ["src/**"] }),
+    ]);
+    const names = (source: "text" | "thinking" | "tool") =>
+      m.registry.patternsFor(source).map((id) => m.registry.rules[m.registry.patternOwner[id]!]!.rule.name);
+    expect(names("text")).toEqual(["prose"]);
+    expect(names("thinking")).toEqual([]);
+    expect(names("tool")).toEqual(["tools", "edits"]);
+    // Never narrower than the gate: whatever a stream could fire on, it runs.
+    const scopeArb = fc.record({
+      text: fc.boolean(),
+      thinking: fc.boolean(),
+      tools: fc.array(
+        fc.record({
+          name: fc.option(fc.constantFrom("bash", "edit"), { nil: undefined }),
+          glob: fc.option(fc.constant("*.ts"), { nil: undefined }),
+        }),
+        { maxLength: 2 },
+      ),
+    });
+    fc.assert(
+      fc.property(
+        scopeArb,
+        fc.boolean(),
+        fc.constantFrom("text", "thinking", "tool"),
+        fc.constantFrom("bash", "edit"),
+        fc.constantFrom([], ["a.ts"], ["b.md"]),
+        (scope, withGlobs, source, toolName, paths) => {
+          const tools = scope.tools.map((t) => ({
+            ...(t.name ? { name: t.name } : {}),
+            ...(t.glob ? { glob: t.glob } : {}),
+          }));
+          const registry = new TtsrManager([
+            rule("r", { scope: { ...scope, tools }, ...(withGlobs ? { globs: ["*.ts"] } : {}) }),
+          ]).registry;
+          const entry = registry.rules[0];
+          if (!entry) return;
+          if (gate(entry, source, toolName, paths) !== "fail") expect(admitsSource(entry, source)).toBe(true);
+          expect(registry.patternsFor(source).length > 0).toBe(admitsSource(entry, source));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("a globs gate never fires on prose", () => {

@@ -196,7 +196,7 @@ export class TtsrManager {
     let stream = this.streams.get(key);
     if (!stream) {
       stream = {
-        matcher: this.registry.patternSet.stream(),
+        matcher: this.registry.patternSet.stream(this.registry.patternsFor(input.source)),
         source: input.source,
         paths: [],
         awaitingPath: new Map(),

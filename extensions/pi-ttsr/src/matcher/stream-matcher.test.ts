@@ -122,6 +122,22 @@ describe("StreamMatcher", () => {
     expect(modes[24]).toBe("dfa");
   });
 
+  it("a stream restricted to some patterns reports only those, under the whole set's ids", () => {
+    fc.assert(
+      fc.property(textArb, fc.uniqueArray(fc.nat({ max: SPECS.length - 1 })), (text, picked) => {
+        const only = [...picked].sort((a, b) => a - b);
+        const hitsOf = (m: ReturnType<PatternSet["stream"]>) => [...[...text].flatMap((c) => m.push(c)), ...m.finish()];
+        const everything = hitsOf(set.stream()).filter((h) => only.includes(h.pattern));
+        expect(hitsOf(set.stream(only))).toEqual(everything);
+      }),
+      { numRuns: 200 },
+    );
+    // No pattern: no work, whatever streams.
+    const idle = set.stream([]);
+    expect(idle.push("bad( eval( any TODO ".repeat(50))).toEqual([]);
+    expect(idle.automatonStates).toBe(1);
+  });
+
   it("fires on the same delta as a full-buffer matcher, for random texts and chunkings", () => {
     fc.assert(
       fc.property(textArb, fc.array(fc.nat(), { maxLength: 60 }), (text, cuts) => {

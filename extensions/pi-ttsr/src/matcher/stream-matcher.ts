@@ -33,6 +33,16 @@ export interface PatternSetOptions {
   nativeBudgetMs?: number;
 }
 
+/**
+ * The units one kind of stream runs (prose, thinking, tool calls): its own automaton over just those units, and
+ * the ones it checks natively. A stream whose source no rule watches does no work at all.
+ */
+export interface Lane {
+  readonly dfa: LazyDfa;
+  readonly nativeIds: readonly number[];
+  readonly chunkIds: readonly number[];
+}
+
 export interface Suspension {
   pattern: number;
   reason: string;
@@ -42,6 +52,7 @@ export interface Suspension {
 export class PatternSet {
   readonly patterns: ReadonlyArray<CompiledPattern | undefined>;
   readonly errors: ReadonlyArray<string | undefined>;
+  /** The automaton over every pattern (what `stream()` without a restriction runs). */
   readonly dfa: LazyDfa;
   /**
    * What the matcher runs: each pattern, or the parts of an `all-of` pattern. `unitOwner[u]` is the pattern id.
@@ -74,17 +85,42 @@ export class PatternSet {
         if (unit.mode === "chunk") this.chunkIds.push(u);
       }
     });
-    this.dfa = new LazyDfa(
-      this.units.map((p) =>
-        p.nfa && (p.mode === "dfa" || p.mode === "dfa-verify")
-          ? { nfa: p.nfa, lineMode: p.spec.window === "line" }
-          : undefined,
-      ),
-    );
+    this.fullLane = this.laneOf(() => true);
+    this.dfa = this.fullLane.dfa;
   }
 
-  stream(): StreamMatcher {
-    return new StreamMatcher(this);
+  /** The lane of every pattern: what a stream without a restriction runs. */
+  readonly fullLane: Lane;
+  private readonly lanes = new Map<string, Lane>();
+
+  /**
+   * A matcher for one stream. `patterns` restricts it to those pattern ids (ids and hits stay those of the whole
+   * set); the automaton for each distinct restriction is built once and shared by the streams that use it.
+   */
+  stream(patterns?: readonly number[]): StreamMatcher {
+    if (!patterns) return new StreamMatcher(this, this.fullLane);
+    const key = patterns.join(",");
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      const wanted = new Set(patterns);
+      lane = this.laneOf((unit) => wanted.has(this.unitOwner[unit]!));
+      this.lanes.set(key, lane);
+    }
+    return new StreamMatcher(this, lane);
+  }
+
+  private laneOf(includes: (unit: number) => boolean): Lane {
+    return {
+      dfa: new LazyDfa(
+        this.units.map((p, u) =>
+          includes(u) && p.nfa && (p.mode === "dfa" || p.mode === "dfa-verify")
+            ? { nfa: p.nfa, lineMode: p.spec.window === "line" }
+            : undefined,
+        ),
+      ),
+      nativeIds: this.nativeIds.filter(includes),
+      chunkIds: this.chunkIds.filter(includes),
+    };
   }
 
   /** Called once per suspended pattern (e.g. to surface it as a rule issue). */
@@ -178,8 +214,11 @@ export class StreamMatcher {
   private spent: Map<number, number> | undefined;
   private deltaMs = 0;
 
-  constructor(private readonly set: PatternSet) {
-    this.state = set.dfa.start;
+  constructor(
+    private readonly set: PatternSet,
+    private readonly lane: Lane = set.fullLane,
+  ) {
+    this.state = lane.dfa.start;
   }
 
   /** Everything pushed so far. */
@@ -189,6 +228,11 @@ export class StreamMatcher {
 
   get length(): number {
     return this.text.length;
+  }
+
+  /** States this stream's automaton has built so far (shared with the streams of the same restriction). */
+  get automatonStates(): number {
+    return this.lane.dfa.stateCount;
   }
 
   hasMatched(pattern: number): boolean {
@@ -201,7 +245,7 @@ export class StreamMatcher {
     let hits = NO_HITS;
     const base = this.text.length;
     this.text.append(chunk);
-    const dfa = this.set.dfa;
+    const dfa = this.lane.dfa;
     let s = this.state;
     let lineStart = this.lineStart;
     for (let i = 0; i < chunk.length; i++) {
@@ -215,15 +259,15 @@ export class StreamMatcher {
     }
     this.state = s;
     this.lineStart = lineStart;
-    if (this.candidates.size === 0 && this.set.nativeIds.length === 0 && this.set.chunkIds.length === 0) return hits;
+    if (this.candidates.size === 0 && this.lane.nativeIds.length === 0 && this.lane.chunkIds.length === 0) return hits;
     if (hits === NO_HITS) hits = [];
     this.spent = undefined;
     this.deltaMs = 0;
     if (this.candidates.size !== 0) this.verifyCandidates(hits, false);
-    for (const id of this.set.nativeIds) {
+    for (const id of this.lane.nativeIds) {
       if (!this.matched.has(id) && !this.set.isSuspendedUnit(id)) this.runNative(id, base, hits, false);
     }
-    for (const id of this.set.chunkIds) {
+    for (const id of this.lane.chunkIds) {
       if (this.matched.has(id) || this.set.isSuspendedUnit(id)) continue;
       const re = this.set.units[id]!.regex;
       re.lastIndex = 0;
@@ -246,7 +290,7 @@ export class StreamMatcher {
     this.spent = undefined;
     this.deltaMs = 0;
     if (this.candidates.size !== 0) this.verifyCandidates(hits, true);
-    for (const id of this.set.nativeIds) {
+    for (const id of this.lane.nativeIds) {
       if (!this.matched.has(id) && !this.set.isSuspendedUnit(id)) this.runNative(id, this.text.length, hits, true);
     }
     return hits.length === 0 ? NO_HITS : hits;
