@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PatternSet, TtsrManager } from "../dist/index.js";
 import { compileAll } from "../dist/matcher/compile-cache.js";
+import { runModuleLoadBench } from "./module-load.mjs";
 import { pathologicalCases, runStreamed } from "./pathological.mjs";
 import { runStartupBench } from "./startup.mjs";
 import { benchRules, benchText, deltas, verifyHeavyRules, verifyHeavyText } from "./workload.mjs";
@@ -193,11 +194,16 @@ try {
 }
 
 const startup = process.argv.includes("--no-cli") ? undefined : await runStartupBench();
+const moduleLoad = process.argv.includes("--no-cli") ? undefined : runModuleLoadBench();
 
 if (json) {
   const heavy = { rules: heavySpecs.length, modes: heavyModes, rows: heavyRows };
   console.log(
-    JSON.stringify({ rules: specs.length, modes, rows, heavy, pathologicalRows, compileRow, startup }, null, 2),
+    JSON.stringify(
+      { rules: specs.length, modes, rows, heavy, pathologicalRows, compileRow, startup, moduleLoad },
+      null,
+      2,
+    ),
   );
 } else {
   console.log(
@@ -214,8 +220,12 @@ if (json) {
   console.table([compileRow]);
   if (startup) {
     console.log(
-      `\nstart-up: the real pi -p, ${startup.answerKb} KB answer matching no rule, median of ${startup.rounds} runs:`,
+      `\nstart-up: the real pi -p, ${startup.answerKb} KB answer matching no rule, ${startup.rounds} rounds (pairedRatio: median of the per-round ratios):`,
     );
     console.table(startup.rows);
+  }
+  if (moduleLoad) {
+    console.log(`\nmodule load through pi's loader (jiti), fresh processes, ${moduleLoad.rounds} rounds:`);
+    console.table(moduleLoad.rows);
   }
 }
