@@ -16,6 +16,8 @@ export default defineConfig({
     format: "esm",
     entryFileNames: "[name].js",
     chunkFileNames: "[name]-[hash].js",
+    // Comments are most of the bytes pi's loader reads, hashes and parses; the source map leads back to src/.
+    comments: false,
     sourcemap: true,
   },
 });

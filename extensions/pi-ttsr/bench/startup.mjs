@@ -1,12 +1,15 @@
 // Start-up cost: the real `pi -p` against the loopback model server, with and without pi-ttsr, side by side in
 // one run. Each configuration answers the same 64 KB response that matches no rule, so the ratio is what
 // pi-ttsr adds to a whole run (module load, rule discovery, compiling or reading the compiled rules, matching).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import { prepareCliHome, resolvePiCli, runPi, startModelServer } from "@pi-rails/testkit";
 import { benchRules, benchText } from "./workload.mjs";
 
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
+const CPU_PROBE = join(dirname(fileURLToPath(import.meta.url)), "cpu-probe.mjs");
 const ANSWER_KB = 64;
 
 function ruleFiles(count) {
@@ -28,8 +31,18 @@ export async function runStartupBench({ rounds = Number(process.env.TTSR_STARTUP
   const answer = benchText(ANSWER_KB * 1024);
   const server = await startModelServer({ script: () => ({ text: answer, chunkSize: 256 }) });
   const rules = ruleFiles(200);
+  const scratch = mkdtempSync(join(tmpdir(), "ttsr-startup-"));
+  // What any extension package costs pi (finding, loading and calling it): the floor under pi-ttsr's own part.
+  const emptyPackage = join(scratch, "empty-extension");
+  mkdirSync(emptyPackage);
+  writeFileSync(
+    join(emptyPackage, "package.json"),
+    JSON.stringify({ name: "empty-extension", type: "module", pi: { extensions: ["./extension.js"] } }),
+  );
+  writeFileSync(join(emptyPackage, "extension.js"), "export default function () {}\n");
   const configs = [
     { name: "pi without pi-ttsr (200 rule files present)", args: [], files: rules },
+    { name: "pi with an empty extension package", args: ["-e", emptyPackage], files: {} },
     { name: "pi-ttsr, 4 builtin rules", args: ["-e", PACKAGE_DIR], files: {} },
     { name: "pi-ttsr, 200 rules + builtins", args: ["-e", PACKAGE_DIR], files: rules },
     {
@@ -41,25 +54,37 @@ export async function runStartupBench({ rounds = Number(process.env.TTSR_STARTUP
   ];
   const homes = configs.map((c) => prepareCliHome({ server, files: c.files }));
   const times = configs.map(() => []);
+  const cpu = configs.map(() => []);
+  const cpuOut = join(scratch, "cpu");
+  const piCli = resolvePiCli();
   try {
     // One untimed run each first (fills the compile cache and the page cache, as any earlier session would).
     for (let round = -1; round < rounds; round++) {
       for (const [i, c] of configs.entries()) {
-        const run = await runPi([...c.args, "-p", "write the module"], { home: homes[i], env: c.env });
+        const run = await runPi([...c.args, "-p", "write the module"], {
+          home: homes[i],
+          env: { ...c.env, PI_TTSR_CPU_OUT: cpuOut, PI_TTSR_PI_CLI: piCli },
+          piCli: CPU_PROBE,
+        });
         if (run.code !== 0) throw new Error(`${c.name}: pi exited ${run.code}: ${run.stderr}`);
         if (!run.stdout.includes(answer.slice(-200))) throw new Error(`${c.name}: answer cut short (a rule fired?)`);
-        if (round >= 0) times[i].push(run.durationMs);
+        if (round >= 0) {
+          times[i].push(run.durationMs);
+          cpu[i].push(Number(readFileSync(cpuOut, "utf8")));
+        }
       }
     }
   } finally {
     for (const h of homes) h.dispose();
+    rmSync(scratch, { recursive: true, force: true });
     await server.close();
   }
   const base = median(times[0]);
   const baseMin = Math.min(...times[0]);
   // On a shared machine one run's noise (±100 ms) is the size of the goal, and it drifts over a run. Each round
   // runs every configuration back to back, so the ratio within a round (`pairedRatio`, the median over rounds)
-  // cancels the drift; the ratio of medians and of minimums are printed beside it.
+  // cancels the drift; the ratio of medians and of minimums are printed beside it. `cpuRatio` is the same paired
+  // ratio for the process's CPU time (user + system), which other processes on the machine disturb far less.
   const rows = configs.map((c, i) => ({
     config: c.name,
     medianMs: median(times[i]),
@@ -67,6 +92,8 @@ export async function runStartupBench({ rounds = Number(process.env.TTSR_STARTUP
     pairedRatio: +median(times[i].map((t, round) => t / times[0][round])).toFixed(3),
     ratio: +(median(times[i]) / base).toFixed(3),
     minRatio: +(Math.min(...times[i]) / baseMin).toFixed(3),
+    cpuMs: Math.round(median(cpu[i])),
+    cpuRatio: +median(cpu[i].map((t, round) => t / cpu[0][round])).toFixed(3),
   }));
   return { rounds, answerKb: ANSWER_KB, rows };
 }
