@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import { describe, expect, it } from "vitest";
 import { RuleRegistry } from "../src/manager/registry.ts";
 import { loadTtsrRules } from "../src/rules/load.ts";
 import { DEFAULT_TTSR_SETTINGS } from "../src/settings/defaults.ts";
@@ -15,15 +15,6 @@ const RULEBOOK_DIR = join(PACKAGE_DIR, "..", "rulebook");
 const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8")) as {
   pi: { extensions: string[] };
 };
-
-let server: ModelServer | undefined;
-let home: CliHome | undefined;
-afterEach(async () => {
-  await server?.close();
-  home?.dispose();
-  server = undefined;
-  home = undefined;
-}, E2E_TIMEOUT_MS);
 
 // What pi loads is the bundled entry (rolldown.config.mjs): one module and its lazy chunks, not the ~60 modules of
 // src/ and the workspace packages that made up most of pi-ttsr's start-up cost under pi's module loader.
@@ -57,8 +48,8 @@ describe("the pi entry (pi.extensions)", { timeout: E2E_TIMEOUT_MS }, () => {
   });
 
   it("keys its caches as the unbundled code does: rulebook keeps the bundle's parse store, src reads its compile cache", async () => {
-    server = await startModelServer({ script: () => ({ text: "Nothing to see here.", chunkSize: 8 }) });
-    home = prepareCliHome({
+    const server = await startModelServer({ script: () => ({ text: "Nothing to see here.", chunkSize: 8 }) });
+    const home = prepareCliHome({
       server,
       files: {
         ".pi/rules/no-eval.md": ruleFile(
@@ -68,37 +59,42 @@ describe("the pi entry (pi.extensions)", { timeout: E2E_TIMEOUT_MS }, () => {
         ".pi/rules/style.md": ruleFile({ description: "style", globs: "src/**/*.ts" }, "Use the style."),
       },
     });
-    const first = await runPi(["-e", PACKAGE_DIR, "-p", "hello"], { home });
-    expect(first.code, first.stderr).toBe(0);
-    const storeDir = join(home.agentDir, "cache", "rulebook");
-    const [store] = readdirSync(storeDir);
-    expect(store).toBeDefined();
-    const storePath = join(storeDir, store!);
-    const written = { text: readFileSync(storePath, "utf8"), mtimeMs: statSync(storePath).mtimeMs };
-    expect(JSON.parse(written.text).entries.length).toBeGreaterThanOrEqual(2);
+    try {
+      const first = await runPi(["-e", PACKAGE_DIR, "-p", "hello"], { home });
+      expect(first.code, first.stderr).toBe(0);
+      const storeDir = join(home.agentDir, "cache", "rulebook");
+      const [store] = readdirSync(storeDir);
+      expect(store).toBeDefined();
+      const storePath = join(storeDir, store!);
+      const written = { text: readFileSync(storePath, "utf8"), mtimeMs: statSync(storePath).mtimeMs };
+      expect(JSON.parse(written.text).entries.length).toBeGreaterThanOrEqual(2);
 
-    // rulebook's own extension (its src/, through pi's loader) accepts the store the bundle wrote: it does not
-    // reject it as another parser's and rewrite it, which two extensions would then do to each other every session.
-    const second = await runPi(["-e", RULEBOOK_DIR, "-p", "hello"], { home });
-    expect(second.code, second.stderr).toBe(0);
-    expect(readFileSync(storePath, "utf8")).toBe(written.text);
-    expect(statSync(storePath).mtimeMs).toBe(written.mtimeMs);
+      // rulebook's own extension (its src/, through pi's loader) accepts the store the bundle wrote: it does not
+      // reject it as another parser's and rewrite it, which two extensions would then do to each other every session.
+      const second = await runPi(["-e", RULEBOOK_DIR, "-p", "hello"], { home });
+      expect(second.code, second.stderr).toBe(0);
+      expect(readFileSync(storePath, "utf8")).toBe(written.text);
+      expect(statSync(storePath).mtimeMs).toBe(written.mtimeMs);
 
-    // The compile cache the bundle wrote is the one the unbundled compiler looks for.
-    const loaded = await loadTtsrRules({
-      cwd: home.cwd,
-      agentDir: home.agentDir,
-      home: home.home,
-      settings: DEFAULT_TTSR_SETTINGS,
-    });
-    expect(loaded.rules.map((r) => r.name)).toContain("no-eval");
-    // The bundle found the shipped rules too (their folder is resolved from the module's own location).
-    expect(loaded.rules.filter((r) => r.builtin)).toHaveLength(4);
-    const builtinStore = JSON.parse(
-      readFileSync(join(home.agentDir, "cache", "pi-ttsr", "builtin-rules.json"), "utf8"),
-    );
-    expect(JSON.stringify(builtinStore)).toContain(join(PACKAGE_DIR, "rules", "no-force-push.mdc"));
-    const registry = new RuleRegistry(loaded.rules, { cacheDir: join(home.agentDir, "cache", "pi-ttsr") });
-    expect(registry.compileCache).toBe("hit");
+      // The compile cache the bundle wrote is the one the unbundled compiler looks for.
+      const loaded = await loadTtsrRules({
+        cwd: home.cwd,
+        agentDir: home.agentDir,
+        home: home.home,
+        settings: DEFAULT_TTSR_SETTINGS,
+      });
+      expect(loaded.rules.map((r) => r.name)).toContain("no-eval");
+      expect(loaded.rules.filter((r) => r.builtin)).toHaveLength(4);
+      // The bundle found the shipped rules too (their folder is resolved from the module's own location).
+      const builtinStore = JSON.parse(
+        readFileSync(join(home.agentDir, "cache", "pi-ttsr", "builtin-rules.json"), "utf8"),
+      );
+      expect(JSON.stringify(builtinStore)).toContain(join(PACKAGE_DIR, "rules", "no-force-push.mdc"));
+      const registry = new RuleRegistry(loaded.rules, { cacheDir: join(home.agentDir, "cache", "pi-ttsr") });
+      expect(registry.compileCache).toBe("hit");
+    } finally {
+      home.dispose();
+      await server.close();
+    }
   });
 });
