@@ -1,8 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import { fileURLToPath } from "node:url";
+import { clearParseCache, parseCacheStats } from "@pi-rails/rulebook";
+import { modulesLoadedBy, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
 import { describe, expect, it } from "vitest";
 import { RuleRegistry } from "../src/manager/registry.ts";
 import { loadTtsrRules } from "../src/rules/load.ts";
@@ -16,35 +16,16 @@ const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf
   pi: { extensions: string[] };
 };
 
-// What pi loads is the bundled entry (rolldown.config.mjs): one module and its lazy chunks, not the ~60 modules of
+// What pi loads is the bundled entry (scripts/bundle-extension.mjs): one module and its lazy chunks, not the ~60 modules of
 // src/ and the workspace packages that made up most of pi-ttsr's start-up cost under pi's module loader.
 describe("the pi entry (pi.extensions)", { timeout: E2E_TIMEOUT_MS }, () => {
   it("is the bundle, and loading it reads no other module of pi-rails nor any npm dependency", () => {
     expect(manifest.pi.extensions).toEqual(["./dist/pi/extension.js"]);
     const entry = join(PACKAGE_DIR, manifest.pi.extensions[0]!);
-    // A loader hook in a fresh process records every module the import loads.
-    const hooks = `export async function load(url, context, next) { console.log("LOADED " + url); return next(url, context); }`;
-    const register = `import { register } from "node:module"; register(${JSON.stringify(
-      `data:text/javascript,${encodeURIComponent(hooks)}`,
-    )});`;
-    const out = execFileSync(
-      process.execPath,
-      [
-        "--import",
-        `data:text/javascript,${encodeURIComponent(register)}`,
-        "--input-type=module",
-        "-e",
-        `const m = await import(${JSON.stringify(pathToFileURL(entry).href)}); console.log("DEFAULT " + typeof m.default);`,
-      ],
-      { encoding: "utf8" },
-    );
-    expect(out).toContain("DEFAULT function");
-    const loaded = out
-      .split("\n")
-      .filter((line) => line.startsWith("LOADED file:"))
-      .map((line) => fileURLToPath(line.slice("LOADED ".length)));
-    expect(loaded).toContain(entry);
-    for (const file of loaded) expect(dirname(file), file).toBe(join(PACKAGE_DIR, "dist", "pi"));
+    const { files, defaultExport } = modulesLoadedBy(entry);
+    expect(defaultExport).toBe("function");
+    expect(files).toContain(entry);
+    for (const file of files) expect(dirname(file), file).toBe(join(PACKAGE_DIR, "dist", "pi"));
   });
 
   it("keys its caches as the unbundled code does: rulebook keeps the bundle's parse store, src reads its compile cache", async () => {
@@ -69,14 +50,16 @@ describe("the pi entry (pi.extensions)", { timeout: E2E_TIMEOUT_MS }, () => {
       const written = { text: readFileSync(storePath, "utf8"), mtimeMs: statSync(storePath).mtimeMs };
       expect(JSON.parse(written.text).entries.length).toBeGreaterThanOrEqual(2);
 
-      // rulebook's own extension (its src/, through pi's loader) accepts the store the bundle wrote: it does not
-      // reject it as another parser's and rewrite it, which two extensions would then do to each other every session.
+      // rulebook's own extension (its own bundle) accepts the store pi-ttsr's bundle wrote: it does not reject it as
+      // another parser's and rewrite it, which two extensions would then do to each other every session.
       const second = await runPi(["-e", RULEBOOK_DIR, "-p", "hello"], { home });
       expect(second.code, second.stderr).toBe(0);
       expect(readFileSync(storePath, "utf8")).toBe(written.text);
       expect(statSync(storePath).mtimeMs).toBe(written.mtimeMs);
 
-      // The compile cache the bundle wrote is the one the unbundled compiler looks for.
+      // The unbundled code (rulebook's dist/, pi-ttsr's src/) reads both: every parse from the store, and the
+      // compiled rule set from the compile cache.
+      clearParseCache();
       const loaded = await loadTtsrRules({
         cwd: home.cwd,
         agentDir: home.agentDir,
@@ -84,6 +67,7 @@ describe("the pi entry (pi.extensions)", { timeout: E2E_TIMEOUT_MS }, () => {
         settings: DEFAULT_TTSR_SETTINGS,
       });
       expect(loaded.rules.map((r) => r.name)).toContain("no-eval");
+      expect(parseCacheStats().reads).toBe(0);
       expect(loaded.rules.filter((r) => r.builtin)).toHaveLength(4);
       // The bundle found the shipped rules too (their folder is resolved from the module's own location).
       const builtinStore = JSON.parse(

@@ -39,6 +39,7 @@ export type {
   ScriptedToolCall,
   ScriptFunction,
 } from "./model-server/types.ts";
+export { modulesLoadedBy } from "./modules/loaded-modules.ts";
 export { activateSandboxEnv } from "./sandbox/process-env.ts";
 export { mergeSettings, SANDBOX_DEFAULT_SETTINGS } from "./sandbox/settings.ts";
 export { createSandboxDirs, removeDir, type SandboxDirs, writeFiles, writeJson } from "./sandbox/temp-dirs.ts";
