@@ -1,9 +1,10 @@
-// Bundles the pi extension of the package in the current directory: src/extension.ts to dist/pi/extension.js,
-// the package's `pi.extensions` entry. pi loads extensions through jiti, which reads, hashes and evaluates every
-// module separately; one bundled module (plus its lazily loaded chunks) instead of dozens is most of what that
-// costs at every pi start (see pi-ttsr's README, Start-up). npm dependencies and pi's own packages stay external
-// (resolved from the package at run time, most of them loaded only when needed); our workspace packages
-// (@pi-rails/*) are bundled in. Comments are dropped (most of the bytes); the source map leads back to src/.
+// Bundles the pi extension of the package in the current directory (pi-ttsr): src/extension.ts to
+// dist/pi/extension.js, the package's `pi.extensions` entry. pi loads extensions through jiti, which transforms and
+// evaluates TypeScript modules one by one (a built ES module goes to Node's own loader); one bundled module (plus
+// its lazily loaded chunks) instead of dozens is most of what that costs at every pi start (see pi-ttsr's README,
+// Start-up). npm dependencies stay external (resolved from the package at run time, most of them loaded only when
+// needed); our workspace packages (@pi-rails/*) are bundled in. Comments are dropped (most of the bytes); the
+// source map leads back to src/.
 import { existsSync, rmSync } from "node:fs";
 import { rolldown } from "rolldown";
 
@@ -15,10 +16,28 @@ rmSync(OUT, { recursive: true, force: true });
 
 const isBundled = (id) => id.startsWith(".") || id.startsWith("/") || id.startsWith("@pi-rails/");
 
+/**
+ * pi's loader hands a built `.js` ES module to Node's own loader, outside the aliases it gives TypeScript
+ * extensions; a run-time import of a pi package from the bundle would resolve from this package's node_modules
+ * and load a second pi (on stock pi, a patched pi-agent-core from a dev install, which then announces the patch).
+ * Type-only imports are fine: they are erased before this check.
+ */
+function refusePiImports(id, importer) {
+  if (id.startsWith("@mariozechner/")) {
+    throw new Error(
+      `bundle-extension: ${importer ?? "the extension"} imports ${id} at run time; a bundled pi extension must not ` +
+        "(pi would not alias it to its own copy). Use `import type`, or take what you need from the extension API.",
+    );
+  }
+}
+
 const bundle = await rolldown({
   input: { extension: "src/extension.ts" },
   platform: "node",
-  external: (id) => !isBundled(id),
+  external: (id, importer) => {
+    refusePiImports(id, importer);
+    return !isBundled(id);
+  },
   logLevel: "warn",
 });
 await bundle.write({

@@ -1,5 +1,5 @@
 // Module load as pi does it: pi loads every extension through jiti (its own copy, `moduleCache: false`), which
-// reads, hashes and evaluates each module separately. Loads the unbundled extension (src/extension.ts and the
+// transforms and evaluates TypeScript modules one by one and hands a built ES module to Node's own loader. Loads the unbundled extension (src/extension.ts and the
 // ~60 modules it pulls in) and the package's bundled pi entry side by side, each in fresh processes that have
 // already loaded pi itself (as pi has when it reaches the extensions). Minimum and median of `rounds`.
 import { execFileSync } from "node:child_process";
