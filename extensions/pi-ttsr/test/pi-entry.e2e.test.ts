@@ -50,8 +50,8 @@ describe("the pi entry (pi.extensions)", { timeout: E2E_TIMEOUT_MS }, () => {
       const written = { text: readFileSync(storePath, "utf8"), mtimeMs: statSync(storePath).mtimeMs };
       expect(JSON.parse(written.text).entries.length).toBeGreaterThanOrEqual(2);
 
-      // rulebook's own extension (its own bundle) accepts the store pi-ttsr's bundle wrote: it does not reject it as
-      // another parser's and rewrite it, which two extensions would then do to each other every session.
+      // rulebook's own extension (its src/, through pi's loader) accepts the store pi-ttsr's bundle wrote: it does
+      // not reject it as another parser's and rewrite it, which the two would then do to each other every session.
       const second = await runPi(["-e", RULEBOOK_DIR, "-p", "hello"], { home });
       expect(second.code, second.stderr).toBe(0);
       expect(readFileSync(storePath, "utf8")).toBe(written.text);
