@@ -52,8 +52,6 @@ export interface Suspension {
 export class PatternSet {
   readonly patterns: ReadonlyArray<CompiledPattern | undefined>;
   readonly errors: ReadonlyArray<string | undefined>;
-  /** The automaton over every pattern (what `stream()` without a restriction runs). */
-  readonly dfa: LazyDfa;
   /**
    * What the matcher runs: each pattern, or the parts of an `all-of` pattern. `unitOwner[u]` is the pattern id.
    */
@@ -85,13 +83,24 @@ export class PatternSet {
         if (unit.mode === "chunk") this.chunkIds.push(u);
       }
     });
-    this.fullLane = this.laneOf(() => true);
-    this.dfa = this.fullLane.dfa;
   }
 
-  /** The lane of every pattern: what a stream without a restriction runs. */
-  readonly fullLane: Lane;
+  private full: Lane | undefined;
   private readonly lanes = new Map<string, Lane>();
+
+  /**
+   * The lane of every pattern: what a stream without a restriction runs. Built on first use: the manager runs
+   * restricted lanes only, and building an automaton copies every pattern's NFA.
+   */
+  get fullLane(): Lane {
+    this.full ??= this.laneOf(() => true);
+    return this.full;
+  }
+
+  /** The automaton over every pattern (what `stream()` without a restriction runs). */
+  get dfa(): LazyDfa {
+    return this.fullLane.dfa;
+  }
 
   /**
    * A matcher for one stream. `patterns` restricts it to those pattern ids (ids and hits stay those of the whole
