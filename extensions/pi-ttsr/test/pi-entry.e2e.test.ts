@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { clearParseCache, parseCacheStats } from "@pi-rails/rulebook";
 import { modulesLoadedBy, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { RuleRegistry } from "../src/manager/registry.ts";
 import { loadTtsrRules } from "../src/rules/load.ts";
 import { DEFAULT_TTSR_SETTINGS } from "../src/settings/defaults.ts";
@@ -59,6 +59,9 @@ describe("the pi entry (pi.extensions)", { timeout: E2E_TIMEOUT_MS }, () => {
 
       // The unbundled code (rulebook's dist/, pi-ttsr's src/) reads both: every parse from the store, and the
       // compiled rule set from the compile cache.
+      // The shipped rules' parses too: read from the home's cache, where the bundle wrote them, not from this
+      // process's own (a store another test left there, or none, would make the count below depend on the order).
+      vi.stubEnv("PI_TTSR_CACHE_DIR", join(home.agentDir, "cache", "pi-ttsr"));
       clearParseCache();
       const loaded = await loadTtsrRules({
         cwd: home.cwd,
@@ -77,6 +80,7 @@ describe("the pi entry (pi.extensions)", { timeout: E2E_TIMEOUT_MS }, () => {
       const registry = new RuleRegistry(loaded.rules, { cacheDir: join(home.agentDir, "cache", "pi-ttsr") });
       expect(registry.compileCache).toBe("hit");
     } finally {
+      vi.unstubAllEnvs();
       home.dispose();
       await server.close();
     }
