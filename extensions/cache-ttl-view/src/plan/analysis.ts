@@ -17,7 +17,8 @@ import { turnAges } from "../turns/turns.ts";
  */
 export type Block =
   | { kind: "tool"; id: string; age: number; callMsg: number; callPart: number; resultMsg: number; tool: string }
-  | { kind: "text"; id: string; age: number; msg: number }
+  /** `reasoning`: an assistant message with thinking parts; they are dropped whole with the text, never shown as text. */
+  | { kind: "text"; id: string; age: number; msg: number; reasoning?: boolean }
   | { kind: "image"; id: string; age: number; msg: number; part: number; chars: number };
 
 export interface Analysis {
@@ -28,6 +29,8 @@ export interface Analysis {
   first: Int32Array;
   /** Index in `blocks` of the tool block whose result is message i, or -1. */
   resultTool: Int32Array;
+  /** Index in `blocks` of message i's text block, or -1. */
+  textBlock: Int32Array;
 }
 
 const byIdCache = new WeakMap<Analysis, Map<string, Block>>();
@@ -50,13 +53,50 @@ export function blocksOf(analysis: Analysis, i: number): Block[] {
   return out;
 }
 
-/** Whether anything in message i is in `ids` (no allocation). */
+/**
+ * Whether the thinking of message i is dropped from the view (its text block is pruned and it has thinking): the
+ * message's tool calls then lose their provider item ids, and their results follow.
+ */
+export function reasoningDropped(analysis: Analysis, i: number, pruned: ReadonlySet<string>): boolean {
+  const t = analysis.textBlock[i] as number;
+  if (t < 0) return false;
+  const block = analysis.blocks[t] as Block;
+  return block.kind === "text" && block.reasoning === true && pruned.has(block.id);
+}
+
+/** Whether anything in message i is in `ids`, or its tool call's message lost its reasoning (no allocation). */
 export function touches(analysis: Analysis, i: number, ids: ReadonlySet<string>): boolean {
   for (let b = analysis.first[i] as number; b < (analysis.first[i + 1] as number); b++) {
     if (ids.has((analysis.blocks[b] as Block).id)) return true;
   }
   const tool = analysis.resultTool[i] as number;
-  return tool >= 0 && ids.has((analysis.blocks[tool] as Block).id);
+  if (tool < 0) return false;
+  const block = analysis.blocks[tool] as Extract<Block, { kind: "tool" }>;
+  return ids.has(block.id) || reasoningDropped(analysis, block.callMsg, ids);
+}
+
+/**
+ * Block ids are 8 hex chars (short enough to quote back), made unique within one message list: when two sources
+ * hash alike, the later one gets `.2`, `.3`, ... . Ids follow message order, so the ids of a prefix never change
+ * when messages are appended, and a fresh block can never inherit the pruned state of an older one.
+ */
+class IdAllocator {
+  #sources = new Map<string, string>();
+  id(hash: string, source: string): string {
+    const owner = this.#sources.get(hash);
+    if (owner === undefined || owner === source) {
+      this.#sources.set(hash, source);
+      return hash;
+    }
+    for (let n = 2; ; n++) {
+      const candidate = `${hash}.${n}`;
+      const o = this.#sources.get(candidate);
+      if (o === undefined || o === source) {
+        this.#sources.set(candidate, source);
+        return candidate;
+      }
+    }
+  }
 }
 
 /** One linear pass over the messages. */
@@ -70,13 +110,27 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
     blocks: [],
     first: new Int32Array(n + 1),
     resultTool: new Int32Array(n).fill(-1),
+    textBlock: new Int32Array(n).fill(-1),
   };
   const blocks = analysis.blocks;
-  const resultOf = new Map<string, number>();
+  // Results by tool call id, in order: a provider that reuses ids pairs each call with the next result after it.
+  const resultsOf = new Map<string, number[]>();
   for (let i = 0; i < n; i++) {
     const m = messages[i] as ViewMessage;
-    if (isToolResult(m)) resultOf.set(m.toolCallId, i);
+    if (!isToolResult(m)) continue;
+    const list = resultsOf.get(m.toolCallId);
+    if (list) list.push(i);
+    else resultsOf.set(m.toolCallId, [i]);
   }
+  const ids = new IdAllocator();
+  const nextResult = (callId: string, after: number): number => {
+    const list = resultsOf.get(callId);
+    while (list && list.length > 0) {
+      const r = list.shift() as number;
+      if (r > after) return r;
+    }
+    return -1;
+  };
   for (let i = 0; i < n; i++) {
     analysis.first[i] = blocks.length;
     const m = messages[i] as ViewMessage;
@@ -85,40 +139,48 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
     const age = ages[i] as number;
     if (isAssistant(m)) {
       let prose = false;
+      let reasoning = false;
       for (let p = 0; p < m.content.length; p++) {
         const part = m.content[p];
         if (part?.type === "toolCall") {
           const call = part as ToolCallPart;
-          const resultMsg = resultOf.get(call.id) ?? -1;
+          const resultMsg = nextResult(call.id, i);
           if (resultMsg > i) analysis.resultTool[resultMsg] = blocks.length;
           blocks.push({
             kind: "tool",
-            id: toolBlockId(call.id),
+            id: ids.id(toolBlockId(call.id), `t:${call.id}@${i}:${p}`),
             age,
             callMsg: i,
             callPart: p,
             resultMsg,
             tool: call.name,
           });
-        } else if (part?.type === "text" || part?.type === "thinking") prose = true;
+        } else if (part?.type === "text") prose = true;
+        else if (part?.type === "thinking") reasoning = true;
       }
-      if (prose) blocks.push({ kind: "text", id: textBlockId(key), age, msg: i });
+      if (prose || reasoning) {
+        const id = ids.id(textBlockId(key), `m:${key}`);
+        analysis.textBlock[i] = blocks.length;
+        blocks.push({ kind: "text", id, age, msg: i, ...(reasoning ? { reasoning } : {}) });
+      }
     } else if (isUser(m) || isCustom(m) || isToolResult(m)) {
       const content = m.content;
       if (typeof content === "string") {
-        blocks.push({ kind: "text", id: textBlockId(key), age, msg: i });
+        blocks.push({ kind: "text", id: ids.id(textBlockId(key), `m:${key}`), age, msg: i });
         continue;
       }
       let prose = false;
       for (let p = 0; p < content.length; p++) {
         const part = content[p];
         if (part?.type === "image") {
-          blocks.push({ kind: "image", id: imageBlockId(key, p), age, msg: i, part: p, chars: part.data.length });
+          const id = ids.id(imageBlockId(key, p), `i:${key}#${p}`);
+          blocks.push({ kind: "image", id, age, msg: i, part: p, chars: part.data.length });
         } else if (part?.type === "text") prose = true;
       }
-      if (prose && !isToolResult(m)) blocks.push({ kind: "text", id: textBlockId(key), age, msg: i });
+      if (prose && !isToolResult(m))
+        blocks.push({ kind: "text", id: ids.id(textBlockId(key), `m:${key}`), age, msg: i });
     } else if (isBashExecution(m)) {
-      blocks.push({ kind: "text", id: textBlockId(key), age, msg: i });
+      blocks.push({ kind: "text", id: ids.id(textBlockId(key), `m:${key}`), age, msg: i });
     }
   }
   analysis.first[n] = blocks.length;

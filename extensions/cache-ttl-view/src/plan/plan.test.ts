@@ -61,9 +61,10 @@ describe("planPrune windows", () => {
     expect(plan(s, { keepRecentTurns: 0, keepRecentIntactTurns: 0 }).ids).toEqual([]);
   });
 
-  it("keepRecentIntactTurns 0 and keepRecentTurns 0 prune even the current turn", () => {
-    expect(plan(session(1), { keepRecentTurns: 0, keepRecentIntactTurns: 0 }).kinds.sort()).toEqual(
-      ["text@0", "text@0", "tool@0"].sort(),
+  it("never prunes the current turn, even with windows of 0/0 (the prompt and the tool loop being answered)", () => {
+    expect(plan(session(1), { keepRecentTurns: 0, keepRecentIntactTurns: 0 }).kinds).toEqual([]);
+    expect(plan(session(2), { keepRecentTurns: 0, keepRecentIntactTurns: 0 }).kinds.sort()).toEqual(
+      ["text@1", "text@1", "tool@1"].sort(),
     );
   });
 

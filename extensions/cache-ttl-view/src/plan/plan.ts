@@ -55,9 +55,7 @@ function pinned(input: PlanInput, block: Block): boolean {
 export function planPrune(input: PlanInput): Plan {
   const { analysis, settings } = input;
   const plan: Plan = { ids: [], savedChars: 0, savedTokens: 0, counts: { tool: 0, text: 0, image: 0 } };
-  const chosen = new Set<string>();
   const take = (block: Block, r: Replacement) => {
-    chosen.add(block.id);
     plan.ids.push(block.id);
     plan.savedChars += r.origChars - r.newChars;
     plan.counts[block.kind]++;
@@ -76,18 +74,18 @@ export function planPrune(input: PlanInput): Plan {
     take(block, r);
   }
 
-  // Images, newest first. Those inside a pruned tool result went with it.
+  // Images, newest first, wherever they are (a prompt, a tool result, pruned or not): the newest is always kept,
+  // and so are images of the intact window and of pinned tools; the rest are kept while the budget allows.
   let kept = 0;
   let keptChars = 0;
   for (let b = analysis.blocks.length - 1; b >= 0; b--) {
     const block = analysis.blocks[b] as Block;
     if (block.kind !== "image" || input.pruned.has(block.id)) continue;
     const ownerIndex = analysis.resultTool[block.msg] as number;
-    const owner = ownerIndex >= 0 ? analysis.blocks[ownerIndex] : undefined;
-    if (owner && (input.pruned.has(owner.id) || chosen.has(owner.id))) continue;
+    const owner = ownerIndex >= 0 ? (analysis.blocks[ownerIndex] as Block) : undefined;
     const intact = windowOf(block.age, settings) === "intact";
     const fits = kept < settings.keepRecentImages && keptChars + block.chars <= settings.maxImageBase64Total;
-    if (intact || kept === 0 || fits || pinned(input, block)) {
+    if (intact || kept === 0 || fits || pinned(input, block) || (owner !== undefined && pinned(input, owner))) {
       kept++;
       keptChars += block.chars;
       continue;

@@ -39,7 +39,7 @@ describe("render", () => {
     const { out } = view(s, [prose.id]);
     const a = out[1] as AssistantMsg;
     expect(a.content.map((p) => p.type)).toEqual(["text", "toolCall"]);
-    expect((a.content[0] as { text: string }).text.startsWith(`[TRUNCATED] id=${prose.id} chars=6001: `)).toBe(true);
+    expect((a.content[0] as { text: string }).text.startsWith(`[TRUNCATED] id=${prose.id} chars=3000: `)).toBe(true);
     expect(out[2]).toEqual(s.messages[2]);
   });
 

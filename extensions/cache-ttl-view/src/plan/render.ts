@@ -10,7 +10,7 @@ import type {
   ViewMessage,
 } from "../model/messages.ts";
 import type { StoredNotice } from "../state/entries.ts";
-import { type Analysis, type Block, blocksOf, touches } from "./analysis.ts";
+import { type Analysis, type Block, blocksOf, reasoningDropped, touches } from "./analysis.ts";
 import type { Replacement } from "./replacements.ts";
 
 /** Custom message type of the prune notice in the model's view. */
@@ -21,11 +21,19 @@ export function noticeMessage(notice: StoredNotice): CustomMsg {
   return { role: "custom", customType: NOTICE_TYPE, content: notice.text, display: true, timestamp: notice.at };
 }
 
+/** Indexes of the image parts of a content array (to map a filtered list back to part numbers). */
+function imagePartIndexes(parts: readonly (TextPart | ImagePart)[]): number[] {
+  const out: number[] = [];
+  for (let p = 0; p < parts.length; p++) if ((parts[p] as TextPart | ImagePart).type === "image") out.push(p);
+  return out;
+}
+
 function replaceContentParts(
   parts: (TextPart | ImagePart)[],
   blocks: Block[],
   pruned: ReadonlySet<string>,
   replacement: (block: Block) => Replacement,
+  partIndexes?: readonly number[],
 ): (TextPart | ImagePart)[] {
   const out: (TextPart | ImagePart)[] = [];
   const text = blocks.find((b) => b.kind === "text" && pruned.has(b.id));
@@ -33,7 +41,8 @@ function replaceContentParts(
   for (let p = 0; p < parts.length; p++) {
     const part = parts[p] as TextPart | ImagePart;
     if (part.type === "image") {
-      const image = blocks.find((b) => b.kind === "image" && b.part === p);
+      const at = partIndexes ? partIndexes[p] : p;
+      const image = blocks.find((b) => b.kind === "image" && b.part === at);
       if (image && pruned.has(image.id))
         out.push({ type: "text", text: (replacement(image) as { text: string }).text });
       else out.push(part);
@@ -45,44 +54,96 @@ function replaceContentParts(
   return out;
 }
 
-/** The view of one message given the pruned set, or the message itself when nothing in it is pruned. */
-export function renderMessage(
-  messages: readonly ViewMessage[],
+/** A tool call id without the provider's item id (`call_…|fc_…` from OpenAI Responses becomes `call_…`). */
+export function withoutItemId(id: string): string {
+  const bar = id.indexOf("|");
+  return bar === -1 ? id : id.slice(0, bar);
+}
+
+/**
+ * The pruned view of an assistant message. Its thinking parts are dropped whole (a signed block is never edited,
+ * and reasoning never comes back as visible text); its text becomes one marker, or stays as it was (without
+ * provider signatures) when it is short. A tool call whose reasoning item was dropped loses its provider item id:
+ * OpenAI Responses rejects an `fc_…` function call without the reasoning item it came with.
+ */
+function renderAssistant(
+  a: AssistantMsg,
   index: number,
   blocks: Block[],
   pruned: ReadonlySet<string>,
   replacement: (block: Block) => Replacement,
+): AssistantMsg {
+  const text = blocks.find((b) => b.kind === "text" && pruned.has(b.id));
+  const dropReasoning = text?.kind === "text" && text.reasoning === true;
+  const content: AssistantMsg["content"] = [];
+  const marker = text ? (replacement(text) as { text: string }).text : "";
+  if (marker) content.push({ type: "text", text: marker });
+  for (let p = 0; p < a.content.length; p++) {
+    const part = a.content[p] as AssistantMsg["content"][number];
+    if (part.type === "thinking") {
+      if (!text) content.push(part);
+      continue;
+    }
+    if (part.type === "text") {
+      if (!text) content.push(part);
+      else if (!marker && part.text.trim() !== "") content.push({ type: "text", text: part.text });
+      continue;
+    }
+    if (part.type !== "toolCall") {
+      if (!text) content.push(part);
+      continue;
+    }
+    let call = part as ToolCallPart;
+    const tool = blocks.find((b) => b.kind === "tool" && b.callMsg === index && b.callPart === p);
+    if (tool && pruned.has(tool.id)) {
+      // New arguments: a signature over the old call (Gemini's thoughtSignature) no longer belongs to it.
+      const r = replacement(tool) as Extract<Replacement, { kind: "tool" }>;
+      const { thoughtSignature: _signature, ...rest } = call;
+      call = { ...rest, arguments: r.args } as ToolCallPart;
+    }
+    if (dropReasoning && withoutItemId(call.id) !== call.id) call = { ...call, id: withoutItemId(call.id) };
+    content.push(call);
+  }
+  return { ...a, content };
+}
+
+/** The view of one message given the pruned set, or the message itself when nothing in it is pruned. */
+export function renderMessage(
+  messages: readonly ViewMessage[],
+  analysis: Analysis,
+  index: number,
+  pruned: ReadonlySet<string>,
+  replacement: (block: Block) => Replacement,
 ): ViewMessage {
   const m = messages[index] as ViewMessage;
-  if (!blocks.some((b) => pruned.has(b.id))) return m;
+  if (!touches(analysis, index, pruned)) return m;
+  const blocks = blocksOf(analysis, index);
   switch (m.role) {
-    case "assistant": {
-      const a = m as AssistantMsg;
-      const text = blocks.find((b) => b.kind === "text" && pruned.has(b.id));
-      const content: AssistantMsg["content"] = [];
-      if (text) content.push({ type: "text", text: (replacement(text) as { text: string }).text });
-      for (let p = 0; p < a.content.length; p++) {
-        const part = a.content[p] as AssistantMsg["content"][number];
-        if (part.type !== "toolCall") {
-          if (!text) content.push(part);
-          continue;
-        }
-        const tool = blocks.find((b) => b.kind === "tool" && b.callMsg === index && b.callPart === p);
-        if (tool && pruned.has(tool.id)) {
-          const r = replacement(tool) as Extract<Replacement, { kind: "tool" }>;
-          content.push({ ...(part as ToolCallPart), arguments: r.args });
-        } else content.push(part);
-      }
-      return { ...a, content };
-    }
+    case "assistant":
+      return renderAssistant(m as AssistantMsg, index, blocks, pruned, replacement);
     case "toolResult": {
       const t = m as ToolResultMsg;
-      const tool = blocks.find((b) => b.kind === "tool" && b.resultMsg === index);
+      const tool = blocks.find((b) => b.kind === "tool" && b.resultMsg === index) as
+        | Extract<Block, { kind: "tool" }>
+        | undefined;
+      const idChange = tool !== undefined && reasoningDropped(analysis, tool.callMsg, pruned);
+      const base = idChange ? { ...t, toolCallId: withoutItemId(t.toolCallId) } : t;
       if (tool && pruned.has(tool.id)) {
+        // The summary replaces the text; images stay (or become markers) under the image budget.
         const r = replacement(tool) as Extract<Replacement, { kind: "tool" }>;
-        return { ...t, content: [{ type: "text", text: r.summary }] };
+        const images = replaceContentParts(
+          t.content.filter((part) => part.type === "image"),
+          blocks,
+          pruned,
+          replacement,
+          imagePartIndexes(t.content),
+        );
+        return { ...base, content: [{ type: "text", text: r.summary }, ...images] } as ToolResultMsg;
       }
-      return { ...t, content: replaceContentParts(t.content, blocks, pruned, replacement) as ToolResultMsg["content"] };
+      return {
+        ...base,
+        content: replaceContentParts(t.content, blocks, pruned, replacement) as ToolResultMsg["content"],
+      };
     }
     case "user":
     case "custom": {
@@ -120,7 +181,7 @@ export function patchFor(
   if (pruned.size > 0) {
     for (let index = 0; index < messages.length; index++) {
       if (!touches(analysis, index, pruned)) continue;
-      const view = renderMessage(messages, index, blocksOf(analysis, index), pruned, replacement);
+      const view = renderMessage(messages, analysis, index, pruned, replacement);
       if (view !== messages[index]) replaced.push([index, view]);
     }
   }

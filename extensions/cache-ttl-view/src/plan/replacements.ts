@@ -21,7 +21,7 @@ export type Replacement =
       summary: string;
       origChars: number;
       newChars: number;
-      /** The largest artifact: the result (text + images) or the longest string argument (a written file). */
+      /** The largest artifact: the result text or the longest string argument (a written file). */
       heavyChars: number;
     }
   | { kind: "text"; text: string; command?: string; origChars: number; newChars: number }
@@ -39,12 +39,15 @@ export function imageMarker(id: string, image: ImagePart): string {
   return `[TRUNCATED FILE] id=${id} mime=${image.mimeType} base64=${image.data.length}`;
 }
 
-/** The prose of a message that a text block covers. */
+/**
+ * The visible prose of a message that a text block covers. An assistant's thinking is not prose: it is dropped
+ * whole when the block is pruned and never shown (or restored) as text.
+ */
 export function proseOf(m: ViewMessage): string {
   if (m.role === "assistant") {
     let out = "";
     for (const part of (m as AssistantMsg).content) {
-      const t = part.type === "text" ? part.text : part.type === "thinking" ? part.thinking : undefined;
+      const t = part.type === "text" ? part.text : undefined;
       if (typeof t === "string" && t !== "") out += out ? `\n${t}` : t;
     }
     return out;
@@ -53,6 +56,18 @@ export function proseOf(m: ViewMessage): string {
   const content = (m as { content?: unknown }).content;
   if (typeof content === "string") return content;
   return Array.isArray(content) ? textOf(content as TextPart[]) : "";
+}
+
+/** Chars of an assistant message's thinking parts (text and signature: both go on the wire). */
+export function reasoningChars(m: AssistantMsg): number {
+  let n = 0;
+  for (const part of m.content) {
+    if (part.type !== "thinking") continue;
+    n += typeof part.thinking === "string" ? part.thinking.length : 0;
+    const signature = (part as { thinkingSignature?: unknown }).thinkingSignature;
+    if (typeof signature === "string") n += signature.length;
+  }
+  return n;
 }
 
 /**
@@ -64,6 +79,12 @@ export function cannotShrink(messages: readonly ViewMessage[], block: Block, max
   if (block.kind === "text") {
     const m = messages[block.msg] as ViewMessage;
     if (m.role === "bashExecution") return false;
+    if (block.reasoning) {
+      // Dropping the thinking shrinks it, unless nothing would be left to send (an empty assistant message).
+      return !(m as AssistantMsg).content.some(
+        (part) => part.type === "toolCall" || (part.type === "text" && part.text.trim() !== ""),
+      );
+    }
     let n = 0;
     const content = (m as { content?: unknown }).content;
     if (typeof content === "string") n = content.length;
@@ -95,14 +116,8 @@ export function replacementFor(messages: readonly ViewMessage[], block: Block, c
     const result = block.resultMsg >= 0 ? (messages[block.resultMsg] as ToolResultMsg) : undefined;
     const parts = result ? result.content : [];
     const resultText = textOf(parts);
+    // Images of the result are blocks of their own (the image budget decides them), so they are not counted here.
     const images: { mimeType: string; chars: number }[] = [];
-    let imageChars = 0;
-    for (const part of parts) {
-      if (part.type === "image") {
-        images.push({ mimeType: part.mimeType, chars: part.data.length });
-        imageChars += part.data.length;
-      }
-    }
     const args = call.arguments && typeof call.arguments === "object" ? call.arguments : {};
     const view = renderToolView(
       {
@@ -117,13 +132,13 @@ export function replacementFor(messages: readonly ViewMessage[], block: Block, c
       },
       caps,
     );
-    const origChars = JSON.stringify(args).length + resultText.length + imageChars;
+    const origChars = JSON.stringify(args).length + resultText.length;
     const newChars = JSON.stringify(view.args).length + view.summary.length;
     let longestArg = 0;
     for (const value of Object.values(args)) {
       if (typeof value === "string" && value.length > longestArg) longestArg = value.length;
     }
-    const heavyChars = Math.max(resultText.length + imageChars, longestArg);
+    const heavyChars = Math.max(resultText.length, longestArg);
     return { kind: "tool", args: view.args, summary: view.summary, origChars, newChars, heavyChars };
   }
   const m = messages[block.msg] as ViewMessage;
@@ -133,6 +148,12 @@ export function replacementFor(messages: readonly ViewMessage[], block: Block, c
     return { kind: "image", text, origChars: image.data.length, newChars: text.length };
   }
   const prose = proseOf(m);
+  if (m.role === "assistant") {
+    // Short text stays as it is (empty marker); thinking goes whole either way.
+    const text = prose.length > caps.maxTextChars ? textMarker(block.id, prose, caps.maxTextChars) : "";
+    const origChars = prose.length + reasoningChars(m as AssistantMsg);
+    return { kind: "text", text, origChars, newChars: text ? text.length : prose.length };
+  }
   const text = textMarker(block.id, prose, caps.maxTextChars);
   if (m.role === "bashExecution") {
     const command = truncateText((m as BashExecutionMsg).command, caps.maxFieldChars);

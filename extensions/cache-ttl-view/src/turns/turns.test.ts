@@ -21,7 +21,8 @@ describe("turns", () => {
     expect(windowOf(6, w)).toBe("old");
     expect(windowOf(2, { keepRecentTurns: 2, keepRecentIntactTurns: 2 })).toBe("old");
     expect(windowOf(1, { keepRecentTurns: 2, keepRecentIntactTurns: 2 })).toBe("intact");
-    expect(windowOf(0, { keepRecentTurns: 0, keepRecentIntactTurns: 0 })).toBe("old");
+    expect(windowOf(0, { keepRecentTurns: 0, keepRecentIntactTurns: 0 })).toBe("intact"); // the current turn, always
+    expect(windowOf(1, { keepRecentTurns: 0, keepRecentIntactTurns: 0 })).toBe("old");
     expect(windowOf(3, { keepRecentTurns: 1, keepRecentIntactTurns: 4 })).toBe("intact");
     expect(windowOf(4, { keepRecentTurns: 1, keepRecentIntactTurns: 4 })).toBe("old");
   });

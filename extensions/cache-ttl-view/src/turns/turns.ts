@@ -29,7 +29,9 @@ export function turnAges(messages: readonly ViewMessage[]): Int32Array {
  * old (fully prunable), and between them is the cold-recent window (only heavy artifacts go).
  */
 export function windowOf(age: number, windows: TurnWindows): Window {
-  if (age < windows.keepRecentIntactTurns) return "intact";
+  // The current turn is always intact, whatever the settings: it holds the prompt being answered and the tool loop
+  // in progress (Anthropic requires its thinking blocks first and unmodified).
+  if (age < Math.max(1, windows.keepRecentIntactTurns)) return "intact";
   if (age < windows.keepRecentTurns) return "cold";
   return "old";
 }
