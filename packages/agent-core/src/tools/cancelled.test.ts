@@ -1,6 +1,15 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { cancelledToolResult } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
-import { hostCancellationOf, isCancelledByHost } from "./cancelled.ts";
+import {
+  cancelledCallText,
+  cancelReminderTextFor,
+  hostCancellationOf,
+  isCancelledByHost,
+  modelFacingCallId,
+} from "./cancelled.ts";
 
 describe("isCancelledByHost", () => {
   it("recognises the result the loop builds for a cancelled call", () => {
@@ -17,5 +26,55 @@ describe("isCancelledByHost", () => {
       expect(isCancelledByHost(details)).toBe(false);
     }
     expect(isCancelledByHost({ cancelled: { byHost: true } })).toBe(false);
+  });
+});
+
+/** pi-ai's own source (this package's pinned copy), to pin the id shapes below to what pi-ai really builds. */
+function piAiSource(file: string): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return readFileSync(join(here, "../../node_modules/@mariozechner/pi-ai/dist/providers", file), "utf8");
+}
+
+describe("the id the model knows, in the cancel text (issue 21)", () => {
+  it("pi-ai 0.73.1 still builds the id shapes these rules read", () => {
+    // OpenAI Responses: pi's id joins the API's call_id and the output item's id.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: pi-ai's source text, matched literally
+    expect(piAiSource("openai-responses-shared.js")).toContain("id: `${item.call_id}|${item.id}`");
+    // Gemini: a call the API sent without an id gets one made up.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: pi-ai's source text, matched literally
+    expect(piAiSource("google.js")).toContain("`${part.functionCall.name}_${Date.now()}_${++toolCallCounter}`");
+  });
+
+  it("OpenAI Responses: the model is shown call_…, never the combined call_…|fc_…", () => {
+    const id = "call_Qx7sKJ2mWb1nLc9d|fc_68a1f0c2d4e88190b6f0a1c2d3e4f5a6";
+    expect(modelFacingCallId(id, "bash")).toBe("call_Qx7sKJ2mWb1nLc9d");
+    const text = cancelledCallText(id, "bash", "user clicked stop");
+    expect(text).toBe("Tool call call_Qx7sKJ2mWb1nLc9d (bash) was cancelled by the host: user clicked stop");
+    expect(text).not.toContain("fc_");
+    expect(cancelReminderTextFor(id, "bash", "stop")).toContain("tool call call_Qx7sKJ2mWb1nLc9d (bash)");
+  });
+
+  it("Gemini: a made-up bash_<ms>_<n> id is never named; an id the API sent is", () => {
+    const madeUp = `bash_${Date.now()}_3`;
+    expect(modelFacingCallId(madeUp, "bash")).toBeUndefined();
+    const text = cancelledCallText(madeUp, "bash", "user clicked stop");
+    expect(text).toBe("The bash tool call was cancelled by the host: user clicked stop");
+    expect(text).not.toContain(madeUp);
+    expect(cancelReminderTextFor(madeUp, "bash", "stop")).toBe(
+      "The host cancelled a bash tool call while it ran: stop. This was not a tool failure; do not run it again unless asked to.",
+    );
+    // An id the Gemini API did send, and look-alikes of other tools, are the model's own: named as they are.
+    expect(modelFacingCallId("9f2c1a7e-call", "bash")).toBe("9f2c1a7e-call");
+    const otherTool = `read_${Date.now()}_1`;
+    expect(modelFacingCallId(otherTool, "bash")).toBe(otherTool);
+  });
+
+  it("Anthropic and chat-completions ids are the provider's own and are named unchanged", () => {
+    expect(modelFacingCallId("toolu_01A09q90qw90lq917835lq9", "bash")).toBe("toolu_01A09q90qw90lq917835lq9");
+    expect(modelFacingCallId("call_abc123", "read")).toBe("call_abc123");
+    // Same words as the loop's cancelled result for such ids.
+    expect([{ type: "text", text: cancelledCallText("call_1", "bash", "user clicked stop") }]).toEqual(
+      cancelledToolResult("call_1", "bash", "user clicked stop").content,
+    );
   });
 });

@@ -24,3 +24,37 @@ export function hostCancellationOf(details: unknown): HostCancellation | undefin
 export function isCancelledByHost(details: unknown): boolean {
   return hostCancellationOf(details) !== undefined;
 }
+
+/**
+ * The id of a tool call as the model knows it, or undefined when the model never saw one. pi's ids are not always
+ * the provider's: on OpenAI Responses pi-ai joins `call_id|item_id` (the model and the API know `call_…`); on
+ * Gemini, a call without an id gets one made up as `<tool>_<ms>_<n>`, which the model never saw. Text for the model
+ * names only an id it can match against its own call.
+ */
+export function modelFacingCallId(callId: string, tool: string): string | undefined {
+  const bar = callId.indexOf("|");
+  if (bar > 0) return callId.slice(0, bar);
+  if (isMadeUpGeminiId(callId, tool)) return undefined;
+  return callId;
+}
+
+/** pi-ai's Gemini id for a call the API sent without one: `${name}_${Date.now()}_${counter}`. */
+function isMadeUpGeminiId(callId: string, tool: string): boolean {
+  if (!callId.startsWith(`${tool}_`)) return false;
+  return /^\d{10,}_\d+$/.test(callId.slice(tool.length + 1));
+}
+
+/** The text a host-cancelled call returns to the model: which call (by an id it knows, if any), which tool, why. */
+export function cancelledCallText(callId: string, tool: string, reason: string): string {
+  const id = modelFacingCallId(callId, tool);
+  return id === undefined
+    ? `The ${tool} tool call was cancelled by the host: ${reason}`
+    : `Tool call ${id} (${tool}) was cancelled by the host: ${reason}`;
+}
+
+/** The reminder after a batch with a cancelled call: the same naming rule, and that it was not a tool failure. */
+export function cancelReminderTextFor(callId: string, tool: string, reason: string): string {
+  const id = modelFacingCallId(callId, tool);
+  const call = id === undefined ? `a ${tool} tool call` : `tool call ${id} (${tool})`;
+  return `The host cancelled ${call} while it ran: ${reason}. This was not a tool failure; do not run it again unless asked to.`;
+}
