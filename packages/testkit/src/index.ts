@@ -18,7 +18,21 @@ export {
 } from "./cli/run-pi.ts";
 export { installStockPi, type StockPi } from "./cli/stock-pi.ts";
 export { parseJsonLines } from "./json-lines.ts";
+export {
+  anthropicMessagesAdapter,
+  anthropicToolUseId,
+  planAnthropicMessages,
+  validateAnthropicMessagesRequest,
+} from "./model-server/anthropic-messages.ts";
+export { chatCompletionsAdapter, validateChatCompletionsRequest } from "./model-server/chat-completions.ts";
 export { type ChunkContext, type PlannedChunk, planChunks, splitText } from "./model-server/chunks.ts";
+export {
+  googleGenerativeAIAdapter,
+  type IssuedThoughtSignatures,
+  planGoogleGenerativeAI,
+  validateGoogleGenerativeAIRequest,
+} from "./model-server/google-generative-ai.ts";
+export { startWireServer } from "./model-server/http-server.ts";
 export {
   LOOPBACK_API_KEY,
   LOOPBACK_COMPAT,
@@ -27,18 +41,43 @@ export {
   loopbackModel,
 } from "./model-server/loopback-model.ts";
 export { loopbackProviderConfig, writeModelsJson } from "./model-server/models-json.ts";
+export {
+  type IssuedResponsesItems,
+  newIssuedResponsesItems,
+  openAIResponsesAdapter,
+  planOpenAIResponses,
+  responsesCallId,
+  validateOpenAIResponsesRequest,
+} from "./model-server/openai-responses.ts";
+export {
+  ANTHROPIC_OAUTH_TEST_KEY,
+  PROVIDER_TARGETS,
+  type ProviderTarget,
+  providerTarget,
+  startAnthropicServer,
+  startGeminiServer,
+  startProviderServer,
+  startResponsesServer,
+  WIRE_FORMATS,
+  writeProviderConfig,
+} from "./model-server/providers.ts";
 export { SCRIPT_EXHAUSTED_TEXT, startModelServer } from "./model-server/server.ts";
+export { signText, verifyText } from "./model-server/signatures.ts";
 export type {
   ChatMessage,
   ModelServer,
   ModelServerOptions,
   ReasoningField,
   RecordedRequest,
+  ReportedUsage,
   Script,
   ScriptedResponse,
   ScriptedToolCall,
+  ScriptedUsage,
   ScriptFunction,
+  WireFormat,
 } from "./model-server/types.ts";
+export type { PlanContext, PlannedFrame, StrictError, WireAdapter } from "./model-server/wire.ts";
 export { modulesLoadedBy } from "./modules/loaded-modules.ts";
 export { activateSandboxEnv } from "./sandbox/process-env.ts";
 export { mergeSettings, SANDBOX_DEFAULT_SETTINGS } from "./sandbox/settings.ts";
@@ -47,6 +86,7 @@ export {
   createTestSession,
   type FauxModelOption,
   type LoopbackModelOption,
+  type ProviderModelOption,
   type TestModelOption,
   type TestSession,
   type TestSessionOptions,

@@ -4,16 +4,21 @@
  * and no API key.
  */
 import { join } from "node:path";
-import { LOOPBACK_MODEL_ID, LOOPBACK_PROVIDER } from "../model-server/loopback-model.ts";
-import { writeModelsJson } from "../model-server/models-json.ts";
+import { writeProviderConfig } from "../model-server/providers.ts";
 import type { ModelServer } from "../model-server/types.ts";
 import { mergeSettings, SANDBOX_DEFAULT_SETTINGS } from "../sandbox/settings.ts";
 import { createSandboxDirs, removeDir, writeFiles, writeJson } from "../sandbox/temp-dirs.ts";
 import { childEnv } from "./child-env.ts";
 
 export interface CliHomeOptions {
-  /** Register it in models.json and make it the default provider/model. */
-  server?: Pick<ModelServer, "baseUrl">;
+  /**
+   * Register it and make it the default provider/model: chat completions as the `loopback` provider,
+   * another format as its built-in provider's proxy (see `writeProviderConfig`), e.g. anthropic /
+   * claude-sonnet-4-5.
+   */
+  server?: Pick<ModelServer, "baseUrl"> & Partial<Pick<ModelServer, "format">>;
+  /** API key for a built-in provider's auth.json (e.g. `ANTHROPIC_OAUTH_TEST_KEY`). */
+  apiKey?: string;
   /** Global settings, deep-merged over CLI_DEFAULT_SETTINGS (and the loopback default model). */
   settings?: Record<string, unknown>;
   /** Project settings, `<cwd>/.pi/settings.json`. */
@@ -50,9 +55,13 @@ export function prepareCliHome(options: CliHomeOptions = {}): CliHome {
   try {
     const settings: Record<string, unknown> = { ...CLI_DEFAULT_SETTINGS };
     if (options.server) {
-      writeModelsJson(agentDir, options.server);
-      settings["defaultProvider"] = LOOPBACK_PROVIDER;
-      settings["defaultModel"] = LOOPBACK_MODEL_ID;
+      const target = writeProviderConfig(
+        agentDir,
+        { format: options.server.format ?? "openai-completions", baseUrl: options.server.baseUrl },
+        options.apiKey ? { apiKey: options.apiKey } : {},
+      );
+      settings["defaultProvider"] = target.provider;
+      settings["defaultModel"] = target.modelId;
     }
     writeJson(join(agentDir, "settings.json"), mergeSettings(settings, options.settings));
     if (options.projectSettings) writeJson(join(cwd, ".pi", "settings.json"), options.projectSettings);

@@ -3,6 +3,9 @@
  * Pure (no I/O) so the wire format can be unit-tested and the server stays a thin writer.
  */
 import type { ScriptedResponse } from "./types.ts";
+import { argumentsText, scriptedUsage } from "./usage.ts";
+
+export { argumentsText };
 
 /** One `data:` payload of the SSE stream. `delta` marks content deltas (thinking, text, tool call). */
 export interface PlannedChunk {
@@ -35,25 +38,33 @@ export function splitText(text: string, size: number): string[] {
   return slices;
 }
 
-/** Tool-call arguments as the JSON text that goes over the wire. */
-export function argumentsText(args: string | Record<string, unknown>): string {
-  return typeof args === "string" ? args : JSON.stringify(args);
-}
-
 /** Default finish reason: `tool_calls` when the response calls tools, else `stop`. */
 export function finishReasonOf(response: ScriptedResponse): string {
   return response.finishReason ?? (response.toolCalls?.length ? "tool_calls" : "stop");
 }
 
-/** Usage to report: the scripted one, else a 4-chars-per-token estimate. */
+/**
+ * Usage in chat-completions terms: `prompt_tokens` includes cached tokens, which
+ * `prompt_tokens_details` breaks out (`cache_write_tokens` as OpenRouter and others send it).
+ */
 export function usageOf(response: ScriptedResponse, promptChars: number) {
-  const outputChars =
-    (response.text?.length ?? 0) +
-    (response.thinking?.length ?? 0) +
-    (response.toolCalls ?? []).reduce((n, call) => n + call.name.length + argumentsText(call.arguments).length, 0);
-  const prompt_tokens = response.usage?.prompt_tokens ?? Math.ceil(promptChars / 4);
-  const completion_tokens = response.usage?.completion_tokens ?? Math.ceil(outputChars / 4);
-  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+  const usage = scriptedUsage(response, promptChars);
+  const prompt_tokens = usage.prompt_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+  const completion_tokens = usage.completion_tokens;
+  return {
+    prompt_tokens,
+    completion_tokens,
+    total_tokens: prompt_tokens + completion_tokens,
+    ...(usage.cache_read_tokens || usage.cache_write_tokens
+      ? {
+          prompt_tokens_details: {
+            // OpenRouter-style: cached_tokens counts this request's writes too (pi-ai subtracts them).
+            cached_tokens: usage.cache_read_tokens + usage.cache_write_tokens,
+            ...(usage.cache_write_tokens ? { cache_write_tokens: usage.cache_write_tokens } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 export function toolCallId(response: ScriptedResponse, requestIndex: number, position: number): string {

@@ -1,7 +1,36 @@
 /**
- * Types of the loopback model server: what a test scripts, and what the server records.
- * Kept apart from the server so the chunk planner and the pi helpers can share them.
+ * Types of the loopback model servers: what a test scripts, and what the servers record.
+ * One scripted-turn description (`ScriptedResponse`) drives every wire format.
+ * Kept apart from the servers so the planners and the pi helpers can share them.
  */
+
+/**
+ * The provider wire formats the testkit speaks, named like pi-ai's `Api` values:
+ * OpenAI chat completions, Anthropic Messages, OpenAI Responses, Gemini `streamGenerateContent`.
+ */
+export type WireFormat = "openai-completions" | "anthropic-messages" | "openai-responses" | "google-generative-ai";
+
+/**
+ * Token counts of one answer, format-neutral. Each server reports them in its API's own shape
+ * (e.g. OpenAI counts cached tokens inside `input_tokens`, Anthropic does not).
+ */
+export interface ScriptedUsage {
+  /** Input tokens not read from the cache. */
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** Input tokens read from the prompt cache. Default 0. */
+  cache_read_tokens?: number;
+  /** Input tokens written to the prompt cache (only Anthropic and chat completions report it). Default 0. */
+  cache_write_tokens?: number;
+}
+
+/** Usage in pi-ai's terms (what pi adds to the session), as a server reported it on the wire. */
+export interface ReportedUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
 
 /** Which delta field carries reasoning. pi-ai's openai-completions client reads the first non-empty of these. */
 export type ReasoningField = "reasoning_content" | "reasoning" | "reasoning_text";
@@ -16,8 +45,8 @@ export interface ScriptedToolCall {
 }
 
 /**
- * One answer of the server to one chat-completions request.
- * Streamed in this order: thinking, text, tool calls, finish chunk, usage chunk, `[DONE]`.
+ * One answer of a server to one request, in any wire format.
+ * Streamed in this order: thinking, text, tool calls, then the format's end events (finish, usage).
  */
 export interface ScriptedResponse {
   text?: string;
@@ -30,25 +59,38 @@ export interface ScriptedResponse {
   chunkSize?: number;
   /** Pause before every delta after the first, in ms. Default 0. */
   delayMs?: number;
-  /** Default: `tool_calls` when there are tool calls, else `stop`. */
+  /**
+   * Default: `tool_calls` when there are tool calls, else `stop`. Mapped per format (Anthropic
+   * `end_turn`/`tool_use`/`max_tokens`, Responses `completed`/`incomplete`, Gemini `STOP`/`MAX_TOKENS`).
+   */
   finishReason?: "stop" | "tool_calls" | "length";
-  /** Reported usage; default estimates (4 chars per token). Sent when the client asked for it or it is set. */
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Reported usage; default estimates (4 chars per token). Chat completions sends it when asked or set. */
+  usage?: ScriptedUsage;
+  /**
+   * Signature of the thinking block (Anthropic `signature_delta`, Responses `encrypted_content`, Gemini
+   * `thoughtSignature`). Default: one the server issues and later verifies in strict mode.
+   */
+  thinkingSignature?: string;
   /** When >= 400 the server answers this status with `errorBody` instead of a stream. */
   httpStatus?: number;
-  /** Body of an error answer; default an OpenAI-style JSON error. */
+  /** Body of an error answer; default the format's own JSON error shape. */
   errorBody?: string;
 }
 
 /** What the server saw of one request and how far it got answering it. */
 export interface RecordedRequest {
-  /** 0-based position among all chat-completions requests this server received. */
+  /** 0-based position among all model requests this server received. */
   index: number;
+  /** The wire format of the server that received it. */
+  format: WireFormat;
   method: string;
   url: string;
   /** Parsed JSON body. */
   body: Record<string, unknown>;
-  /** `body.messages` (OpenAI chat format: system/developer/user/assistant/tool). */
+  /**
+   * The conversation as the format carries it: chat `messages`, Anthropic `messages`, Responses `input`
+   * items (some have `type` instead of `role`), Gemini `contents` (`role` user/model, `parts`).
+   */
   messages: ChatMessage[];
   headers: Record<string, string | string[] | undefined>;
   /** The response the script chose for this request. */
@@ -63,9 +105,17 @@ export interface RecordedRequest {
   closedEarly: boolean;
   /** The server wrote the whole response (including `[DONE]`, or the error body). */
   completed: boolean;
+  /** Strict mode refused the request: the HTTP status and the API's message it answered with. */
+  rejected?: { status: number; message: string };
+  /**
+   * The usage the stream had told the client when it ended or was cut (pi-ai's terms); undefined while
+   * none was sent. Anthropic sends input and cache usage first (`message_start`), Gemini with every chunk,
+   * chat completions and Responses only at the end, so an aborted attempt there reports none.
+   */
+  usageReported?: ReportedUsage;
 }
 
-/** A chat message as the client sent it; loose because providers differ. */
+/** A message (or input item) as the client sent it; loose because providers differ. */
 export interface ChatMessage {
   role: string;
   content?: unknown;
@@ -82,6 +132,12 @@ export type Script = ScriptedResponse[] | ScriptFunction;
 
 export interface ModelServerOptions {
   script?: Script;
+  /**
+   * Answer 400, with the API's own error shape and message, to any request the real API would refuse
+   * (unpaired tool calls/results, a function call without its reasoning item, a modified signed thinking
+   * block, empty content). Default false. See `strict.ts` of each format.
+   */
+  strict?: boolean;
   /** Port on 127.0.0.1; default 0 (any free port). */
   port?: number;
   /** Model id listed by `GET /v1/models`; default `loopback-model`. */
@@ -90,12 +146,18 @@ export interface ModelServerOptions {
   defaults?: Pick<ScriptedResponse, "chunkSize" | "delayMs">;
 }
 
-/** A running loopback OpenAI-compatible server. */
+/** A running loopback model server of one wire format. */
 export interface ModelServer {
-  /** `http://127.0.0.1:PORT/v1`, what a pi model's `baseUrl` should be. */
+  readonly format: WireFormat;
+  /**
+   * What a pi model's `baseUrl` should be, as the real API's base: chat completions and Responses
+   * `http://127.0.0.1:PORT/v1`, Anthropic `http://127.0.0.1:PORT`, Gemini `http://127.0.0.1:PORT/v1beta`.
+   */
   readonly baseUrl: string;
   readonly port: number;
-  /** Every chat-completions request, in arrival order (live objects: counters update while streaming). */
+  /** Whether strict mode is on (see `ModelServerOptions.strict`). */
+  readonly strict: boolean;
+  /** Every model request, in arrival order (live objects: counters update while streaming). */
   readonly requests: RecordedRequest[];
   /** Replace the script; an array script starts again from its first response. */
   setScript(script: Script): void;

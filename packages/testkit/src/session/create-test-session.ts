@@ -30,6 +30,7 @@ import {
 } from "@mariozechner/pi-coding-agent";
 import { LOOPBACK_API_KEY, loopbackModel } from "../model-server/loopback-model.ts";
 import { writeModelsJson } from "../model-server/models-json.ts";
+import { writeProviderConfig } from "../model-server/providers.ts";
 import type { ModelServer } from "../model-server/types.ts";
 import { activateSandboxEnv } from "../sandbox/process-env.ts";
 import { mergeSettings, SANDBOX_DEFAULT_SETTINGS } from "../sandbox/settings.ts";
@@ -56,7 +57,20 @@ export interface LoopbackModelOption {
   overrides?: Partial<Model<"openai-completions">>;
 }
 
-export type TestModelOption = FauxModelOption | LoopbackModelOption;
+/**
+ * pi's real client for the server's wire format (Anthropic, OpenAI Responses, Gemini, or chat
+ * completions), configured as users configure a proxy: `models.json` gives the built-in provider the
+ * server as `baseUrl`, `auth.json` a key; the model is the real one (e.g. claude-sonnet-4-5) from pi's
+ * registry. See `writeProviderConfig`.
+ */
+export interface ProviderModelOption {
+  kind: "provider";
+  server: Pick<ModelServer, "format" | "baseUrl">;
+  /** Key for auth.json, e.g. `ANTHROPIC_OAUTH_TEST_KEY`; default the format's test key. */
+  apiKey?: string;
+}
+
+export type TestModelOption = FauxModelOption | LoopbackModelOption | ProviderModelOption;
 
 export interface TestSessionOptions {
   /** Default `{ kind: "faux" }`. */
@@ -144,9 +158,13 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
     writeJson(join(agentDir, "settings.json"), mergeSettings(SANDBOX_DEFAULT_SETTINGS, options.settings));
     if (options.projectSettings) writeJson(join(cwd, ".pi", "settings.json"), options.projectSettings);
 
-    const authStorage = AuthStorage.create(join(agentDir, "auth.json"));
     const modelOption: TestModelOption = options.model ?? { kind: "faux" };
-    let model: Model<Api>;
+    const target =
+      modelOption.kind === "provider"
+        ? writeProviderConfig(agentDir, modelOption.server, modelOption.apiKey ? { apiKey: modelOption.apiKey } : {})
+        : undefined;
+    const authStorage = AuthStorage.create(join(agentDir, "auth.json"));
+    let model: Model<Api> | undefined;
     if (modelOption.kind === "faux") {
       const tokenSize = modelOption.tokenSize ?? 1;
       faux = registerFauxProvider({
@@ -158,12 +176,17 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       model = faux.getModel();
       // pi refuses to prompt a provider without configured auth; the faux provider ignores the key.
       authStorage.setRuntimeApiKey(model.provider, FAUX_API_KEY);
-    } else {
+    } else if (modelOption.kind === "loopback") {
       writeModelsJson(agentDir, modelOption.server);
       model = loopbackModel(modelOption.server, modelOption.overrides);
       authStorage.setRuntimeApiKey(model.provider, LOOPBACK_API_KEY);
     }
     const modelRegistry = ModelRegistry.create(authStorage, join(agentDir, "models.json"));
+    if (target) {
+      model = modelRegistry.find(target.provider, target.modelId);
+      if (!model) throw new Error(`createTestSession: pi has no model ${target.provider}/${target.modelId}`);
+    }
+    if (!model) throw new Error("createTestSession: no model");
     const settingsManager = SettingsManager.create(cwd, agentDir);
 
     const resourceLoader = new DefaultResourceLoader({

@@ -1,0 +1,18 @@
+/**
+ * Signatures the servers put on thinking (Anthropic `signature`, Responses `encrypted_content`, Gemini
+ * `thoughtSignature`) and check in strict mode: an HMAC over the signed text, so a block whose text was
+ * changed, or a signature made up by the client, no longer verifies, as with the real APIs.
+ */
+import { createHmac } from "node:crypto";
+
+const KEY = "pi-rails-testkit-thinking";
+
+/** Base64 signature of `text` (valid base64, as Gemini requires of `thoughtSignature`). */
+export function signText(text: string): string {
+  return createHmac("sha256", KEY).update(text).digest("base64");
+}
+
+/** Whether `signature` is the one `signText(text)` gives. */
+export function verifyText(text: string, signature: unknown): boolean {
+  return typeof signature === "string" && signature === signText(text);
+}

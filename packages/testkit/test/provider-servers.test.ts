@@ -1,0 +1,246 @@
+/**
+ * The Anthropic, OpenAI Responses and Gemini loopback servers (and chat completions) against pi-ai's
+ * real clients for the real models (claude-sonnet-4-5, gpt-5, gemini-2.5-pro), thinking on, over real
+ * sockets: every delta kind, signatures, usage with cache, aborts, strict mode.
+ */
+import {
+  type Api,
+  type AssistantMessage,
+  type AssistantMessageEvent,
+  type Context,
+  getModel,
+  type Model,
+  streamSimple,
+  Type,
+} from "@mariozechner/pi-ai";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createTestSession,
+  loopbackModel,
+  type ModelServer,
+  messageText,
+  PROVIDER_TARGETS,
+  type ScriptedResponse,
+  startProviderServer,
+  WIRE_FORMATS,
+  type WireFormat,
+} from "../src/index.ts";
+
+let server: ModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const tools = [
+  {
+    name: "read",
+    description: "Read a file",
+    parameters: Type.Object({ path: Type.String(), limit: Type.Optional(Type.Number()) }),
+  },
+];
+
+function modelFor(s: ModelServer): Model<Api> {
+  if (s.format === "openai-completions") return loopbackModel(s, { reasoning: true }) as Model<Api>;
+  const target = PROVIDER_TARGETS[s.format];
+  const base = getModel(target.provider as "anthropic", target.modelId as "claude-sonnet-4-5") as Model<Api>;
+  return { ...base, baseUrl: s.baseUrl };
+}
+
+async function run(s: ModelServer, context: Context, onEvent?: (e: AssistantMessageEvent, abort: () => void) => void) {
+  const controller = new AbortController();
+  const events: AssistantMessageEvent[] = [];
+  const stream = streamSimple(modelFor(s), context, {
+    apiKey: PROVIDER_TARGETS[s.format].apiKey,
+    maxRetries: 0,
+    reasoning: "medium",
+    signal: controller.signal,
+  });
+  for await (const event of stream) {
+    events.push(event);
+    onEvent?.(event, () => controller.abort());
+  }
+  const last = events.at(-1) as { type: string; message?: AssistantMessage; error?: AssistantMessage };
+  return { events, message: (last.message ?? last.error) as AssistantMessage };
+}
+
+const deltas = (events: AssistantMessageEvent[], type: "text_delta" | "thinking_delta" | "toolcall_delta") =>
+  events.flatMap((e) => (e.type === type ? [e.delta] : []));
+
+const user = (text: string): Context["messages"][number] => ({ role: "user", content: text, timestamp: Date.now() });
+
+const TURN: ScriptedResponse = {
+  thinking: "The user wants a.txt, so read it.",
+  text: "Reading it now.",
+  toolCalls: [{ name: "read", arguments: { path: "a.txt", limit: 20 } }],
+  chunkSize: 5,
+  usage: { prompt_tokens: 100, completion_tokens: 40, cache_read_tokens: 1000, cache_write_tokens: 200 },
+};
+
+/** What each format can report: OpenAI and Gemini have no cache-write count. */
+const expectedUsage = (format: WireFormat) => ({
+  input: 100,
+  output: 40,
+  cacheRead: 1000,
+  cacheWrite: format === "anthropic-messages" || format === "openai-completions" ? 200 : 0,
+});
+
+describe.each(WIRE_FORMATS)("%s server with pi-ai's real client", (format) => {
+  it("streams thinking, text and tool-call deltas, a signature and cache usage; the next turn passes strict mode", async () => {
+    server = await startProviderServer(format, {
+      strict: true,
+      script: [TURN, { text: "It says hello.", usage: { prompt_tokens: 150, completion_tokens: 5 } }],
+    });
+    const context: Context = { systemPrompt: "You are a test.", messages: [user("read a.txt")], tools };
+    const first = await run(server, context);
+
+    expect(deltas(first.events, "thinking_delta").join("").trim()).toBe(TURN.thinking);
+    expect(deltas(first.events, "text_delta").join("")).toBe(TURN.text);
+    const toolDeltas = deltas(first.events, "toolcall_delta");
+    // Gemini sends whole calls: one delta; the others stream the arguments.
+    if (format === "google-generative-ai") expect(toolDeltas).toHaveLength(1);
+    else expect(toolDeltas.length).toBeGreaterThan(3);
+    expect(JSON.parse(toolDeltas.join(""))).toEqual({ path: "a.txt", limit: 20 });
+    expect(first.message.stopReason).toBe("toolUse");
+    expect(first.message.usage).toMatchObject(expectedUsage(format));
+    expect(server.requests[0]?.usageReported).toEqual(expectedUsage(format));
+    if (format !== "openai-completions") {
+      expect(first.message.usage.cost.total).toBeGreaterThan(0);
+      const thinking = first.message.content.find((b) => b.type === "thinking");
+      const call = first.message.content.find((b) => b.type === "toolCall");
+      const signed =
+        format === "google-generative-ai"
+          ? (call as { thoughtSignature?: string }).thoughtSignature
+          : (thinking as { thinkingSignature?: string }).thinkingSignature;
+      expect(signed).toBeTruthy();
+    }
+    const call = first.message.content.find((b) => b.type === "toolCall") as { id: string; name: string };
+
+    context.messages.push(first.message, {
+      role: "toolResult",
+      toolCallId: call.id,
+      toolName: call.name,
+      content: [{ type: "text", text: "hello" }],
+      isError: false,
+      timestamp: Date.now(),
+    });
+    const second = await run(server, context);
+    expect(server.requests[1]?.rejected).toBeUndefined();
+    expect(deltas(second.events, "text_delta").join("")).toBe("It says hello.");
+    expect(second.message.stopReason).toBe("stop");
+  });
+
+  it("records an early close by the client and the usage told before it", async () => {
+    server = await startProviderServer(format, {
+      script: [
+        {
+          thinking: "x".repeat(400),
+          chunkSize: 2,
+          delayMs: 5,
+          usage: { prompt_tokens: 70, completion_tokens: 200, cache_read_tokens: 30 },
+        },
+      ],
+    });
+    let seen = 0;
+    const { message } = await run(server, { messages: [user("think")] }, (event, abort) => {
+      if (event.type === "thinking_delta" && ++seen === 3) abort();
+    });
+    await server.waitForIdle();
+    expect(message.stopReason).toBe("aborted");
+    const record = server.requests[0]!;
+    expect(record.closedEarly).toBe(true);
+    expect(record.completed).toBe(false);
+    expect(record.deltasSent).toBeLessThan(record.deltasPlanned);
+    // Anthropic tells input and cache usage first, Gemini with every chunk; the OpenAI formats only at the end.
+    const told =
+      format === "anthropic-messages"
+        ? { input: 70, output: 1, cacheRead: 30, cacheWrite: 0 }
+        : format === "google-generative-ai"
+          ? { input: 70, output: 0, cacheRead: 30, cacheWrite: 0 }
+          : undefined;
+    expect(record.usageReported).toEqual(told);
+    if (told) expect(message.usage).toMatchObject(told);
+  });
+});
+
+describe("strict mode answers the API's own 400", () => {
+  it("Anthropic: a changed signed thinking block, and a tool_use without its tool_result", async () => {
+    server = await startProviderServer("anthropic-messages", { strict: true, script: [TURN] });
+    const context: Context = { messages: [user("read a.txt")], tools };
+    const first = await run(server, context);
+    const thinking = first.message.content.find((b) => b.type === "thinking") as { thinking: string };
+    thinking.thinking = "I changed my mind.";
+    context.messages.push(first.message, user("go on"));
+    const refused = await run(server, context);
+    expect(refused.message.stopReason).toBe("error");
+    expect(refused.message.errorMessage).toContain("Invalid `signature` in `thinking` block");
+    expect(server.requests[1]?.rejected).toMatchObject({ status: 400 });
+  });
+
+  it("OpenAI Responses: a function_call without its reasoning item", async () => {
+    server = await startProviderServer("openai-responses", { strict: true, script: [TURN] });
+    const context: Context = { messages: [user("read a.txt")], tools };
+    const first = await run(server, context);
+    const call = first.message.content.find((b) => b.type === "toolCall") as { id: string };
+    first.message.content = first.message.content.filter((b) => b.type !== "thinking");
+    context.messages.push(first.message, {
+      role: "toolResult",
+      toolCallId: call.id,
+      toolName: "read",
+      content: [{ type: "text", text: "hello" }],
+      isError: false,
+      timestamp: Date.now(),
+    });
+    const refused = await run(server, context);
+    expect(refused.message.errorMessage).toMatch(
+      /Item 'fc_loopback_0_0' of type 'function_call' was provided without its required 'reasoning' item: 'rs_loopback_0'/,
+    );
+  });
+
+  it("Gemini: a changed thought signature", async () => {
+    server = await startProviderServer("google-generative-ai", { strict: true, script: [TURN] });
+    const context: Context = { messages: [user("read a.txt")], tools };
+    const first = await run(server, context);
+    const call = first.message.content.find((b) => b.type === "toolCall") as { id: string; thoughtSignature: string };
+    call.thoughtSignature = `AAAA${call.thoughtSignature.slice(4)}`;
+    context.messages.push(first.message, {
+      role: "toolResult",
+      toolCallId: call.id,
+      toolName: "read",
+      content: [{ type: "text", text: "hello" }],
+      isError: false,
+      timestamp: Date.now(),
+    });
+    const refused = await run(server, context);
+    expect(refused.message.errorMessage).toContain("Corrupted thought signature.");
+    expect(JSON.parse(JSON.stringify(server.requests[1]?.rejected))).toEqual({
+      status: 400,
+      message: "Corrupted thought signature.",
+    });
+  });
+});
+
+describe.each(WIRE_FORMATS)("%s server behind a real AgentSession (provider configured as a proxy)", (format) => {
+  it("runs a tool turn with thinking on, every request passing strict mode", async () => {
+    server = await startProviderServer(format, {
+      strict: true,
+      script: [TURN, { thinking: "Got it.", text: "a.txt says hello." }],
+    });
+    const t = await createTestSession({
+      model: { kind: "provider", server },
+      thinkingLevel: "medium",
+      files: { "a.txt": "hello\n" },
+    });
+    try {
+      expect(`${t.model.provider}/${t.model.id}`).toBe(
+        `${PROVIDER_TARGETS[format].provider}/${PROVIDER_TARGETS[format].modelId}`,
+      );
+      const reply = await t.prompt("read a.txt");
+      expect(messageText(reply)).toContain("a.txt says hello.");
+      expect(server.requests.map((r) => r.rejected)).toEqual([undefined, undefined]);
+      expect(JSON.stringify(server.requests[1]?.messages)).toContain("hello\\n");
+    } finally {
+      await t.dispose();
+    }
+  });
+});
