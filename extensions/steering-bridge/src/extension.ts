@@ -2,7 +2,7 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { hasPiPatchFeature, NoticeBoard } from "@pi-rails/agent-core/kit";
 import { hasCancelApi } from "./bridge/cancel.ts";
 import { type AgentMessage, SteeringBridge } from "./bridge/steering-bridge.ts";
-import { resolveAgentDir } from "./endpoint/paths.ts";
+import { ensurePrivateDir, resolveAgentDir, steeringDir } from "./endpoint/paths.ts";
 import { type Endpoint, startEndpoint } from "./endpoint/server.ts";
 import { STEERING_EVENTS, type SteeringApi } from "./events.ts";
 import { findQueueSnapshot, QUEUE_SNAPSHOT_TYPE, type QueueSnapshot } from "./pi/snapshot.ts";
@@ -10,6 +10,7 @@ import { parseCancelCommand, parseSteerCommand } from "./pi/steer-command.ts";
 import { isAuditMessage, renderItem, STEERING_AUDIT_TYPE } from "./queue/render.ts";
 import type { SteeringItem } from "./queue/types.ts";
 import { formatSeamLog, SeamLog } from "./seams/seam-log.ts";
+import { openSessionStore, type SessionStore } from "./store/session-store.ts";
 
 const CANCEL_FEATURE = "cancel_tool_call";
 
@@ -24,6 +25,7 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   let bridge: SteeringBridge | undefined;
   let endpoint: Endpoint | undefined;
   let ctxRef: ExtensionContext | undefined;
+  let store: SessionStore | undefined;
   /** Ids of the last persisted snapshot ("" for an empty one; undefined when none was written or read). */
   let persistedIds: string | undefined;
   const cleanups: (() => void)[] = [];
@@ -62,6 +64,8 @@ export default function steeringBridge(pi: ExtensionAPI): void {
     await endpoint?.close();
     endpoint = undefined;
     current?.dispose();
+    if (store?.owned) store.close();
+    store = undefined;
   };
 
   pi.on("session_start", async (_event, ctx) => {
@@ -96,9 +100,56 @@ export default function steeringBridge(pi: ExtensionAPI): void {
       );
     }
 
-    const snapshot = findQueueSnapshot(ctx.sessionManager.getBranch());
-    persistedIds = snapshot?.items.map((item) => item.id).join(",");
-    if (snapshot) current.queue.restore(snapshot.items);
+    current.setAuditSink((items, seam, iteration) => {
+      // A custom entry, not a message: pi builds no model request (chat, compaction, branch summary) from it.
+      for (const item of items) {
+        pi.appendEntry(STEERING_AUDIT_TYPE, { ...renderItem(item, seam, iteration).details, content: item.content });
+      }
+    });
+
+    // The session's journal: accepted items are on disk before they are acknowledged, settled ids outlive the
+    // process; only the process holding the session's lock restores and delivers.
+    const dir = steeringDir(resolveAgentDir());
+    try {
+      ensurePrivateDir(dir);
+      store = openSessionStore(dir, current.sessionId);
+    } catch (error) {
+      notices.once(ctx, "journal", `steering items are not persisted for this session: ${(error as Error).message}`);
+    }
+    const opened = store;
+    if (opened && !opened.owned) {
+      const owner = opened.owner.pid > 0 ? `pi process ${opened.owner.pid}` : "another pi process";
+      const why = `session ${current.sessionId} is steered by ${owner}`;
+      cleanups.push(
+        current.queue.onAccept(() => {
+          throw new Error(`${why}; queue items there (this process does not deliver them)`);
+        }),
+      );
+      notices.once(ctx, "taken", `steering is off in this process: ${why}`);
+    } else {
+      if (opened?.owned) {
+        cleanups.push(
+          current.queue.onAccept((item) => opened.journal.accept(item)),
+          current.onAck((ack) => {
+            try {
+              opened.journal.settle(ack);
+            } catch {
+              // The ack itself stands; a lost settle line means a later retry is not recognised as one.
+            }
+          }),
+        );
+        current.queue.rememberSettled(opened.state.settled);
+        current.queue.restore(opened.state.pending);
+      }
+      // Snapshots in the session file (written by earlier versions too): what the journal does not know yet.
+      const snapshot = findQueueSnapshot(ctx.sessionManager.getBranch());
+      persistedIds = snapshot?.items.map((item) => item.id).join(",");
+      if (snapshot) {
+        for (const item of current.queue.restore(snapshot.items)) {
+          if (opened?.owned) opened.journal.accept(item);
+        }
+      }
+    }
 
     cleanups.push(
       current.onAck((ack) => {
@@ -108,10 +159,12 @@ export default function steeringBridge(pi: ExtensionAPI): void {
       current.onCheckpoint((checkpoint) => pi.events.emit(STEERING_EVENTS.checkpoint, checkpoint)),
     );
 
-    try {
-      endpoint = await startEndpoint({ bridge: current, agentDir: resolveAgentDir() });
-    } catch (error) {
-      notices.once(ctx, "endpoint", `the steering socket is off for this session: ${(error as Error).message}`);
+    if (!opened || opened.owned) {
+      try {
+        endpoint = await startEndpoint({ bridge: current, agentDir: resolveAgentDir() });
+      } catch (error) {
+        notices.once(ctx, "endpoint", `the steering socket is off for this session: ${(error as Error).message}`);
+      }
     }
     const api = createApi(current, () => endpoint);
     pi.events.emit(STEERING_EVENTS.ready, { api });

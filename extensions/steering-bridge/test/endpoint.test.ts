@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { getAgentDir } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { SteeringBridge } from "../src/bridge/steering-bridge.ts";
-import { SteeringClient, SteeringRpcError } from "../src/client/client.ts";
+import { SteeringClient, SteeringRpcError, withSteeringClient } from "../src/client/client.ts";
 import { resolveAgentDir, steeringDir, UnsafePathError } from "../src/endpoint/paths.ts";
 import { startEndpoint } from "../src/endpoint/server.ts";
 import { listSessions } from "../src/endpoint/session-registry.ts";
@@ -216,12 +216,12 @@ describe("the steering socket of a real pi session", () => {
     const socket = harness.api().socketPath()!;
     const results = await Promise.all(
       Array.from({ length: 1000 }, async (_, i) => {
-        const c = await SteeringClient.connect(socket, { timeoutMs: 30_000 });
-        try {
-          return await c.inject({ content: `ITEM-${i}`, mode: i % 2 ? "finish_step" : "interrupt_immediate" });
-        } finally {
-          await c.close();
-        }
+        // Over the connection cap a client is told busy (-32004) and retries: the request was never read.
+        return withSteeringClient(
+          socket,
+          (c) => c.inject({ content: `ITEM-${i}`, mode: i % 2 ? "finish_step" : "interrupt_immediate" }),
+          { timeoutMs: 60_000 },
+        );
       }),
     );
     const ids = new Set(results.map((r) => r.id));
@@ -315,7 +315,7 @@ describe("endpoint safety", () => {
     expect(() => statSync(join(dir, "old.sock"))).toThrow();
     // Same session id, another (live) owner pid in the registry file: refused.
     const info = JSON.parse(readFileSync(first.infoPath, "utf8"));
-    writeFileSync(first.infoPath, JSON.stringify({ ...info, pid: process.ppid }));
+    writeFileSync(first.infoPath, JSON.stringify({ ...info, pid: process.ppid, pidStartTime: undefined }));
     await expect(startEndpoint({ bridge: bridge("live"), agentDir })).rejects.toThrow(
       /already served by live pi process/,
     );

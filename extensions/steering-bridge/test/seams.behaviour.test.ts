@@ -156,9 +156,15 @@ describe("steering seams in a real pi session", () => {
     await harness.test.prompt("second");
     expect(harness.server.requests).toHaveLength(2);
     for (const request of harness.server.requests) expect(JSON.stringify(request.body)).not.toContain("AUDIT-RECORD");
-    const entries = harness.test.readSessionEntries() as { type: string; customType?: string; content?: unknown }[];
-    const record = entries.find((e) => e.type === "custom_message" && e.customType === "steering-audit");
-    expect(record?.content).toBe("AUDIT-RECORD");
+    const entries = harness.test.readSessionEntries() as {
+      type: string;
+      customType?: string;
+      data?: { content?: unknown; seam?: string };
+    }[];
+    // A custom entry (not a message): pi builds no model request from it.
+    const record = entries.find((e) => e.type === "custom" && e.customType === "steering-audit");
+    expect(record?.data).toMatchObject({ content: "AUDIT-RECORD", seam: "loop_exit" });
+    expect(entries.some((e) => e.type === "custom_message" && e.customType === "steering-audit")).toBe(false);
   });
 
   it("a reminder reaches the model as a hidden system reminder", async () => {

@@ -8,6 +8,7 @@ import {
 import { renderItem } from "../queue/render.ts";
 import { SteeringQueue } from "../queue/steering-queue.ts";
 import type { Ack, EnqueueResult, RevokeResult, SteeringItem, SteeringItemInput } from "../queue/types.ts";
+import { resolveCallId } from "./call-ids.ts";
 import type { CancelToolCallOptions, CancelToolCallResult, ToolCallInFlight } from "./cancel.ts";
 import { ToolTracker } from "./tool-tracker.ts";
 
@@ -74,6 +75,9 @@ export interface SteeringBridgeOptions {
 
 type Listener<T> = (value: T) => void;
 
+/** Writes audit records where no model request reads them (pi: a custom session entry). */
+export type AuditSink = (items: SteeringItem[], seam: LoopSeam, iteration: number) => void;
+
 /**
  * One session's steering state: its queue, drained through an agent-core `CheckpointRegistry` (a bridge source
  * asked once per mode in the catalog's order, an inbox source at pre/post compact), plus what hosts ask about the
@@ -89,6 +93,7 @@ export class SteeringBridge {
   readonly seams: boolean;
   #cancel: CancelBackend | undefined;
   #handoff: ((items: SteeringItem[]) => void) | undefined;
+  #auditSink: AuditSink | undefined;
   #running = false;
   #iteration = 0;
   #lastSeam: LoopSeam | undefined;
@@ -102,10 +107,18 @@ export class SteeringBridge {
     this.registry.registerDrainSource({
       name: "steering-bridge",
       channel: "bridge",
-      drain: ({ mode, kind, iteration }) =>
-        this.queue
-          .takeMode(mode as DeliveryMode, kind, iteration)
-          .map((item) => ({ message: renderItem(item, kind, iteration) as unknown as AgentMessage, mode: item.mode! })),
+      drain: ({ mode, kind, iteration }) => {
+        const items = this.queue.takeMode(mode as DeliveryMode, kind, iteration);
+        if (mode === "audit_only" && this.#auditSink && items.length > 0) {
+          // Audit records never become loop messages: no model request (chat, compaction, summary) can carry them.
+          this.#auditSink(items, kind, iteration);
+          return [];
+        }
+        return items.map((item) => ({
+          message: renderItem(item, kind, iteration) as unknown as AgentMessage,
+          mode: item.mode!,
+        }));
+      },
     });
     this.registry.registerDrainSource({
       name: "steering-inbox",
@@ -115,6 +128,14 @@ export class SteeringBridge {
           .takeInbox(kind, iteration)
           .map((item) => ({ message: renderItem(item, kind, iteration) as unknown as AgentMessage })),
     });
+  }
+
+  /**
+   * Where audit_only items go when a seam drains them. With a sink they are written there and never handed to the
+   * loop; without one (a bridge used on its own) they are rendered as `steering-audit` messages.
+   */
+  setAuditSink(sink: AuditSink | undefined): void {
+    this.#auditSink = sink;
   }
 
   /** Plug in (or remove) the patched pi's cancel API. */
@@ -218,7 +239,12 @@ export class SteeringBridge {
         "cancelling a tool call in flight needs the pi-rails patched pi (feature cancel_tool_call); this pi lacks it",
       );
     }
-    return this.#cancel.cancel(callId, options);
+    // Either pi's id or the provider's own (`call_…` of a Responses `call_…|fc_…`) names the call.
+    const target = resolveCallId(
+      callId,
+      this.#cancel.inFlight().map((call) => call.callId),
+    );
+    return this.#cancel.cancel(target ?? callId, options);
   }
 
   status(): BridgeStatus {

@@ -1,9 +1,15 @@
 import { parseArgs } from "node:util";
 import type { LoopCheckpoint } from "@pi-rails/agent-core/kit";
-import { SteeringClient, SteeringRpcError } from "../client/client.ts";
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  RequestTimeoutError,
+  type SteeringClient,
+  SteeringRpcError,
+  withSteeringClient,
+} from "../client/client.ts";
 import { findSessions, resolveSession, SessionChoiceError } from "../client/discover.ts";
 import { resolveAgentDir } from "../endpoint/paths.ts";
-import { ERROR_CODES, type InjectParams } from "../endpoint/protocol.ts";
+import { ERROR_CODES, type InjectParams, MAX_PENDING_PAGE, type PendingItemSummary } from "../endpoint/protocol.ts";
 import type { Ack } from "../queue/types.ts";
 
 export const USAGE = `pi-steer: steer a running pi session (steering-bridge)
@@ -19,12 +25,15 @@ Usage:
                                                    cancel the tool call running now
   pi-steer pending [--json]                        items waiting for a seam
   pi-steer revoke <id> [--json]                    revoke a pending item
-  pi-steer watch [--json] [--count N]              live seam passes and acknowledgements
+  pi-steer watch [--json] [--count N]              live seam passes and acknowledgements (stop after N)
 
 Modes: interrupt_immediate (stops the next tool batch), finish_step (next iteration boundary),
        audit_only (written to the session at loop exit, never sent to the model).
-Every command takes --session <id> (optional with one live session in the current directory) and --json.
-Exit codes: 0 ok, 1 refused (unknown id, call not found, feature unavailable), 2 usage or connection error.
+Every command takes --session <id> (optional with one live session in this directory or a parent of it),
+--json (results and errors as JSON on stdout) and --request-timeout MS (default 10000; a suspended pi never
+answers).
+Exit codes: 0 ok, 1 refused (unknown id, call not found, cancel timed out, feature unavailable, queue full),
+2 usage or connection error (no session, bad params, no answer in time).
 `;
 
 export const EXIT_OK = 0;
@@ -40,14 +49,19 @@ export interface CliIo {
 
 class UsageError extends Error {}
 
-/** Runs pi-steer; returns the exit code. Never throws. */
+/** Runs pi-steer; returns the exit code. Never throws. With `--json`, errors are JSON on stdout too. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
+  const json = argv.includes("--json");
+  const fail = (code: number, message: string, error: Record<string, unknown> = {}, usage = false) => {
+    io.stderr(`pi-steer: ${message}\n${usage ? `\n${USAGE}` : ""}`);
+    if (json) io.stdout(`${JSON.stringify({ error: { ...error, message } })}\n`);
+    return code;
+  };
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
   } catch (error) {
-    io.stderr(`pi-steer: ${(error as Error).message}\n\n${USAGE}`);
-    return EXIT_USAGE;
+    return fail(EXIT_USAGE, (error as Error).message, { kind: "usage" }, true);
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -55,7 +69,6 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   const [command, ...args] = positionals;
-  const json = values.json ?? false;
   const agentDir = resolveAgentDir(io.env);
   const out = (value: unknown, human: string) => io.stdout(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
 
@@ -70,35 +83,42 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
 
-  let client: SteeringClient | undefined;
   try {
     const request = buildRequest(command, args, values);
+    const requestTimeoutMs =
+      values["request-timeout"] === undefined
+        ? DEFAULT_REQUEST_TIMEOUT_MS
+        : integer("--request-timeout", values["request-timeout"]);
     const session = resolveSession({
       agentDir,
       cwd: io.cwd,
       ...(values.session ? { sessionId: values.session } : {}),
     });
-    client = await SteeringClient.connect(session.socket);
-    return await request(client, out, io, json);
+    return await withSteeringClient(session.socket, (client) => request(client, out, io, json), {
+      requestTimeoutMs,
+      timeoutMs: requestTimeoutMs,
+    });
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`pi-steer: ${error.message}\n\n${USAGE}`);
-      return EXIT_USAGE;
-    }
+    if (error instanceof UsageError) return fail(EXIT_USAGE, error.message, { kind: "usage" }, true);
     if (error instanceof SteeringRpcError) {
-      io.stderr(`pi-steer: ${error.message}\n`);
-      if (json)
-        io.stdout(`${JSON.stringify({ error: { code: error.code, message: error.message, data: error.data } })}\n`);
-      return error.code === ERROR_CODES.unavailable ? EXIT_REFUSED : EXIT_USAGE;
+      const refused = error.code === ERROR_CODES.unavailable || error.code === ERROR_CODES.queueFull;
+      return fail(refused ? EXIT_REFUSED : EXIT_USAGE, error.message, {
+        kind: "rpc",
+        code: error.code,
+        data: error.data,
+      });
     }
     if (error instanceof SessionChoiceError) {
-      io.stderr(`pi-steer: ${error.message}\n`);
-      return EXIT_USAGE;
+      return fail(EXIT_USAGE, error.message, {
+        kind: "session",
+        candidates: error.candidates.map((s) => s.sessionId),
+      });
     }
-    io.stderr(`pi-steer: ${(error as Error).message}\n`);
-    return EXIT_USAGE;
-  } finally {
-    await client?.close();
+    if (error instanceof RequestTimeoutError) {
+      return fail(EXIT_USAGE, error.message, { kind: "timeout", method: error.method, timeoutMs: error.timeoutMs });
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    return fail(EXIT_USAGE, (error as Error).message, { kind: "connection", ...(code ? { errno: code } : {}) });
   }
 }
 
@@ -168,20 +188,41 @@ function buildRequest(command: string | undefined, args: string[], values: Value
       if (values["no-reminder"]) params.injectReminder = false;
       return async (client, out) => {
         const result = await client.cancelToolCall(params);
-        out(result, `${result.status}: ${result.callId}${result.tool ? ` (${result.tool})` : ""}`);
-        return result.status === "not_found" ? EXIT_REFUSED : EXIT_OK;
+        const call = `${result.callId}${result.tool ? ` (${result.tool})` : ""}`;
+        // "cancelled" only when the tool stopped; a timeout says plainly that its work may go on.
+        out(
+          result,
+          result.status === "timeout"
+            ? `timeout: ${call} did not stop within ${params.timeoutMs ?? 5000} ms; pi stopped waiting for it and the model was told it was cancelled, but its work may still be running`
+            : `${result.status}: ${call}`,
+        );
+        return result.status === "not_found" || result.status === "timeout" ? EXIT_REFUSED : EXIT_OK;
       };
     }
     case "pending":
       noArgs(command, args);
       return async (client, out) => {
-        const { items } = await client.pending();
+        // Every page, previews only: the list stays bounded however much content is pending.
+        const items: PendingItemSummary[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await client.pending({
+            limit: MAX_PENDING_PAGE,
+            previewChars: 60,
+            ...(cursor ? { cursor } : {}),
+          });
+          items.push(...page.items);
+          cursor = page.nextCursor;
+        } while (cursor !== undefined);
         out(
           items,
           items.length === 0
             ? "nothing pending"
             : items
-                .map((i) => `${i.id}  ${i.mode ?? "inbox"}  ${i.kind}  ${JSON.stringify(i.content.slice(0, 60))}`)
+                .map(
+                  (i) =>
+                    `${i.id}  ${i.mode ?? "inbox"}  ${i.kind}  ${JSON.stringify(i.content)}${i.truncated ? "…" : ""}`,
+                )
                 .join("\n"),
         );
         return EXIT_OK;
@@ -272,6 +313,7 @@ function parse(argv: string[]) {
       timeout: { type: "string" },
       "no-reminder": { type: "boolean" },
       count: { type: "string" },
+      "request-timeout": { type: "string" },
     },
   });
 }

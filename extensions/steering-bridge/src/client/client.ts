@@ -1,7 +1,16 @@
 import { connect, type Socket } from "node:net";
 import { isJSONRPCRequest, isJSONRPCResponse, JSONRPCClient, type JSONRPCResponse } from "json-rpc-2.0";
 import { LineFramer, MAX_FRAME_BYTES } from "../endpoint/framing.ts";
-import { METHODS, NOTIFICATIONS, type SteeringMethods, type SteeringNotifications } from "../endpoint/protocol.ts";
+import {
+  ERROR_CODES,
+  METHODS,
+  NOTIFICATIONS,
+  type SteeringMethods,
+  type SteeringNotifications,
+} from "../endpoint/protocol.ts";
+
+/** How long a request waits for its answer unless told otherwise (a suspended or stuck pi never answers). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
 /** A JSON-RPC error answered by the session (code and message as sent). */
 export class SteeringRpcError extends Error {
@@ -28,9 +37,15 @@ export class SteeringClient {
   readonly #rpc: JSONRPCClient;
   readonly #listeners = new Map<string, Set<(params: never) => void>>();
   readonly #closeListeners = new Set<(error?: Error) => void>();
+  readonly #socketPath: string;
+  readonly #requestTimeoutMs: number;
+  /** The server's own error about this connection (busy, timed out), answered with id null. */
+  #connectionError: SteeringRpcError | undefined;
 
-  private constructor(socket: Socket) {
+  private constructor(socket: Socket, socketPath: string, requestTimeoutMs: number) {
     this.#socket = socket;
+    this.#socketPath = socketPath;
+    this.#requestTimeoutMs = requestTimeoutMs;
     this.#rpc = new JSONRPCClient((request) => {
       if (socket.destroyed) throw new Error("steering socket is closed");
       socket.write(`${JSON.stringify(request)}\n`);
@@ -53,7 +68,8 @@ export class SteeringClient {
       failure = error;
     });
     socket.on("close", () => {
-      this.#rpc.rejectAllPendingRequests(`steering socket closed${failure ? `: ${failure.message}` : ""}`);
+      const reason = this.#connectionError?.message ?? (failure ? failure.message : undefined);
+      this.#rpc.rejectAllPendingRequests(`steering socket closed${reason ? `: ${reason}` : ""}`);
       for (const listener of this.#closeListeners) listener(failure);
     });
   }
@@ -62,11 +78,15 @@ export class SteeringClient {
    * Connect to a session's socket (see `findSessions` / `resolveSession`). A full accept queue (EAGAIN, many
    * clients at once) is retried with a short backoff until `timeoutMs`.
    */
-  static async connect(socketPath: string, options: { timeoutMs?: number } = {}): Promise<SteeringClient> {
+  static async connect(
+    socketPath: string,
+    options: { timeoutMs?: number; requestTimeoutMs?: number } = {},
+  ): Promise<SteeringClient> {
     const deadline = Date.now() + (options.timeoutMs ?? 5000);
     for (let attempt = 0; ; attempt++) {
       try {
-        return new SteeringClient(await connectOnce(socketPath, Math.max(1, deadline - Date.now())));
+        const socket = await connectOnce(socketPath, Math.max(1, deadline - Date.now()));
+        return new SteeringClient(socket, socketPath, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== "EAGAIN" || Date.now() >= deadline) throw error;
@@ -75,14 +95,34 @@ export class SteeringClient {
     }
   }
 
-  /** Call one method, typed by name. Rejects with SteeringRpcError for a JSON-RPC error answer. */
-  async call<M extends keyof SteeringMethods>(method: M, params: Params<M>): Promise<Result<M>> {
-    const response: JSONRPCResponse = await this.#rpc.requestAdvanced({
-      jsonrpc: "2.0",
-      id: this.#nextId++,
-      method,
-      params,
+  /**
+   * Call one method, typed by name. Rejects with SteeringRpcError for a JSON-RPC error answer (also when the
+   * server turned the connection away: `-32004` busy, `-32005` timed out), and with a RequestTimeoutError when no
+   * answer came within the request timeout (default 10 s, or `timeoutMs`).
+   */
+  async call<M extends keyof SteeringMethods>(
+    method: M,
+    params: Params<M>,
+    options: { timeoutMs?: number } = {},
+  ): Promise<Result<M>> {
+    const timeoutMs = options.timeoutMs ?? this.#requestTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RequestTimeoutError(method, timeoutMs, this.#socketPath)), timeoutMs);
+      timer.unref?.();
     });
+    let response: JSONRPCResponse;
+    try {
+      response = await Promise.race([
+        this.#rpc.requestAdvanced({ jsonrpc: "2.0", id: this.#nextId++, method, params }),
+        timedOut,
+      ]);
+    } catch (error) {
+      if (this.#connectionError) throw this.#connectionError;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
     if (response.error) throw new SteeringRpcError(response.error.code, response.error.message, response.error.data);
     return response.result as Result<M>;
   }
@@ -97,11 +137,15 @@ export class SteeringClient {
   postEvent(params: Params<"steer/postEvent">) {
     return this.call(METHODS.postEvent, params);
   }
+  /** The request waits for the cancel's own timeout (default 5 s) plus the request timeout. */
   cancelToolCall(params: Params<"steer/cancelToolCall">) {
-    return this.call(METHODS.cancelToolCall, params);
+    return this.call(METHODS.cancelToolCall, params, {
+      timeoutMs: (params.timeoutMs ?? 5000) + this.#requestTimeoutMs,
+    });
   }
-  pending() {
-    return this.call(METHODS.pending, {});
+  /** One page of pending items (content previews); pass `nextCursor` as `cursor` for the next. */
+  pending(params: Params<"steer/pending"> = {}) {
+    return this.call(METHODS.pending, params);
   }
   revoke(id: string) {
     return this.call(METHODS.revoke, { id });
@@ -145,6 +189,14 @@ export class SteeringClient {
   }
 
   #receive(message: unknown): void {
+    const error = (message as { id?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } })?.error;
+    if (
+      (message as { id?: unknown })?.id === null &&
+      (error?.code === ERROR_CODES.busy || error?.code === ERROR_CODES.timeout)
+    ) {
+      this.#connectionError = new SteeringRpcError(error.code, String(error.message), error.data);
+      return;
+    }
     if (Array.isArray(message) || isJSONRPCResponse(message)) {
       this.#rpc.receive(message as JSONRPCResponse);
       return;
@@ -154,6 +206,49 @@ export class SteeringClient {
       if (!known) return;
       for (const listener of this.#listeners.get(message.method) ?? []) listener(message.params as never);
     }
+  }
+}
+
+/** No answer within the request timeout: the session's pi is suspended, stuck, or not the pi it claims to be. */
+export class RequestTimeoutError extends Error {
+  readonly method: string;
+  readonly timeoutMs: number;
+  constructor(method: string, timeoutMs: number, socketPath: string) {
+    super(
+      `no answer to ${method} within ${timeoutMs} ms from ${socketPath}: the pi process may be suspended (Ctrl-Z) or stuck`,
+    );
+    this.name = "RequestTimeoutError";
+    this.method = method;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * Connect, run `work`, close; a connection the server turned away as busy (`-32004`, all its connections in use)
+ * is retried with a short backoff until `timeoutMs` (default 10 s). Busy means the request was never read, so the
+ * retry is safe for every method.
+ */
+export async function withSteeringClient<T>(
+  socketPath: string,
+  work: (client: SteeringClient) => Promise<T>,
+  options: { timeoutMs?: number; requestTimeoutMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  for (let attempt = 0; ; attempt++) {
+    const connectOptions: { timeoutMs: number; requestTimeoutMs?: number } = {
+      timeoutMs: Math.max(1, deadline - Date.now()),
+    };
+    if (options.requestTimeoutMs !== undefined) connectOptions.requestTimeoutMs = options.requestTimeoutMs;
+    const client = await SteeringClient.connect(socketPath, connectOptions);
+    try {
+      return await work(client);
+    } catch (error) {
+      const busy = error instanceof SteeringRpcError && error.code === ERROR_CODES.busy;
+      if (!busy || Date.now() >= deadline) throw error;
+    } finally {
+      await client.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(10 * 2 ** attempt, 200) * (0.5 + Math.random())));
   }
 }
 

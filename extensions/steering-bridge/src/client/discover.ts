@@ -1,4 +1,5 @@
 import { realpathSync } from "node:fs";
+import { sep } from "node:path";
 import { resolveAgentDir, steeringDir } from "../endpoint/paths.ts";
 import { listSessions, type SessionInfo } from "../endpoint/session-registry.ts";
 
@@ -19,7 +20,7 @@ export function findSessions(options: { agentDir?: string } = {}): SessionInfo[]
 
 /**
  * The session to talk to: the one named by `sessionId` (a unique prefix is enough), else the only live session
- * whose cwd is `cwd`.
+ * whose cwd is `cwd` or, failing that, its nearest parent with a session.
  */
 export function resolveSession(options: { sessionId?: string; cwd?: string; agentDir?: string } = {}): SessionInfo {
   const sessions = findSessions(options);
@@ -34,17 +35,42 @@ export function resolveSession(options: { sessionId?: string; cwd?: string; agen
     throw new SessionChoiceError(`session id prefix ${options.sessionId} matches ${matches.length} sessions`, matches);
   }
   const cwd = canonical(options.cwd ?? process.cwd());
-  const here = sessions.filter((s) => canonical(s.cwd) === cwd);
+  const here = nearestSessions(sessions, cwd);
   if (here.length === 1) return here[0]!;
   if (here.length === 0) {
     throw new SessionChoiceError(
       sessions.length === 0
         ? "no live pi session with the steering bridge (start pi with -e @pi-rails/steering-bridge)"
-        : `no live pi session in ${cwd}; pass --session <id> (pi-steer sessions lists them)`,
+        : `no live pi session in ${cwd} or a parent of it; pass --session <id> (pi-steer sessions lists them)`,
       sessions,
     );
   }
-  throw new SessionChoiceError(`${here.length} live pi sessions in ${cwd}; pass --session <id>`, here);
+  throw new SessionChoiceError(`${here.length} live pi sessions in ${dirnameOf(here[0]!)}; pass --session <id>`, here);
+}
+
+/**
+ * The sessions whose cwd is `cwd` or its nearest ancestor that has any (the way git finds its root): `pi-steer`
+ * run in `src/` of a project finds the pi running in the project.
+ */
+export function nearestSessions(sessions: readonly SessionInfo[], cwd: string): SessionInfo[] {
+  let best: SessionInfo[] = [];
+  let bestLength = -1;
+  for (const session of sessions) {
+    const root = canonical(session.cwd);
+    const inside = cwd === root || cwd.startsWith(root.endsWith(sep) ? root : root + sep);
+    if (!inside) continue;
+    if (root.length > bestLength) {
+      best = [session];
+      bestLength = root.length;
+    } else if (root.length === bestLength) {
+      best.push(session);
+    }
+  }
+  return best;
+}
+
+function dirnameOf(session: SessionInfo): string {
+  return canonical(session.cwd);
 }
 
 function canonical(path: string): string {

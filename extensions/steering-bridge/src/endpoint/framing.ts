@@ -50,6 +50,11 @@ export class LineFramer {
     return events;
   }
 
+  /** True while a frame has begun and not ended (bytes buffered, or an oversized frame being skipped). */
+  get partial(): boolean {
+    return this.#size > 0 || this.#skipping;
+  }
+
   /** True while an oversized frame is being skipped (the peer has not sent its newline yet). */
   get skipping(): boolean {
     return this.#skipping;

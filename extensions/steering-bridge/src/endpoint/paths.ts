@@ -1,5 +1,5 @@
 import { chmodSync, lstatSync, mkdirSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 
 /**
@@ -19,6 +19,17 @@ export function resolveAgentDir(env: NodeJS.ProcessEnv = process.env): string {
 /** `<agentDir>/steering`: one socket and one registry file per live session. */
 export function steeringDir(agentDir: string = resolveAgentDir()): string {
   return join(agentDir, "steering");
+}
+
+/**
+ * Where sockets go when `<agentDir>/steering/<id>.sock` is past the Unix socket path limit (a long HOME):
+ * `$XDG_RUNTIME_DIR/pi-steering`, else `<tmpdir>/pi-steering-<uid>`; checked like the steering dir (a real dir,
+ * ours, 0700). The registry file stays in the agent dir and names the socket, so clients still find it.
+ */
+export function runtimeSocketDir(env: NodeJS.ProcessEnv = process.env): string {
+  const runtime = env["XDG_RUNTIME_DIR"];
+  if (runtime?.startsWith("/")) return join(runtime, "pi-steering");
+  return join(tmpdir(), `pi-steering-${process.getuid?.() ?? "user"}`);
 }
 
 export interface SessionPaths {

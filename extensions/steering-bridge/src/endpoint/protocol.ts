@@ -30,9 +30,18 @@ export const ERROR_CODES = {
   internalError: -32603,
   /** The running pi lacks what the method needs (stock pi: no seams, no tool-call cancel). */
   unavailable: -32001,
+  /** The session's queue is full (`data.limit`: "pendingItems" or "pendingBytes", `data.max`): retry later. */
+  queueFull: -32002,
+  /** The reply would exceed the frame limit (`data.limit`); page the request. */
+  replyTooLarge: -32003,
+  /** The endpoint has its maximum of connections open (`data.max`); sent once, then the connection is closed. */
+  busy: -32004,
+  /** The connection was closed for idling or for a frame left unfinished too long (`data.timeoutMs`). */
+  timeout: -32005,
 } as const;
 
-const MAX_CONTENT_CHARS = 256 * 1024;
+/** Longest content of one item, in UTF-8 bytes (the queue enforces it for every producer). */
+export const MAX_CONTENT_BYTES = 256 * 1024;
 
 /** A zod error option that says "is required" for a missing field and `message` for a wrong one. */
 const expect = (message: string) => ({
@@ -42,7 +51,9 @@ const expect = (message: string) => ({
 const content = z
   .string(expect("must be a string"))
   .min(1, { error: "must not be empty" })
-  .max(MAX_CONTENT_CHARS, { error: `must be at most ${MAX_CONTENT_CHARS} characters` })
+  .refine((text) => Buffer.byteLength(text) <= MAX_CONTENT_BYTES, {
+    error: `must be at most ${MAX_CONTENT_BYTES} bytes (UTF-8)`,
+  })
   .refine((text) => text.trim() !== "", { error: "must not be blank" });
 const mode = z.enum(DELIVERY_MODES, expect(`must be one of ${DELIVERY_MODES.join(", ")}`));
 const ttlMs = z
@@ -102,14 +113,33 @@ export type CancelParams = z.infer<typeof CancelParams>;
 
 export const RevokeParams = z.strictObject({ id: z.string(expect("must be a string")).min(1) });
 export const EmptyParams = z.strictObject({});
+/** Most items one `steer/pending` page holds, and the longest content preview it carries (replies stay small). */
+export const MAX_PENDING_PAGE = 200;
+export const MAX_PREVIEW_CHARS = 1000;
+export const PendingParams = z.strictObject({
+  limit: z.number({ error: "must be a number" }).int().positive().max(MAX_PENDING_PAGE).optional(),
+  cursor: z.string({ error: "must be a string" }).max(128).optional(),
+  previewChars: z.number({ error: "must be a number" }).int().min(0).max(MAX_PREVIEW_CHARS).optional(),
+});
+export type PendingParams = z.infer<typeof PendingParams>;
 export const SubscribeParams = z.strictObject({
   checkpoints: z.boolean({ error: "must be a boolean" }).optional(),
   acks: z.boolean({ error: "must be a boolean" }).optional(),
 });
 export type SubscribeParams = z.infer<typeof SubscribeParams>;
 
+/** A pending item as `steer/pending` lists it: content cut to a preview, with its full size. */
+export type PendingItemSummary = SteeringItem & { contentBytes: number; truncated?: true };
+
+/**
+ * One page of `steer/pending`: up to `limit` items (default 50) in arrival order, content previews of
+ * `previewChars` (default 200); `nextCursor` asks for the next page; `total` and `totalBytes` count all pending.
+ */
 export interface PendingResult {
-  items: SteeringItem[];
+  items: PendingItemSummary[];
+  total: number;
+  totalBytes: number;
+  nextCursor?: string;
 }
 
 export interface SubscribeResult {
@@ -123,7 +153,7 @@ export interface SteeringMethods {
   "steer/remind": { params: InjectParams; result: InjectResult };
   "steer/postEvent": { params: PostEventParams; result: InjectResult };
   "steer/cancelToolCall": { params: CancelParams; result: CancelToolCallResult };
-  "steer/pending": { params: Record<string, never>; result: PendingResult };
+  "steer/pending": { params: PendingParams; result: PendingResult };
   "steer/revoke": { params: { id: string }; result: RevokeResult };
   "steer/status": { params: Record<string, never>; result: BridgeStatus };
   "steer/subscribe": { params: SubscribeParams; result: SubscribeResult };

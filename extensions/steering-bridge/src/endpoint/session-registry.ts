@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { z } from "zod";
 
@@ -10,6 +11,8 @@ export interface SessionInfo {
   socket: string;
   /** ISO 8601. */
   startedAt: string;
+  /** The process's start time (Linux: clock ticks since boot, /proc/<pid>/stat field 22): tells a reused pid apart. */
+  pidStartTime?: number;
 }
 
 const SessionInfoSchema = z.object({
@@ -18,6 +21,7 @@ const SessionInfoSchema = z.object({
   cwd: z.string(),
   socket: z.string(),
   startedAt: z.string(),
+  pidStartTime: z.number().int().nonnegative().optional(),
 });
 
 /** Write the registry file, owner-only. */
@@ -45,13 +49,63 @@ export function isPidAlive(pid: number): boolean {
   }
 }
 
+/** When a process started (Linux /proc; undefined elsewhere or when it is gone). */
+export function pidStartTime(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Field 2 (comm) may hold spaces and parentheses: count fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const value = Number(fields[19]);
+    return Number.isInteger(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the process a registry entry names is still the pi that wrote it: the pid exists and, when both are
+ * known, started at the recorded time (a pid reused by an unrelated process does not count).
+ */
+export function isOwnerAlive(info: Pick<SessionInfo, "pid" | "pidStartTime">): boolean {
+  if (!isPidAlive(info.pid)) return false;
+  if (info.pidStartTime === undefined) return true;
+  const now = pidStartTime(info.pid);
+  return now === undefined || now === info.pidStartTime;
+}
+
+/** Whether something accepts connections on `socketPath` (a listening pi, even a suspended one). */
+export function probeSocket(socketPath: string, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(socketPath);
+    const done = (live: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(live);
+    };
+    const timer = setTimeout(() => done(true), timeoutMs);
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+/**
+ * A registry entry's session is live: its process is the one that wrote it (pid and start time) and its socket
+ * accepts connections. A stale entry (pid reused, socket gone) is not live, so a resumed session takes it over.
+ */
+export async function isSessionLive(info: SessionInfo): Promise<boolean> {
+  return isOwnerAlive(info) && (await probeSocket(info.socket));
+}
+
 /**
  * Live sessions in `dir`, oldest first. Files of dead processes are removed on the way (a crashed pi leaves them),
- * unless `clean` is false.
+ * unless `clean` is false. A dir that is a symbolic link, or not ours, lists nothing (the server refuses it too).
  */
 export function listSessions(dir: string, options: { clean?: boolean } = {}): SessionInfo[] {
   let names: string[];
   try {
+    const stat = lstatSync(dir);
+    const uid = process.getuid?.();
+    if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) return [];
     names = readdirSync(dir);
   } catch {
     return [];
@@ -62,11 +116,12 @@ export function listSessions(dir: string, options: { clean?: boolean } = {}): Se
     const path = join(dir, name);
     const info = readSessionInfo(path);
     if (!info) continue;
-    if (isPidAlive(info.pid)) {
+    if (isOwnerAlive(info)) {
       live.push(info);
     } else if (options.clean !== false) {
       removeQuietly(path);
       removeQuietly(join(dir, `${name.slice(0, -".json".length)}.sock`));
+      if (info.socket.endsWith(`/${info.sessionId}.sock`)) removeQuietly(info.socket);
     }
   }
   return live.sort((a, b) => a.startedAt.localeCompare(b.startedAt));

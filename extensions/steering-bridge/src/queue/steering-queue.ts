@@ -21,14 +21,40 @@ export class SteeringInputError extends Error {
   }
 }
 
+/** Thrown when accepting an item would pass a queue limit; nothing was queued. `limit` names which. */
+export class QueueFullError extends Error {
+  readonly limit: "pendingItems" | "pendingBytes";
+  readonly max: number;
+  constructor(limit: "pendingItems" | "pendingBytes", max: number, message: string) {
+    super(message);
+    this.name = "QueueFullError";
+    this.limit = limit;
+    this.max = max;
+  }
+}
+
+/** Default limits of a queue: what one session holds for its producers (README "Limits"). */
+export const QUEUE_LIMITS = {
+  /** Longest content of one item, UTF-8 bytes. */
+  maxContentBytes: 256 * 1024,
+  /** Most items pending at once. */
+  maxPendingItems: 1000,
+  /** Most content bytes pending at once (all items). */
+  maxPendingBytes: 8 * 1024 * 1024,
+} as const;
+
 export interface SteeringQueueOptions {
   now?: () => number;
   newId?: () => string;
   /** How many settled ids are at least remembered for `revoke` answers (up to twice as many are). Default 10,000. */
   settledLimit?: number;
+  maxContentBytes?: number;
+  maxPendingItems?: number;
+  maxPendingBytes?: number;
 }
 
 type AckListener = (ack: Ack) => void;
+type AcceptListener = (item: SteeringItem) => void;
 
 /**
  * One session's steering queue: pending items in arrival order, each ending in exactly one acknowledged state.
@@ -43,9 +69,15 @@ export class SteeringQueue {
   #settled = new Map<string, AckState>();
   #settledBefore = new Map<string, AckState>();
   readonly #listeners = new Set<AckListener>();
+  readonly #acceptListeners = new Set<AcceptListener>();
   readonly #now: () => number;
   readonly #newId: () => string;
   readonly #settledLimit: number;
+  readonly #limits: { maxContentBytes: number; maxPendingItems: number; maxPendingBytes: number };
+  /** Content bytes of every pending item, and each item's arrival number (for paging). */
+  #pendingBytes = 0;
+  readonly #seq = new Map<string, number>();
+  #nextSeq = 1;
   #expiryTimer: NodeJS.Timeout | undefined;
   #nextExpiry = Number.POSITIVE_INFINITY;
 
@@ -53,6 +85,48 @@ export class SteeringQueue {
     this.#now = options.now ?? Date.now;
     this.#newId = options.newId ?? (() => `st_${randomUUID().replaceAll("-", "").slice(0, 16)}`);
     this.#settledLimit = options.settledLimit ?? 10_000;
+    this.#limits = {
+      maxContentBytes: options.maxContentBytes ?? QUEUE_LIMITS.maxContentBytes,
+      maxPendingItems: options.maxPendingItems ?? QUEUE_LIMITS.maxPendingItems,
+      maxPendingBytes: options.maxPendingBytes ?? QUEUE_LIMITS.maxPendingBytes,
+    };
+  }
+
+  /** The limits this queue enforces. */
+  get limits(): { maxContentBytes: number; maxPendingItems: number; maxPendingBytes: number } {
+    return { ...this.#limits };
+  }
+
+  /** Content bytes pending now. */
+  get pendingBytes(): number {
+    return this.#pendingBytes;
+  }
+
+  /**
+   * Listen to every item accepted by `enqueue` (not restored ones), called before `enqueue` returns: the journal
+   * writes it to disk here, so an "accepted" answer means the item is on disk. A listener that throws makes the
+   * enqueue fail and the item is taken back (never acknowledged).
+   */
+  onAccept(listener: AcceptListener): () => void {
+    this.#acceptListeners.add(listener);
+    return () => this.#acceptListeners.delete(listener);
+  }
+
+  /** Remember ids settled elsewhere (a journal of an earlier run): a retry with one of them is a duplicate. */
+  rememberSettled(entries: Iterable<[string, AckState]>): void {
+    for (const [id, state] of entries) {
+      if (this.#pending.has(id)) continue;
+      if (this.#settled.size >= this.#settledLimit) {
+        this.#settledBefore = this.#settled;
+        this.#settled = new Map();
+      }
+      this.#settled.set(id, state);
+    }
+  }
+
+  /** The arrival number of a pending item (increasing; for paging `pending`). */
+  sequenceOf(id: string): number | undefined {
+    return this.#seq.get(id);
   }
 
   /** Listen to every end state; returns an unsubscribe function. */
@@ -73,16 +147,56 @@ export class SteeringQueue {
       if (pending) return { item: pending, duplicate: true };
       if (this.settledState(input.id) !== undefined) return { item, duplicate: true };
     }
-    return this.#add(item);
+    this.sweep();
+    this.#checkRoom(item);
+    const result = this.#add(item);
+    try {
+      for (const listener of this.#acceptListeners) listener(item);
+    } catch (error) {
+      // Not on disk: take it back silently (it was never accepted, so it gets no ack).
+      this.#unlink(item);
+      throw error;
+    }
+    return result;
   }
 
-  /** Put back items restored from a session file (ids kept); already expired ones are acknowledged as expired. */
-  restore(items: readonly SteeringItem[]): void {
+  /** Refuse an item that would pass the pending-items or pending-bytes limit (a dedupe replacement frees room). */
+  #checkRoom(item: SteeringItem): void {
+    const replacedId = item.dedupeKey === undefined ? undefined : this.#byDedupeKey.get(item.dedupeKey);
+    const replaced = replacedId === undefined ? undefined : this.#pending.get(replacedId);
+    const items = this.#pending.size - (replaced ? 1 : 0) + 1;
+    const bytes = this.#pendingBytes - (replaced ? contentBytes(replaced) : 0) + contentBytes(item);
+    const { maxPendingItems, maxPendingBytes } = this.#limits;
+    if (items > maxPendingItems) {
+      throw new QueueFullError(
+        "pendingItems",
+        maxPendingItems,
+        `Queue full: ${this.#pending.size} items pending, the limit is ${maxPendingItems}; retry once some are delivered`,
+      );
+    }
+    if (bytes > maxPendingBytes) {
+      throw new QueueFullError(
+        "pendingBytes",
+        maxPendingBytes,
+        `Queue full: ${this.#pendingBytes} content bytes pending, this item would pass the limit of ${maxPendingBytes}; retry once some are delivered`,
+      );
+    }
+  }
+
+  /**
+   * Put back items restored from a journal or session file (ids kept, limits not applied: they were accepted
+   * before); already expired ones are acknowledged as expired. Returns the items put back.
+   */
+  restore(items: readonly SteeringItem[]): SteeringItem[] {
+    const added: SteeringItem[] = [];
     for (const item of items) {
       if (this.#pending.has(item.id) || this.settledState(item.id) !== undefined) continue;
-      this.#add({ ...item });
+      const copy = { ...item };
+      this.#add(copy);
+      added.push(copy);
     }
     this.sweep();
+    return added;
   }
 
   /** Pending items in arrival order (expired ones are settled first). */
@@ -231,6 +345,8 @@ export class SteeringQueue {
       this.#byDedupeKey.set(item.dedupeKey, item.id);
     }
     this.#pending.set(item.id, item);
+    this.#pendingBytes += contentBytes(item);
+    this.#seq.set(item.id, this.#nextSeq++);
     if (item.expiresAt !== undefined && item.expiresAt < this.#nextExpiry) {
       this.#nextExpiry = item.expiresAt;
       this.#armExpiryTimer();
@@ -238,11 +354,21 @@ export class SteeringQueue {
     return replaced === undefined ? { item } : { item, replaced };
   }
 
-  #settle(item: SteeringItem, ack: Ack): void {
-    if (!this.#pending.delete(item.id)) return;
+  /** Remove a pending item without an ack; false when it was not pending. */
+  #unlink(item: SteeringItem): boolean {
+    const pending = this.#pending.get(item.id);
+    if (!pending) return false;
+    this.#pending.delete(item.id);
+    this.#seq.delete(item.id);
+    this.#pendingBytes -= contentBytes(pending);
     if (item.dedupeKey !== undefined && this.#byDedupeKey.get(item.dedupeKey) === item.id) {
       this.#byDedupeKey.delete(item.dedupeKey);
     }
+    return true;
+  }
+
+  #settle(item: SteeringItem, ack: Ack): void {
+    if (!this.#unlink(item)) return;
     if (this.#settled.size >= this.#settledLimit) {
       this.#settledBefore = this.#settled;
       this.#settled = new Map();
@@ -273,6 +399,12 @@ export class SteeringQueue {
     if (typeof input.content !== "string" || input.content.trim() === "") {
       throw new SteeringInputError("content", "must be a non-empty string");
     }
+    if (contentBytes(input) > this.#limits.maxContentBytes) {
+      throw new SteeringInputError(
+        "content",
+        `must be at most ${this.#limits.maxContentBytes} bytes (UTF-8), got ${contentBytes(input)}`,
+      );
+    }
     if (input.id !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(input.id)) {
       throw new SteeringInputError("id", "must be 1-64 characters of A-Z a-z 0-9 . _ : -");
     }
@@ -297,6 +429,15 @@ export class SteeringQueue {
     if (input.ttlMs !== undefined && !(Number.isInteger(input.ttlMs) && input.ttlMs > 0)) {
       throw new SteeringInputError("ttlMs", `must be a positive integer (ms), got ${JSON.stringify(input.ttlMs)}`);
     }
+    if (
+      input.dedupeKey !== undefined &&
+      !(typeof input.dedupeKey === "string" && /^.{1,256}$/su.test(input.dedupeKey))
+    ) {
+      throw new SteeringInputError("dedupeKey", "must be a string of 1-256 characters");
+    }
+    if (input.source !== undefined && !(typeof input.source === "string" && /^.{1,128}$/su.test(input.source))) {
+      throw new SteeringInputError("source", "must be a string of 1-128 characters");
+    }
     const leftover: LeftoverPolicy = input.leftover ?? "carry";
     if (leftover !== "carry" && leftover !== "discard" && leftover !== "audit") {
       throw new SteeringInputError("leftover", `expected carry, discard or audit, got ${JSON.stringify(leftover)}`);
@@ -319,4 +460,9 @@ export class SteeringQueue {
     }
     return item;
   }
+}
+
+/** UTF-8 size of an item's content (what the limits count). */
+export function contentBytes(item: { content: string }): number {
+  return Buffer.byteLength(item.content);
 }

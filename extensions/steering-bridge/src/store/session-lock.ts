@@ -1,0 +1,69 @@
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { isOwnerAlive, pidStartTime } from "../endpoint/session-registry.ts";
+
+/** Who holds a session's steering lock. */
+export interface LockOwner {
+  pid: number;
+  pidStartTime?: number;
+}
+
+export type LockResult = { acquired: true; release: () => void } | { acquired: false; owner: LockOwner };
+
+/**
+ * Take a session's steering lock: a file created exclusively (`O_EXCL`) holding this process's pid and start
+ * time. Only the holder restores, delivers and journals the session's items, so two pi processes on one session
+ * never both deliver. A lock whose process is gone (or whose pid now names another process) is taken over.
+ */
+export function acquireSessionLock(path: string): LockResult {
+  const self: LockOwner = { pid: process.pid };
+  const start = pidStartTime(process.pid);
+  if (start !== undefined) self.pidStartTime = start;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(path, "wx", 0o600);
+      try {
+        writeSync(fd, JSON.stringify(self));
+      } finally {
+        closeSync(fd);
+      }
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        process.off("exit", release);
+        if (readOwner(path)?.pid === process.pid) rmSync(path, { force: true });
+      };
+      process.once("exit", release);
+      return { acquired: true, release };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const owner = readOwner(path);
+    if (!owner && justCreated(path)) return { acquired: false, owner: { pid: 0 } }; // being written by its taker
+    if (owner && owner.pid !== process.pid && isOwnerAlive(owner)) return { acquired: false, owner };
+    // Stale (or our own from an earlier session object of this process): remove and try again.
+    rmSync(path, { force: true });
+  }
+  const owner = readOwner(path);
+  return { acquired: false, owner: owner ?? { pid: 0 } };
+}
+
+function readOwner(path: string): LockOwner | undefined {
+  try {
+    const value = JSON.parse(readFileSync(path, "utf8")) as Partial<LockOwner>;
+    if (typeof value.pid !== "number") return undefined;
+    const owner: LockOwner = { pid: value.pid };
+    if (typeof value.pidStartTime === "number") owner.pidStartTime = value.pidStartTime;
+    return owner;
+  } catch {
+    return undefined;
+  }
+}
+
+function justCreated(path: string): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs < 2000;
+  } catch {
+    return false;
+  }
+}
