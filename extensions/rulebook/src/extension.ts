@@ -17,6 +17,7 @@ import { loadRules } from "./discovery/load.ts";
 import { isTtsrStatusPayload, TTSR_STATUS_EVENT } from "./handoff/ttsr.ts";
 import { stripControl } from "./prompt/escape.ts";
 import { appendToSystemPrompt, renderRules } from "./prompt/render.ts";
+import { sessionLoadWarnings } from "./report/messages.ts";
 import type { Rule, RuleLoadResult } from "./rule.ts";
 import { readRulebookSettings } from "./settings/read.ts";
 import type { RulebookSettings } from "./settings/schema.ts";
@@ -69,10 +70,10 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
     const load = async (ctx: ExtensionContext): Promise<SessionState> => {
       const home = options.home ?? homedir();
       const agentDir = options.agentDir ?? getAgentDir();
-      const { settings, errors } = await readRulebookSettings(ctx.cwd, agentDir);
+      const { settings, errors, ttsrDisabledRules } = await readRulebookSettings(ctx.cwd, agentDir);
       let result: RuleLoadResult;
       try {
-        result = await loadRules({ cwd: ctx.cwd, home, agentDir, settings });
+        result = await loadRules({ cwd: ctx.cwd, home, agentDir, settings, ttsrDisabledRules });
       } catch (error) {
         // loadRules reports bad files instead of throwing; this is the last line so pi never loses a session to us
         result = {
@@ -142,14 +143,8 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
       pi.appendEntry(WARNINGS_ENTRY, { messages: fresh });
     };
 
-    const loadWarnings = (s: SessionState): string[] => [
-      // a glob read the obvious way (`.js` as `**/*.js`) is a note for doctor, not a warning every session
-      ...s.result.warnings
-        .filter((w) => w.kind !== "glob-normalized")
-        .map((w) => (w.path && !w.message.startsWith(w.path) ? `${w.path}: ${w.message}` : w.message)),
-      // files the tool itself would not read (a README in a rules folder) are for doctor, not a warning
-      ...s.result.skipped.filter((k) => k.kind !== "not-a-rule").map((k) => `skipped ${k.path}: ${k.reason}`),
-    ];
+    // the same words doctor uses for the same files (report/messages.ts)
+    const loadWarnings = (s: SessionState): string[] => sessionLoadWarnings(s.result);
 
     registerReadRuleTool(pi, () => (state ? view(state).buckets.readable : []));
 

@@ -69,6 +69,8 @@ export interface SkippedRule {
    * not shown as a session warning); "symlink", "binary", "limit", "unreadable", "empty", "disabled".
    */
   kind?: string;
+  /** The rule's name, when the file was read and then turned off by name (`kind: "disabled"`). */
+  rule?: string;
 }
 
 /** A rule that lost a name conflict, and the rule it lost to. */
@@ -110,4 +112,9 @@ export interface RuleLoadResult {
   stats: { files: number; cacheHits: number; ms: number };
   /** pi's own context files (AGENTS.md / CLAUDE.md) in the agent dir, cwd and its ancestors. */
   contextFiles?: PiContextFile[];
+  /**
+   * Rule names the settings turn off (`rulebook.disabledRules` and `ttsr.disabledRules`): pi-ttsr drops its shipped
+   * rules of these names too, so one list turns a rule off everywhere.
+   */
+  disabledRules?: string[];
 }

@@ -170,6 +170,19 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
   // Rules of the project being scanned: the current one when the folder is inside it, else the folder itself.
   const inside = !relative(io.cwd, root).startsWith("..") && !isAbsolute(relative(io.cwd, root));
   const rules = await rulesFor(io, { ...flags, cwd: flags.cwd ?? (inside ? io.cwd : root) });
+  if (!rules.settings.enabled) {
+    // A project that switched TTSR off has no findings to report: say so, and why, instead of linting anyway.
+    const reason = `ttsr.enabled is false in ${rules.enabledFrom ?? "the pi settings"}: a session here watches no rule, so nothing was scanned`;
+    if (flags.json) {
+      io.stdout(
+        `${JSON.stringify({ root, files: 0, enabled: false, scanned: false, reason, findings: [], warnings: rules.warnings }, null, 2)}\n`,
+      );
+    } else {
+      printWarnings(io, rules.warnings);
+      io.stdout(`${reason}\n`);
+    }
+    return EXIT_NO_MATCH;
+  }
   const manager = new TtsrManager(rules.registry, { settings: { ...rules.settings, enabled: true }, cwd: rules.cwd });
   const tools = flags.tool ? [flags.tool] : fileTools(rules);
   const findings: Array<{
@@ -204,11 +217,10 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line || a.column - b.column : a.file < b.file ? -1 : 1));
   if (flags.json) {
     io.stdout(
-      `${JSON.stringify({ root, files, enabled: rules.settings.enabled, findings, warnings: rules.warnings }, null, 2)}\n`,
+      `${JSON.stringify({ root, files, enabled: rules.settings.enabled, scanned: true, findings, warnings: rules.warnings }, null, 2)}\n`,
     );
   } else {
     printWarnings(io, rules.warnings);
-    disabledNote(io, rules, flags.json);
     for (const f of findings) io.stdout(`${f.file}:${f.line}:${f.column}  ${f.rule} (${f.delivery})\n`);
     io.stdout(
       `${findings.length} finding${findings.length === 1 ? "" : "s"} in ${files} files, ${rules.registry.rules.length} rules\n`,

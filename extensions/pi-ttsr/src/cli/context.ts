@@ -14,6 +14,8 @@ export interface CliRules {
   warnings: string[];
   dropped: Array<{ name: string; path: string; reason: string }>;
   cwd: string;
+  /** The settings file that set `ttsr.enabled`, when one did. */
+  enabledFrom?: string;
 }
 
 /** Loads what a session in `cwd` would load (or only `ruleFiles`), with every warning as text. */
@@ -23,7 +25,7 @@ export async function loadCliRules(io: CliIo, options: { cwd?: string; ruleFiles
   if (!info) throw new UsageError(`--cwd ${options.cwd ?? "."}: no such directory (${cwd})`);
   if (!info.isDirectory()) throw new UsageError(`--cwd ${options.cwd ?? "."}: not a directory (${cwd})`);
   const agentDir = defaultAgentDir(io.env);
-  const { settings, issues } = await readTtsrSettings(cwd, agentDir);
+  const { settings, issues, from } = await readTtsrSettings(cwd, agentDir);
   const loaded = await loadTtsrRules({
     cwd,
     agentDir,
@@ -40,5 +42,12 @@ export async function loadCliRules(io: CliIo, options: { cwd?: string; ruleFiles
   const unique = [...new Set(warnings)];
   // A rule suspended while `test` / `scan` match (native work over its time budget) is warned about too.
   registry.onIssue((issue) => unique.push(formatIssue(issue)));
-  return { registry, settings, warnings: unique, dropped: loaded.dropped, cwd };
+  return {
+    registry,
+    settings,
+    warnings: unique,
+    dropped: loaded.dropped,
+    cwd,
+    ...(from.enabled ? { enabledFrom: from.enabled } : {}),
+  };
 }

@@ -143,20 +143,44 @@ describe("ttsr CLI", () => {
     expect(JSON.parse(s.out()).findings).toEqual([expect.objectContaining({ file: "src/lib/a.ts", rule: "edit" })]);
   });
 
-  it("scan and test say when ttsr.enabled is false", async () => {
-    const s = sandbox({
+  it("scan honours ttsr.enabled: false in the project's settings: nothing scanned, and it says why", async () => {
+    const files = {
       ".pi/rules/ts.md": TS_ONLY,
       ".pi/settings.json": JSON.stringify({ ttsr: { enabled: false } }),
       "a.ts": "let a: any;\n",
-    });
-    expect(await main(["scan", "."], s.io)).toBe(1);
-    expect(s.err()).toMatch(/ttsr\.enabled is false/);
-    const j = sandbox({
-      ".pi/rules/ts.md": TS_ONLY,
-      ".pi/settings.json": JSON.stringify({ ttsr: { enabled: false } }),
-    });
+    };
+    const s = sandbox(files);
+    const settings = join(s.cwd, ".pi/settings.json");
+    expect(await main(["scan", "."], s.io)).toBe(0);
+    expect(s.out()).toBe(
+      `ttsr.enabled is false in ${settings}: a session here watches no rule, so nothing was scanned\n`,
+    );
+    const j = sandbox(files);
     expect(await main(["scan", ".", "--json"], j.io)).toBe(0);
-    expect(JSON.parse(j.out()).enabled).toBe(false);
+    expect(JSON.parse(j.out())).toMatchObject({ enabled: false, scanned: false, files: 0, findings: [] });
+    // test still checks the rules (what they would do), with a note that a session would not
+    const t = sandbox(files);
+    expect(await main(["test", "let a: any;", "--path", "a.ts"], t.io)).toBe(1);
+    expect(t.err()).toMatch(/ttsr\.enabled is false/);
+  });
+
+  it("list and test: a name in rulebook.disabledRules is not loaded (as with ttsr.disabledRules), and not a warning", async () => {
+    const files = {
+      ".pi/rules/no-console.md": NO_CONSOLE,
+      ".pi/settings.json": JSON.stringify({ rulebook: { disabledRules: ["no-console", "no-force-push"] } }),
+    };
+    const s = sandbox(files);
+    expect(await main(["list", "--json"], s.io)).toBe(0);
+    const json = JSON.parse(s.out());
+    expect(json.rules.map((r: { name: string }) => r.name)).not.toContain("no-console");
+    expect(json.rules.map((r: { name: string }) => r.name)).not.toContain("no-force-push");
+    expect(json.skipped.map((r: { name: string; reason: string }) => `${r.name}: ${r.reason}`)).toEqual([
+      'no-console: disabled by rulebook.disabledRules ("no-console")',
+      'no-force-push: disabled by rulebook.disabledRules ("no-force-push")',
+    ]);
+    expect(json.warnings).toEqual([]);
+    const t = sandbox(files);
+    expect(await main(["test", "console.log(1)"], t.io)).toBe(0);
   });
 
   it("list: the reference's keys, unknown keys once, and inline flags", async () => {

@@ -45,7 +45,7 @@ describe("loadTtsrRules", () => {
       settings: { ...DEFAULT_TTSR_SETTINGS, builtinRules: false, disabledRules: ["mine"] },
     });
     expect(loaded.rules).toEqual([]);
-    expect(loaded.dropped.map((d) => d.reason)).toEqual(["listed in ttsr.disabledRules"]);
+    expect(loaded.dropped.map((d) => d.reason)).toEqual(['disabled by ttsr.disabledRules ("mine")']);
   });
 
   it("trims disabledRules entries and ignores empty ones", async () => {
@@ -112,6 +112,48 @@ describe("loadTtsrRules", () => {
       expect.objectContaining({
         path: join(p.cwd, ".cursor/rules/bomb.mdc"),
         message: expect.stringMatching(/skipped/),
+      }),
+    ]);
+  });
+
+  it("rulebook.disabledRules turns a rule off for TTSR too, shipped rules included; listed as not loaded, no warning", async () => {
+    const p = project({
+      ".pi/rules/mine.md": '---\ncondition: "foo"\n---\nNo foo.\n',
+      ".pi/rules/kept.md": '---\ncondition: "bar"\n---\nNo bar.\n',
+      ".pi/settings.json": JSON.stringify({ rulebook: { disabledRules: ["mine", "no-force-push"] } }),
+    });
+    const loaded = await loadTtsrRules({ ...p, settings: DEFAULT_TTSR_SETTINGS });
+    const names = loaded.rules.map((r) => r.name);
+    expect(names).toContain("kept");
+    expect(names).not.toContain("mine");
+    expect(names).not.toContain("no-force-push");
+    expect(loaded.issues).toEqual([]);
+    expect(loaded.dropped).toEqual([
+      { name: "mine", path: join(p.cwd, ".pi/rules/mine.md"), reason: 'disabled by rulebook.disabledRules ("mine")' },
+      expect.objectContaining({
+        name: "no-force-push",
+        reason: 'disabled by rulebook.disabledRules ("no-force-push")',
+      }),
+    ]);
+  });
+
+  it("a tool scope whose glob can never match is named once with the file and the glob; the rule still loads", async () => {
+    const p = project({
+      ".pi/rules/w.md": '---\ncondition: "x"\nscope: tool:write(src/[a.ts)\nglobs: ["src/{b,c"]\n---\nNo x.\n',
+    });
+    const loaded = await loadTtsrRules({ ...p, settings: { ...DEFAULT_TTSR_SETTINGS, builtinRules: false } });
+    expect(loaded.rules.map((r) => r.name)).toEqual(["w"]);
+    const path = join(p.cwd, ".pi/rules/w.md");
+    expect(loaded.issues).toEqual([
+      expect.objectContaining({
+        path,
+        key: "globs",
+        message: expect.stringMatching(/"src\/\{b,c" has an unclosed "\{"/),
+      }),
+      expect.objectContaining({
+        path,
+        key: "scope",
+        message: expect.stringMatching(/glob "src\/\[a\.ts" has an unclosed "\[".* \(in tool:write\(\.\.\.\)\)$/),
       }),
     ]);
   });

@@ -32,6 +32,8 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
   const issues: RuleIssue[] = [];
   const dropped: LoadedRules["dropped"] = [];
   let sources: SourceRule[] = [];
+  // `ttsr.disabledRules` and `rulebook.disabledRules` (rulebook drops both from discovery and reports the names)
+  const disabledNames = new Set(options.settings.disabledRules.map((n) => n.trim()).filter(Boolean));
   if (options.ruleFiles) {
     for (const path of options.ruleFiles) {
       let text: string;
@@ -51,12 +53,21 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
         cwd: options.cwd,
         agentDir: options.agentDir,
         ...(options.home ? { home: options.home } : {}),
+        // validated and trimmed here; rulebook drops these names from discovery as it does its own list
+        ttsrDisabledRules: options.settings.disabledRules,
       });
       sources = result.rules;
+      for (const name of result.disabledRules ?? []) disabledNames.add(name);
       // A file rulebook skipped (over a parse limit, unreadable, binary, a symlink out of bounds) may have been a
-      // TTSR rule: it is named with its reason, and its siblings load.
+      // TTSR rule: it is named with its reason, and its siblings load. A rule the settings turn off is not a
+      // problem: it is listed as not loaded (`ttsr list`), never warned about.
       for (const skipped of result.skipped) {
-        if ((skipped as { kind?: string }).kind === "not-a-rule") continue;
+        const kind = skipped.kind;
+        if (kind === "not-a-rule") continue;
+        if (kind === "disabled") {
+          dropped.push({ name: skipped.rule ?? "", path: skipped.path, reason: skipped.reason });
+          continue;
+        }
         issues.push({ path: skipped.path, message: `rule file skipped: ${skipped.reason}` });
       }
       for (const w of result.warnings) {
@@ -77,12 +88,16 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
       }
     }
   }
-  const disabled = new Set(options.settings.disabledRules.map((n) => n.trim()).filter(Boolean));
   const base = { cwd: options.cwd, home: options.home ?? homedir() };
   const rules: TtsrRule[] = [];
   for (const source of sources) {
-    if (disabled.has(source.name) && !options.ruleFiles) {
-      dropped.push({ name: source.name, path: source.path, reason: "listed in ttsr.disabledRules" });
+    if (disabledNames.has(source.name) && !options.ruleFiles) {
+      const key = options.settings.disabledRules.includes(source.name) ? "ttsr" : "rulebook";
+      dropped.push({
+        name: source.name,
+        path: source.path,
+        reason: `disabled by ${key}.disabledRules ("${source.name}")`,
+      });
       continue;
     }
     // One bad rule disables only itself: whatever it throws is reported with its file.

@@ -133,6 +133,15 @@ export function globProblem(glob: string): string | undefined {
   return check.glob === undefined ? (check.issue?.message ?? `glob ${JSON.stringify(glob)} cannot be used`) : undefined;
 }
 
+/**
+ * Why a glob that is kept can never match (a trailing backslash, an unclosed `[`, `{` or extglob `+(`, a bare `!`:
+ * the glob library reads it literally), or undefined. The rule still loads; the user is told once.
+ */
+export function globNeverMatches(glob: string): string | undefined {
+  const check = checkGlob(glob);
+  return check.glob !== undefined && check.issue?.kind === "glob-unmatchable" ? check.issue.message : undefined;
+}
+
 /** Frontmatter keys read by pi-ttsr or by rulebook (for any format a TTSR rule may come from). */
 const KNOWN_KEYS = new Set([
   "condition",
@@ -188,6 +197,8 @@ function readConditions(
       const problem = globProblem(glob);
       if (problem) issue(key, `${problem}; this condition is not used`);
       else globs.push(glob);
+      const never = problem ? undefined : globNeverMatches(glob);
+      if (never) issue(key, never);
       continue;
     }
     const literal = splitLiteral(condition, flags);
@@ -291,9 +302,13 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
         ? { ...scope, tools: [...scope.tools, ...inferred] }
         : { text: false, thinking: false, tools: inferred };
   }
+  const fromConditions = new Set(read.globs);
   scope.tools = scope.tools.filter((tool) => {
     const problem = tool.glob ? globProblem(tool.glob) : undefined;
     if (problem) issue("scope", `${problem}; tool:${tool.name ?? "*"}(...) is not used`);
+    // a glob condition was reported with its key above; a scope token's own glob is reported here, once
+    const never = tool.glob && !problem && !fromConditions.has(tool.glob) ? globNeverMatches(tool.glob) : undefined;
+    if (never) issue("scope", `${never} (in tool:${tool.name ?? "*"}(...))`);
     return !problem;
   });
   const rawWindow = own(meta, "window");
@@ -317,6 +332,9 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
       if (g.length === 0) return false;
       const problem = globProblem(g);
       if (problem) issue("globs", `${problem}; ignored`);
+      // rulebook checked the globs it read and reported them (forwarded with the rule's file); raw ones are ours
+      const never = problem || rule.globs ? undefined : globNeverMatches(g);
+      if (never) issue("globs", never);
       return !problem;
     });
 

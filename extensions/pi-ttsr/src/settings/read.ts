@@ -31,9 +31,11 @@ export function ttsrSettingsFiles(cwd: string, agentDir: string): string[] {
 export async function readTtsrSettings(
   cwd: string,
   agentDir: string,
-): Promise<{ settings: TtsrSettings; issues: SettingsIssue[] }> {
+): Promise<{ settings: TtsrSettings; issues: SettingsIssue[]; from: Partial<Record<keyof TtsrSettings, string>> }> {
   let settings = DEFAULT_TTSR_SETTINGS;
   const issues: SettingsIssue[] = [];
+  /** The file each key's value came from (a key left at its default is absent): to say where a switch was set. */
+  const from: Partial<Record<keyof TtsrSettings, string>> = {};
   for (const file of ttsrSettingsFiles(cwd, agentDir)) {
     let text: string;
     try {
@@ -58,6 +60,11 @@ export async function readTtsrSettings(
     const parsed = parseTtsrSettings(raw, file, settings);
     settings = parsed.settings;
     issues.push(...parsed.issues);
+    if (raw && typeof raw === "object" && !Array.isArray(raw)) {
+      for (const key of Object.keys(DEFAULT_TTSR_SETTINGS) as (keyof TtsrSettings)[]) {
+        if (Object.hasOwn(raw, key) && !parsed.issues.some((i) => i.key === `ttsr.${key}`)) from[key] = file;
+      }
+    }
   }
-  return { settings, issues };
+  return { settings, issues, from };
 }

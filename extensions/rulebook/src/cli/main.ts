@@ -72,8 +72,8 @@ async function run(argv: readonly string[], io: CliIO, env: NodeJS.ProcessEnv): 
     io.err(`rulebook: --cwd ${cwd} ${cwdStats ? "is not a folder" : "does not exist"}`);
     return 2;
   }
-  const { settings, errors } = await readRulebookSettings(cwd, agentDir);
-  const result = await loadRules({ cwd, home, agentDir, settings });
+  const { settings, errors, ttsrDisabledRules } = await readRulebookSettings(cwd, agentDir);
+  const result = await loadRules({ cwd, home, agentDir, settings, ttsrDisabledRules });
   result.warnings.unshift(...errors);
   const buckets = bucketRules(result.rules, { ttsrActive: true, globAttach: settings.globAttach });
   const attach = new Set(buckets.attach);

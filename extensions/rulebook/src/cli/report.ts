@@ -1,4 +1,5 @@
 import { type BucketName, bucketOf, bucketRules, type RuleBuckets } from "../buckets/buckets.ts";
+import { sessionWarnsAboutSkip, skippedMessage, warningMessage } from "../report/messages.ts";
 import type { Rule, RuleLoadResult, RuleWarning } from "../rule.ts";
 import type { RulebookSettings } from "../settings/schema.ts";
 
@@ -60,7 +61,12 @@ export function doctorReport(result: RuleLoadResult, settings: RulebookSettings,
             ? `same provider, earlier in its order (${by.source.scope} before ${rule.source.scope}, sorted paths)`
             : `equal priority ${by.source.priority}: ${by.source.provider} comes before ${rule.source.provider}`,
     })),
-    skipped: result.skipped,
+    // `message` is the line a session warns with (report/messages.ts); `sessionWarning` says whether it does
+    skipped: result.skipped.map((s) => ({
+      ...s,
+      message: skippedMessage(s),
+      sessionWarning: sessionWarnsAboutSkip(s),
+    })),
     warnings: [...result.warnings, ...buckets.warnings.map((message): RuleWarning => ({ message }))],
     providers: result.providers,
     providerSummary: providerSummary(result),
@@ -176,7 +182,7 @@ export function formatDoctor(report: ReturnType<typeof doctorReport>): string {
   }
   if (report.skipped.length) {
     out.push("", `Skipped (${report.skipped.length}):`);
-    for (const s of report.skipped) out.push(`  ${s.path} (${s.provider})\n    ${s.reason}`);
+    for (const s of report.skipped) out.push(`  [${s.provider}] ${s.message}`);
   }
   if (report.contextFiles.length) {
     out.push("", "Loaded by pi itself (context files; rulebook leaves them to pi):");
@@ -187,7 +193,7 @@ export function formatDoctor(report: ReturnType<typeof doctorReport>): string {
   }
   if (report.warnings.length) {
     out.push("", `Warnings (${report.warnings.length}):`);
-    for (const w of report.warnings) out.push(`  ${w.path ? `${w.path}: ` : ""}${w.message}`);
+    for (const w of report.warnings) out.push(`  ${warningMessage(w)}`);
   }
   out.push(
     "",

@@ -75,7 +75,7 @@ export const claudeProvider: RuleProvider = {
     const userDir = join(ctx.home, ".claude", "rules");
     const parts = await Promise.all([
       loadDir(projectDir, "project", ctx),
-      ...(userDir === projectDir ? [] : [loadDir(userDir, "user", ctx)]),
+      loadDir(userDir, "user", ctx),
       ...(ctx.settings.loadClaudeMdBesideAgentsMd ? [loadSkippedClaudeMd(ctx)] : []),
     ]);
     return mergeOutputs(parts);

@@ -5,7 +5,7 @@ import type { Rule, RuleSource, RuleWarning } from "../rule.ts";
 import type { FieldContext } from "./fields.ts";
 import { type Candidate, checkRootLink, compareNames, listRuleFiles, type Problem, statIfExists } from "./fs.ts";
 import { readParsed } from "./parse-cache.ts";
-import { type DiscoveryContext, emptyOutput, linkScope, type ProviderOutput } from "./provider.ts";
+import { type DiscoveryContext, emptyOutput, isUserRoot, linkScope, type ProviderOutput } from "./provider.ts";
 
 /** A rule file as a provider sees it before reading: its name and where it sits. */
 export interface RuleFileSpec {
@@ -260,6 +260,8 @@ export async function loadRuleFolder(
   normalize: Normalizer,
   ctx: DiscoveryContext,
 ): Promise<ProviderOutput> {
+  // Run from the home folder, `<cwd>/.claude/rules` is `~/.claude/rules`: the user scope reads it, not this one.
+  if (folder.scope === "project" && isUserRoot(ctx, folder.dir)) return emptyOutput();
   const links = linkScope(ctx, folder.scope);
   const listing = await listRuleFiles(folder.dir, {
     accept: (n) => folder.suffix.test(n),

@@ -78,7 +78,7 @@ export const cursorProvider: RuleProvider = {
           level: base.split("/").length,
         }),
       ),
-      userDir === projectDir ? Promise.resolve(mergeOutputs([])) : loadCursorDir(userDir, "user", ctx),
+      loadCursorDir(userDir, "user", ctx),
     ]);
     const out = mergeOutputs(parts);
     if (nested.truncated) {

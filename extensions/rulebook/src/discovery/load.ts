@@ -1,8 +1,10 @@
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { dedupeByName } from "../precedence/dedupe.ts";
 import { orderProviders } from "../precedence/order.ts";
 import type { PiContextFile, ProviderReport, Rule, RuleLoadResult, SkippedRule } from "../rule.ts";
+import { disabledRuleReasons } from "../settings/disabled.ts";
 import { readRulebookSettings } from "../settings/read.ts";
 import type { RulebookSettings } from "../settings/schema.ts";
 import { piContextFiles } from "./context-files.ts";
@@ -30,6 +32,11 @@ export interface LoadRulesOptions {
    * `defaultParseStore(agentDir, cwd)`.
    */
   parseStore?: string | false;
+  /**
+   * Names from `ttsr.disabledRules` (the reference's key), dropped like `rulebook.disabledRules`. Read from pi's
+   * settings files with the rest when `settings` is omitted; pass `readRulebookSettings(...).ttsrDisabledRules`.
+   */
+  ttsrDisabledRules?: readonly string[];
 }
 
 /**
@@ -43,9 +50,11 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
   const agentDir = options.agentDir ?? join(home, ".pi", "agent");
   const warnings: RuleLoadResult["warnings"] = [];
   let settings = options.settings;
+  let ttsrDisabled = options.ttsrDisabledRules ?? [];
   if (!settings) {
     const read = await readRulebookSettings(options.cwd, agentDir);
     settings = read.settings;
+    ttsrDisabled = options.ttsrDisabledRules ?? read.ttsrDisabledRules;
     warnings.push(...read.errors);
   }
   const userRoots = [
@@ -58,7 +67,15 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
   const links = createLinkPolicy(options.cwd, home, userRoots, named);
   const store = options.parseStore ?? defaultParseStore(agentDir, options.cwd);
   loadParseStore(store);
-  const ctx: DiscoveryContext = { cwd: options.cwd, home, agentDir, settings, links, parsedPaths: new Set() };
+  const ctx: DiscoveryContext = {
+    cwd: options.cwd,
+    home,
+    agentDir,
+    settings,
+    links,
+    parsedPaths: new Set(),
+    userRoots: realUserRoots(userRoots),
+  };
   const providers = orderProviders(options.providers ?? PROVIDERS);
   const disabledProviders = new Set<string>(settings.disabledProviders);
 
@@ -85,7 +102,7 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
   const reports: ProviderReport[] = [];
   const skipped: SkippedRule[] = [];
   const candidates: Rule[] = [];
-  const disabledRules = new Set(settings.disabledRules);
+  const disabledRules = disabledRuleReasons(settings.disabledRules, ttsrDisabled);
   let files = 0;
   let cacheHits = 0;
   providers.forEach((provider, i) => {
@@ -104,13 +121,9 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
     skipped.push(...out.skipped);
     warnings.push(...out.warnings);
     for (const rule of out.rules) {
-      if (disabledRules.has(rule.name)) {
-        skipped.push({
-          path: rule.path,
-          provider: provider.id,
-          kind: "disabled",
-          reason: `disabled by rulebook.disabledRules ("${rule.name}")`,
-        });
+      const disabled = disabledRules.get(rule.name);
+      if (disabled) {
+        skipped.push({ path: rule.path, provider: provider.id, kind: "disabled", reason: disabled, rule: rule.name });
         continue;
       }
       // Providers build rules from typed code (the tests hold every corpus rule to `RuleSchema`); the one value
@@ -132,7 +145,24 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
     providers: reports,
     stats: { files, cacheHits, ms: performance.now() - started },
     contextFiles: contextFilesWithRules(options.cwd, agentDir, rules),
+    disabledRules: [...disabledRules.keys()],
   };
+}
+
+/**
+ * The real paths of the user's own rule folders. Run from the home folder (or above it), a project folder
+ * (`<cwd>/.claude/rules`, a nested `.cursor/rules`) can be one of them: it is then read once, as the user's.
+ */
+function realUserRoots(dirs: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const dir of dirs) {
+    try {
+      out.add(realpathSync(dir));
+    } catch {
+      out.add(resolve(dir));
+    }
+  }
+  return out;
 }
 
 /** pi's context files, each marked with the rule rulebook made of it (when one did). */

@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import type { Rule, RuleWarning, SkippedRule } from "../rule.ts";
 import type { RulebookSettings } from "../settings/schema.ts";
 import type { LinkScope } from "./fs.ts";
@@ -13,6 +14,22 @@ export interface DiscoveryContext {
   links?: LinkPolicy;
   /** Every file whose parse this load used, for the parse store. */
   parsedPaths?: Set<string>;
+  /**
+   * Real paths of the user's own rule folders (`~/.claude/rules`, `~/.cursor/rules`, `<agentDir>/rules`...). A
+   * project folder that is one of them (pi run from the home folder) is not read as project rules: the user scope
+   * reads it, once.
+   */
+  userRoots?: ReadonlySet<string>;
+}
+
+/** True when `dir`, a project rule folder, is really one of the user's own rule folders. */
+export function isUserRoot(ctx: DiscoveryContext, dir: string): boolean {
+  if (!ctx.userRoots?.size) return false;
+  try {
+    return ctx.userRoots.has(realpathSync(dir));
+  } catch {
+    return false;
+  }
 }
 
 /** The link scope for a root of `scope`: project roots are checked from cwd, user roots from home. */

@@ -44,7 +44,10 @@ export function checkGlob(raw: string): GlobCheck {
   const body = negated ? raw.slice(1) : raw;
   const bang = negated ? "!" : "";
   // the common case (`src/**/*.ts`): nothing to normalise, nothing to count
-  if (!/[{[\\]|\/$/.test(body) && body.includes("*")) return { glob: raw };
+  if (!/[{[\\(]|\/$/.test(body) && body.includes("*")) return { glob: raw };
+  if (negated && body === "") return unmatchable(raw, 'is a bare "!": it excludes nothing and matches nothing');
+  // `src\`: the glob library reads a final lone backslash as a literal one (no Windows path ends that way)
+  if (/(?:^|[^\\])(?:\\\\)*\\$/.test(body)) return unmatchable(raw, "ends in a lone backslash");
   const ext = extensionOf(body);
   if (ext) {
     const glob = `${bang}**/*.${ext}`;
@@ -71,15 +74,7 @@ export function checkGlob(raw: string): GlobCheck {
     };
   }
   const unbalanced = unbalancedBracket(body);
-  if (unbalanced) {
-    return {
-      glob: raw,
-      issue: {
-        kind: "glob-unmatchable",
-        message: `glob ${show(raw)} has an unclosed "${unbalanced}", so it only matches that literal text: fix the glob`,
-      },
-    };
-  }
+  if (unbalanced) return unmatchable(raw, `has an unclosed "${unbalanced}"`);
   const expansions = countExpansions(body, MAX_GLOB_EXPANSIONS);
   if (expansions > MAX_GLOB_EXPANSIONS) {
     return {
@@ -92,6 +87,20 @@ export function checkGlob(raw: string): GlobCheck {
   return { glob: raw };
 }
 
+/**
+ * A glob kept as written but reported: the glob library reads it literally, so it can only match that exact text
+ * (in practice never). Said once per file and glob, by discovery.
+ */
+function unmatchable(raw: string, why: string): GlobCheck {
+  return {
+    glob: raw,
+    issue: {
+      kind: "glob-unmatchable",
+      message: `glob ${show(raw)} ${why}, so it only matches that literal text: fix the glob`,
+    },
+  };
+}
+
 /** `.js`, `java`, `[java]` (a Windsurf habit) to the extension, or `undefined` for a real glob. */
 function extensionOf(glob: string): string | undefined {
   const dotted = /^\.([A-Za-z0-9]{1,10})$/.exec(glob);
@@ -102,12 +111,16 @@ function extensionOf(glob: string): string | undefined {
   return undefined;
 }
 
-/** The first bracket or brace that is opened and never closed (escapes respected), if any. */
+/**
+ * The first bracket, brace or extglob (`+(`, `@(`, `?(`, `*(`, `!(`) that is opened and never closed (escapes
+ * respected), if any.
+ */
 function unbalancedBracket(glob: string): string | undefined {
   let braces = 0;
+  const extglobs: string[] = [];
   let inClass = false;
   for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i];
+    const ch = glob[i]!;
     if (ch === "\\") {
       i++;
       continue;
@@ -119,10 +132,14 @@ function unbalancedBracket(glob: string): string | undefined {
     if (ch === "[") inClass = true;
     else if (ch === "{") braces++;
     else if (ch === "}" && braces > 0) braces--;
+    else if (glob[i + 1] === "(" && "+@?*!".includes(ch)) {
+      extglobs.push(`${ch}(`);
+      i++;
+    } else if (ch === ")" && extglobs.length > 0) extglobs.pop();
   }
   if (inClass) return "[";
   if (braces > 0) return "{";
-  return undefined;
+  return extglobs[0];
 }
 
 /**

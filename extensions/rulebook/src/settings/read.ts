@@ -21,10 +21,11 @@ export function settingsFiles(cwd: string, agentDir: string): SettingsFiles {
 export async function readRulebookSettings(
   cwd: string,
   agentDir: string,
-): Promise<{ settings: RulebookSettings; errors: RuleWarning[]; files: SettingsFiles }> {
+): Promise<{ settings: RulebookSettings; errors: RuleWarning[]; files: SettingsFiles; ttsrDisabledRules: string[] }> {
   const files = settingsFiles(cwd, agentDir);
   const errors: RuleWarning[] = [];
   let merged: RulebookSettings = { ...DEFAULT_SETTINGS };
+  let ttsrDisabledRules: string[] = [];
   for (const file of [files.user, files.project]) {
     let text: string;
     try {
@@ -51,6 +52,7 @@ export async function readRulebookSettings(
       continue;
     }
     if (json === null || typeof json !== "object" || Array.isArray(json)) continue;
+    ttsrDisabledRules = readTtsrDisabledRules(json) ?? ttsrDisabledRules;
     const raw = Object.hasOwn(json, "rulebook") ? (json as Record<string, unknown>)["rulebook"] : undefined;
     if (raw === undefined) continue;
     // The schema (zod) is loaded only when there is something to validate: most sessions never pay for it.
@@ -59,5 +61,22 @@ export async function readRulebookSettings(
     errors.push(...keyErrors);
     merged = { ...merged, ...settings };
   }
-  return { settings: merged, errors, files };
+  return { settings: merged, errors, files, ttsrDisabledRules };
+}
+
+/**
+ * `ttsr.disabledRules` of one settings file (the reference's key, oh-my-pi's `settings.ttsr.disabledRules`): those
+ * names leave every bucket, not only TTSR registration. Read as data, string entries only; pi-ttsr validates the
+ * key and names a bad entry. `undefined` when the file does not set it (a project file overrides the user's).
+ */
+export function readTtsrDisabledRules(json: object): string[] | undefined {
+  const ttsr = Object.hasOwn(json, "ttsr") ? (json as Record<string, unknown>)["ttsr"] : undefined;
+  if (ttsr === null || typeof ttsr !== "object" || Array.isArray(ttsr) || !Object.hasOwn(ttsr, "disabledRules"))
+    return undefined;
+  const list = (ttsr as Record<string, unknown>)["disabledRules"];
+  if (!Array.isArray(list)) return undefined;
+  return list
+    .filter((n): n is string => typeof n === "string")
+    .map((n) => n.trim())
+    .filter((n) => n.length > 0);
 }
