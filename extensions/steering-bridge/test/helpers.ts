@@ -40,7 +40,13 @@ export interface BridgeHarness {
  * probe extension that records acks and seam passes through `pi.events` and can queue items at chosen seams.
  */
 export async function openBridgeSession(
-  options: { script?: Script; schedule?: ScheduledInject[]; persist?: boolean; files?: Record<string, string> } = {},
+  options: {
+    script?: Script;
+    schedule?: ScheduledInject[];
+    persist?: boolean;
+    files?: Record<string, string>;
+    settings?: Record<string, unknown>;
+  } = {},
 ): Promise<BridgeHarness> {
   const server = await startModelServer({ script: options.script ?? [] });
   let api: SteeringApi | undefined;
@@ -85,6 +91,7 @@ export async function openBridgeSession(
       extensions: [steeringBridge, probe],
       ...(options.persist ? { persist: true } : {}),
       ...(options.files ? { files: options.files } : {}),
+      ...(options.settings ? { settings: options.settings } : {}),
     });
   } catch (error) {
     await server.close();
