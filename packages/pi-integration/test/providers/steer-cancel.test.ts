@@ -1,0 +1,91 @@
+/**
+ * `pi-steer cancel` of a running tool on every provider wire format, in strict mode: the real `pi -p` with
+ * the steering bridge against each server (real model ids, thinking on) and the real `pi-steer` as a second
+ * process. The id `pi-steer status` lists cancels the call; on OpenAI Responses the API's own `call_…` does too.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type CliHome, prepareCliHome, runPi, type WireFormat } from "@pi-rails/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { runSteer } from "../../../../extensions/steering-bridge/test/steer-cli.ts";
+import { expectAllAccepted, FORMATS, STEERING_DIR, script, sent, useStrictServers } from "./helpers.ts";
+
+const servers = useStrictServers();
+let home: CliHome | undefined;
+afterEach(() => {
+  home?.dispose();
+  home = undefined;
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
+  return stat !== "" && !/\) Z /.test(stat);
+}
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The id the API itself gave the call, which a host reading the stream knows (Gemini sends none). */
+const API_CALL_ID: Record<WireFormat, string | undefined> = {
+  "openai-completions": "call_sleepy",
+  "anthropic-messages": "toolu_sleepy",
+  "openai-responses": "call_sleepy",
+  "google-generative-ai": undefined,
+};
+
+describe.each(FORMATS)("pi-steer cancel on %s (strict, real CLI)", (format) => {
+  it("cancels a running bash sleep 30: the process is gone at once, the model is told, pi finishes", async () => {
+    const apiId = API_CALL_ID[format];
+    const requests = script(servers[format], [
+      {
+        thinking: "Sleep as asked.",
+        toolCalls: [
+          {
+            ...(apiId ? { id: apiId } : {}),
+            name: "bash",
+            arguments: { command: "echo $$ > sleep.pid; exec sleep 30" },
+          },
+        ],
+      },
+      { thinking: "It was stopped.", text: "The host cancelled my sleep; finishing normally." },
+    ]);
+    home = prepareCliHome({ server: servers[format], settings: { defaultThinkingLevel: "medium" } });
+    const pi = runPi(["-e", STEERING_DIR, "-p", "sleep for a while"], { home, timeoutMs: 90_000 });
+    const pidFile = join(home.cwd, "sleep.pid");
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", "bash to start sleep");
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    expect(alive(pid)).toBe(true);
+
+    const status = await runSteer(["status", "--json"], home);
+    expect(status.code, status.stderr).toBe(0);
+    const calls = JSON.parse(status.stdout).toolCallsInFlight as { callId: string; tool: string }[];
+    expect(calls).toMatchObject([{ tool: "bash" }]);
+    const listed = calls[0]!.callId;
+    // Cancel by the API's own id where there is one (Responses: `call_…` of pi's `call_…|fc_…`), else by the listed id.
+    const cancelId = apiId ?? listed;
+    const cancelled = await runSteer(["cancel", cancelId, "--reason", "user clicked stop", "--json"], home);
+    const cancelledAt = Date.now();
+    expect(cancelled.code, cancelled.stdout + cancelled.stderr).toBe(0);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ status: "cancelled", tool: "bash" });
+    await waitFor(() => !alive(pid), "the sleep to be killed", 1000);
+    expect(Date.now() - cancelledAt).toBeLessThan(1000);
+
+    const result = await pi;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("finishing normally");
+    const told = sent(requests()[1]);
+    expect(told).toContain("was cancelled by the host: user clicked stop");
+    expectAllAccepted(requests());
+    expect(requests()).toHaveLength(2);
+  });
+});
