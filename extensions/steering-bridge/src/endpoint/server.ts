@@ -220,9 +220,8 @@ function serveConnection(
       ),
       null,
     );
-    socket.end(line);
-    socket.destroySoon();
-    setTimeout(() => socket.destroy(), 1000).unref();
+    socket.write(line); // a small write to a fresh Unix socket goes to the kernel at once
+    socket.destroy();
     return;
   }
   const connection: Connection = { socket, checkpoints: false, acks: false, running: 0 };
