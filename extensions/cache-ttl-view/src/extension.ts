@@ -1,11 +1,11 @@
-import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { buildSessionContext, type ExtensionAPI, type ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { NoticeBoard } from "@pi-rails/agent-core/kit";
 import { Type } from "typebox";
-import { cacheRetention, resolveTtl } from "./clock/ttl.ts";
+import { cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
 import { SessionView } from "./engine/session-view.ts";
 import type { ViewMessage } from "./model/messages.ts";
 import { statusReport } from "./report/status.ts";
-import { RESTORE_TOOL, restoredContent } from "./restore/restore.ts";
+import { RESTORE_TOOL, restoredContent, restoreNotes } from "./restore/restore.ts";
 import { parsePinCommand } from "./settings/pin-command.ts";
 import { defaultSettings, loadCacheTtlSettings, type SettingsProblem } from "./settings/settings.ts";
 import { STATE_ENTRY_TYPE, type StateEntry } from "./state/entries.ts";
@@ -38,8 +38,30 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
     const persist = (entry: StateEntry | undefined) => {
       if (entry) pi.appendEntry(STATE_ENTRY_TYPE, entry);
     };
-    const currentTtl = (ctx: ExtensionContext) =>
-      resolveTtl(view.settings.ttlSeconds, ctx.model?.provider, cacheRetention());
+    /** The TTL for the current model: settings, else its API and pi-ai's retention; a buffer that eats it is off. */
+    const currentTtl = (ctx: ExtensionContext): ResolvedTtl => {
+      const ttl = resolveTtl(view.settings.ttlSeconds, ctx.model, cacheRetention());
+      const buffer = view.settings.bufferSeconds;
+      if (ttl.seconds !== undefined && ttl.seconds <= buffer) {
+        return {
+          seconds: undefined,
+          source: "off",
+          reason: `cacheTtl.bufferSeconds (${buffer}) is not less than the TTL of ${ttl.seconds}s (${ttl.reason})`,
+        };
+      }
+      return ttl;
+    };
+    const stateOfBranch = (ctx: ExtensionContext): unknown[] => {
+      const datas: unknown[] = [];
+      for (const entry of ctx.sessionManager.getBranch()) {
+        if (entry.type === "custom" && entry.customType === STATE_ENTRY_TYPE) datas.push(entry.data);
+      }
+      return datas;
+    };
+    /** The session's current context as pi builds it (what the next request starts from). */
+    const sessionMessages = (ctx: ExtensionContext): ViewMessage[] =>
+      buildSessionContext(ctx.sessionManager.getEntries(), ctx.sessionManager.getLeafId())
+        .messages as unknown as ViewMessage[];
 
     pi.on("session_start", (_event, ctx) => {
       notices.reset();
@@ -50,20 +72,25 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
       }
       const settings = loaded.valid ? loaded.settings : { ...loaded.settings, enabled: false };
       view = new SessionView(settings, ctx.cwd);
-      const datas: unknown[] = [];
-      for (const entry of ctx.sessionManager.getBranch()) {
-        if (entry.type === "custom" && entry.customType === STATE_ENTRY_TYPE) datas.push(entry.data);
-      }
-      view.load(datas);
+      view.load(stateOfBranch(ctx));
     });
 
     pi.on("session_compact", () => view.invalidate());
-    pi.on("session_tree", () => view.invalidate());
+    // Another branch: its own prunes, pins and restores (never the prune set of the branch left behind).
+    pi.on("session_tree", (_event, ctx) => view.switchBranch(stateOfBranch(ctx)));
 
     pi.on("context", (event, ctx) => {
+      const ttl = currentTtl(ctx);
+      if (view.settings.enabled && ttl.seconds === undefined) {
+        notices.once(ctx, `ttl-off:${ttl.reason}`, `pruning is off: ${ttl.reason}`, "info");
+      }
       let result: ReturnType<SessionView["render"]>;
       try {
-        result = view.render(event.messages as ViewMessage[], { now: now(), ttlSeconds: currentTtl(ctx).seconds });
+        result = view.render(event.messages as ViewMessage[], {
+          now: now(),
+          ttlSeconds: ttl.seconds,
+          ...(ctx.model?.api !== undefined ? { api: ctx.model.api } : {}),
+        });
       } catch (error) {
         // The view is patched into the messages only at the very end, so a failure leaves pi's messages untouched.
         notices.once(ctx, "render-error", `could not build the view, sending it unpruned: ${(error as Error).message}`);
@@ -98,20 +125,31 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
         ids: Type.Array(Type.String(), { description: 'Block ids, e.g. ["ab12cd34"]' }),
         inPlace: Type.Optional(Type.Boolean({ description: "Unprune in place instead of appending (default false)" })),
       }),
-      async execute(_toolCallId, params) {
-        const { found, missing } = view.originals(params.ids);
-        if (found.length === 0) throw new Error(`Unknown id(s): ${params.ids.join(", ")}`);
+      async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+        const ids = view.originals(params.ids, sessionMessages(ctx));
+        const ok = ids.found.length + ids.alreadyShown.length;
+        if (ok === 0 && ids.notPruned.length === 0) throw new Error(restoreNotes(ids).join(" "));
         if (params.inPlace) {
-          persist(view.apply({ kind: "restore", at: now(), ids: found.map((f) => f.id) }));
-          const text = `Restored in place from the next request on: ${found.map((f) => f.id).join(", ")}.`;
+          // Only what is pruned now: restoring an id twice, or one never pruned, changes nothing and says so.
+          const restored = [...ids.found.map((f) => f.id), ...ids.alreadyShown];
+          if (restored.length > 0) persist(view.apply({ kind: "restore", at: now(), ids: restored }));
+          const lines =
+            restored.length > 0 ? [`Restored in place from the next request on: ${restored.join(", ")}.`] : [];
+          lines.push(...restoreNotes({ notPruned: ids.notPruned, alreadyShown: [], missing: ids.missing }));
           return {
-            content: [{ type: "text", text }],
-            details: { ids: found.map((f) => f.id), missing, inPlace: true },
+            content: [{ type: "text", text: lines.join("\n") }],
+            details: { ids: restored, notPruned: ids.notPruned, missing: ids.missing, inPlace: true },
           };
         }
         return {
-          content: restoredContent(found, missing),
-          details: { ids: found.map((f) => f.id), missing, inPlace: false },
+          content: restoredContent(ids.found, restoreNotes(ids)),
+          details: {
+            ids: ids.found.map((f) => f.id),
+            alreadyShown: ids.alreadyShown,
+            notPruned: ids.notPruned,
+            missing: ids.missing,
+            inPlace: false,
+          },
         };
       },
     });
@@ -129,6 +167,7 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
           text = statusReport(view, {
             now: now(),
             ttl: currentTtl(ctx),
+            messages: sessionMessages(ctx),
             model: ctx.model,
             problems,
           });

@@ -1,5 +1,5 @@
 export { type CacheState, describeCache, inferTouch, judgeCache, ttlForJudgement } from "./clock/cache-clock.ts";
-export { cacheRetention, PROVIDER_TTLS, resolveTtl } from "./clock/ttl.ts";
+export { API_TTLS, cacheRetention, resolveTtl } from "./clock/ttl.ts";
 export { SessionView } from "./engine/session-view.ts";
 export { CLOCK_OFFSET_ENV, createCacheTtlView } from "./extension.ts";
 export type { ViewMessage } from "./model/messages.ts";

@@ -52,19 +52,43 @@ describe("bootstrap rule and inference", () => {
 });
 
 describe("resolveTtl", () => {
-  it("prefers settings, else the provider's TTL for pi's cache retention", () => {
-    expect(resolveTtl(120, "anthropic", "short")).toEqual({ seconds: 120, source: "settings" });
-    expect(resolveTtl(0, "anthropic", "short")).toEqual({ seconds: 0, source: "settings" });
-    expect(resolveTtl(undefined, "anthropic", "short")).toEqual({ seconds: 300, source: "provider" });
-    expect(resolveTtl(undefined, "anthropic", "long")).toEqual({ seconds: 3600, source: "provider" });
-    expect(resolveTtl(undefined, "openai", "long")).toEqual({ seconds: 86_400, source: "provider" });
-    expect(resolveTtl(undefined, "loopback", "short")).toEqual({ seconds: undefined, source: "unknown-provider" });
-    expect(resolveTtl(undefined, "anthropic", "none")).toEqual({ seconds: undefined, source: "retention-none" });
+  const claude = { api: "anthropic-messages", provider: "anthropic", id: "claude-sonnet-4-5" };
+  it("prefers settings, else the TTL of the model's wire format for pi-ai's retention", () => {
+    expect(resolveTtl(120, claude, "short")).toMatchObject({ seconds: 120, source: "settings" });
+    expect(resolveTtl(0, claude, "short")).toMatchObject({ seconds: undefined, source: "off" });
+    expect(resolveTtl(undefined, claude, "short")).toMatchObject({ seconds: 300, source: "api" });
+    expect(resolveTtl(undefined, claude, "long")).toMatchObject({ seconds: 3600, source: "api" });
+    const gpt = { api: "openai-responses", provider: "openai", id: "gpt-5" };
+    expect(resolveTtl(undefined, gpt, "long")).toMatchObject({ seconds: 86_400, source: "api" });
+    expect(resolveTtl(undefined, { api: "google-generative-ai", provider: "google" }, "long").seconds).toBe(300);
   });
 
-  it("reads PI_CACHE_RETENTION as pi-ai does", () => {
+  it("keys on model.api: Claude behind a custom provider name is pruned like Claude", () => {
+    const proxy = { api: "anthropic-messages", provider: "corp-gateway", id: "claude-opus-4-1" };
+    expect(resolveTtl(undefined, proxy, "short")).toMatchObject({ seconds: 300, source: "api" });
+    const router = { api: "openai-completions", provider: "openrouter", id: "anthropic/claude-sonnet-4.5" };
+    expect(resolveTtl(undefined, router, "long").seconds).toBe(3600);
+    expect(
+      resolveTtl(undefined, { api: "bedrock-converse-stream", id: "anthropic.claude-sonnet-4-5" }, "long"),
+    ).toMatchObject({ seconds: 3600 });
+  });
+
+  it("long retention only where the model supports it (as pi-ai decides)", () => {
+    const noLong = { api: "anthropic-messages", provider: "x", id: "y", compat: { supportsLongCacheRetention: false } };
+    expect(resolveTtl(undefined, noLong, "long").seconds).toBe(300);
+  });
+
+  it("an unknown cache is off, and says why and what to set", () => {
+    const local = { api: "openai-completions", provider: "loopback", id: "loopback-model" };
+    const r = resolveTtl(undefined, local, "short");
+    expect(r.seconds).toBeUndefined();
+    expect(r.reason).toContain("loopback/loopback-model (api openai-completions)");
+    expect(r.reason).toContain("set cacheTtl.ttlSeconds");
+  });
+
+  it("reads PI_CACHE_RETENTION as pi-ai 0.73.1 does: none still sends the default markers, so it is short", () => {
     expect(cacheRetention({})).toBe("short");
     expect(cacheRetention({ PI_CACHE_RETENTION: "long" })).toBe("long");
-    expect(cacheRetention({ PI_CACHE_RETENTION: "none" })).toBe("none");
+    expect(cacheRetention({ PI_CACHE_RETENTION: "none" })).toBe("short");
   });
 });

@@ -98,7 +98,7 @@ describe("SessionView", () => {
     render(view, s, 0);
     const pruned = render(view, s, 10 * MIN);
     const id = pruned.plan?.ids[0] as string;
-    const { found, missing } = view.originals([id, "ffffffff"]);
+    const { found, missing } = view.originals([id, "ffffffff"], s.messages);
     expect(found.map((f) => f.id)).toEqual([id]);
     expect(missing).toEqual(["ffffffff"]);
     view.apply({ kind: "restore", at: 11 * MIN, ids: [id] });
@@ -108,15 +108,23 @@ describe("SessionView", () => {
     expect(JSON.stringify(after.messages).includes(`id=${id}`)).toBe(false);
   });
 
-  it("a usage report with a cache read after a long idle holds later prunes up to that idle", () => {
+  it("usage counters are evidence about the whole prefix: only a read covering the previous prompt holds prunes", () => {
     const s = session(4).user("next");
-    const view = new SessionView(settings);
+    (s.messages.findLast((m) => m.role === "assistant") as { usage: unknown }).usage = { input: 200, cacheRead: 9800 };
+    const quiet = { ...settings, minGainTokens: 1e9 }; // expired requests go out unpruned: evidence is possible
+    const view = new SessionView(quiet);
     render(view, s, 0);
-    view.render(s.clone(), { now: 4 * MIN, ttlSeconds: 600 });
-    expect(view.observeUsage({ cacheRead: 0 })).toBeUndefined();
-    view.render(s.clone(), { now: 8 * MIN, ttlSeconds: 600 });
-    expect(view.observeUsage({ cacheRead: 1200 })).toMatchObject({ kind: "touch", warmGapSeconds: 240 });
-    expect(render(view, s, 12 * MIN, 200).clock.kind).toBe("held");
+    // 8 min idle: beyond the TTL; the provider read only the system prompt and tools (shared with other sessions).
+    view.render(s.clone(), { now: 8 * MIN, ttlSeconds: 300 });
+    expect(view.observeUsage({ input: 9500, cacheRead: 500 })).toBeUndefined();
+    expect(view.state.warmGapSeconds).toBe(0);
+    // 16 min later: the whole previous prompt was read from the cache: it lived 16 min.
+    view.render(s.clone(), { now: 24 * MIN, ttlSeconds: 300 });
+    expect(view.observeUsage({ input: 100, cacheRead: 9900 })).toMatchObject({ kind: "touch", warmGapSeconds: 960 });
+    expect(render(view, s, 34 * MIN).clock.kind).toBe("held");
+    // A miss within that idle withdraws the evidence.
+    expect(view.observeUsage({ input: 10_000, cacheRead: 0 })).toMatchObject({ kind: "touch", warmGapSeconds: 0 });
+    expect(render(view, s, 44 * MIN).clock.kind).toBe("expired");
   });
 
   it("does nothing when disabled", () => {

@@ -7,13 +7,39 @@ import { type PinSet, pathArgument } from "../plan/pins.ts";
 import { type Plan, planPrune } from "../plan/plan.ts";
 import { applyPatch, patchFor, type ViewPatch } from "../plan/render.ts";
 import { type Replacement, replacementFor, toolCallOf } from "../plan/replacements.ts";
+import { shownOriginals } from "../restore/restore.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
 import { emptyState, type FoldedState, foldEntries, foldEntry, type StateEntry } from "../state/entries.ts";
+import { capsOf } from "../views/caps.ts";
 
 export interface RenderContext {
   now: number;
-  /** The current TTL (settings, else derived from the provider); undefined: pruning off. */
+  /** The current TTL (settings, else derived from the model's API); undefined: pruning off. */
   ttlSeconds: number | undefined;
+  /** The wire format of the model (`model.api`): what images and old thinking cost there. */
+  api?: string;
+}
+
+/** A cache read must cover this share of the previous request's prompt to prove the whole prefix survived. */
+export const PREFIX_EVIDENCE_SHARE = 0.9;
+
+interface Evidence {
+  idleSeconds: number;
+  /** The clock said the TTL had passed and the prefix was sent unchanged (held, or nothing to prune). */
+  beyondTtl: boolean;
+  /** Prompt tokens (input + cache read + cache write) of the response before this request. */
+  previousPrompt: number;
+}
+
+const promptTokens = (u: UsageLike | undefined): number =>
+  (Number(u?.input) || 0) + (Number(u?.cacheRead) || 0) + (Number(u?.cacheWrite) || 0);
+
+function lastUsage(messages: readonly ViewMessage[]): UsageLike | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as ViewMessage;
+    if (m.role === "assistant") return (m as { usage?: UsageLike }).usage;
+  }
+  return undefined;
 }
 
 export interface RenderResult {
@@ -49,10 +75,10 @@ export class SessionView {
   /** Requests made since each prune (index-aligned with state.prunes; this process only). */
   requestsAfterPrune: number[] = [];
   #version = 0;
+  #evidence: Evidence | undefined;
   #memo: Memo | undefined;
+  /** Replacement bytes by block id: sticky, so every request repeats them (small texts, not the originals). */
   #replacements = new Map<string, Replacement>();
-  #lastMessages: readonly ViewMessage[] = [];
-  #lastAnalysis: Analysis | undefined;
 
   constructor(settings: CacheTtlSettings, cwd?: string) {
     this.settings = settings;
@@ -63,6 +89,20 @@ export class SessionView {
   load(datas: readonly unknown[]): void {
     this.state = foldEntries(datas);
     this.bootstrapPending = this.state.ttlSeconds !== undefined;
+    this.requestsAfterPrune = this.state.prunes.map(() => 0);
+    this.invalidate();
+  }
+
+  /**
+   * Another branch of the same session (`/tree`): its own prunes, notices, pins and restores, but the clock of this
+   * process (the provider's cache was touched by the last request, whichever branch it came from).
+   */
+  switchBranch(datas: readonly unknown[]): void {
+    const { touchAt, ttlSeconds, warmGapSeconds } = this.state;
+    this.state = foldEntries(datas);
+    if (touchAt !== undefined) this.state.touchAt = touchAt;
+    if (ttlSeconds !== undefined) this.state.ttlSeconds = ttlSeconds;
+    this.state.warmGapSeconds = warmGapSeconds;
     this.requestsAfterPrune = this.state.prunes.map(() => 0);
     this.invalidate();
   }
@@ -93,20 +133,19 @@ export class SessionView {
     });
   }
 
-  #replacement = (block: Block): Replacement => {
-    let r = this.#replacements.get(block.id);
-    if (!r) {
-      r = replacementFor(this.#lastMessages, block, this.settings);
-      this.#replacements.set(block.id, r);
-    }
-    return r;
-  };
-
-  #analyze(messages: readonly ViewMessage[]): Analysis {
-    // A copy: the view is patched into `messages` in place, the originals stay here for context_restore.
-    this.#lastMessages = messages.slice();
-    this.#lastAnalysis = analyze(messages);
-    return this.#lastAnalysis;
+  /**
+   * The replacement of a block, built once. A block pruned earlier is rendered with the caps stored with its prune,
+   * so changed settings (after `/reload`) never change bytes already in the cached prefix.
+   */
+  #replacementFor(messages: readonly ViewMessage[]): (block: Block) => Replacement {
+    return (block) => {
+      let r = this.#replacements.get(block.id);
+      if (!r) {
+        r = replacementFor(messages, block, this.state.prunedCaps.get(block.id) ?? this.settings);
+        this.#replacements.set(block.id, r);
+      }
+      return r;
+    };
   }
 
   /**
@@ -132,8 +171,9 @@ export class SessionView {
 
     let plan: Plan | undefined;
     let analysis: Analysis | undefined;
+    const replacement = this.#replacementFor(messages);
     if (clock.kind === "expired") {
-      analysis = this.#analyze(messages);
+      analysis = analyze(messages);
       const candidate = planPrune({
         messages,
         analysis,
@@ -141,7 +181,8 @@ export class SessionView {
         pins: this.pins(),
         settings: this.settings,
         ...(this.cwd !== undefined ? { cwd: this.cwd } : {}),
-        replacement: this.#replacement,
+        ...(ctx.api !== undefined ? { api: ctx.api } : {}),
+        replacement,
       });
       if (candidate.ids.length > 0 && messages.length > 0) {
         plan = candidate;
@@ -152,6 +193,7 @@ export class SessionView {
           ttlSeconds: ctx.ttlSeconds ?? ttl,
           ids: plan.ids,
           savedTokens: plan.savedTokens,
+          caps: capsOf(this.settings),
           notice: {
             after: analysis.keys[messages.length - 1] as string,
             at: ctx.now,
@@ -168,13 +210,21 @@ export class SessionView {
       s.touchAt = ctx.now;
       s.ttlSeconds = ctx.ttlSeconds;
     }
+    this.#evidence =
+      this.lastIdleSeconds === undefined
+        ? undefined
+        : {
+            idleSeconds: this.lastIdleSeconds,
+            beyondTtl: clock.kind === "held" || (clock.kind === "expired" && !plan),
+            previousPrompt: promptTokens(lastUsage(messages)),
+          };
 
     const memo = this.#memo;
     if (!analysis && memo && this.#memoFits(memo, messages)) {
       return { messages: applyPatch(messages, memo.patch), clock, entries, reused: true };
     }
-    analysis ??= this.#analyze(messages);
-    const patch = patchFor(messages, analysis, s.pruned, s.notices, this.#replacement);
+    analysis ??= analyze(messages);
+    const patch = patchFor(messages, analysis, s.pruned, s.notices, replacement);
     this.#memo = {
       length: messages.length,
       firstKey: messages.length > 0 ? rawMessageKey(messages[0] as ViewMessage) : "",
@@ -193,11 +243,21 @@ export class SessionView {
     );
   }
 
-  /** The provider's usage of the last response: a cache read after an idle proves the cache lived that long. */
+  /**
+   * The provider's usage of the response to the last request, read as evidence about the whole prefix: after an
+   * idle beyond the TTL, a cache read covering the previous prompt proves the cache lived that long (later prunes
+   * are held within that idle); a read of only part of it (the system prompt and tools, shared with other sessions)
+   * proves nothing, and a miss within a held idle withdraws the evidence.
+   */
   observeUsage(usage: UsageLike | undefined): StateEntry | undefined {
-    if (!usage || !(Number(usage.cacheRead) > 0) || this.lastIdleSeconds === undefined) return undefined;
-    if (this.lastIdleSeconds <= this.state.warmGapSeconds) return undefined;
-    this.state.warmGapSeconds = this.lastIdleSeconds;
+    const evidence = this.#evidence;
+    this.#evidence = undefined;
+    if (!usage || !evidence?.beyondTtl || !(evidence.previousPrompt > 0)) return undefined;
+    const covered = (Number(usage.cacheRead) || 0) >= PREFIX_EVIDENCE_SHARE * evidence.previousPrompt;
+    const gap = this.state.warmGapSeconds;
+    if (covered && evidence.idleSeconds > gap) this.state.warmGapSeconds = evidence.idleSeconds;
+    else if (!covered && gap > 0 && evidence.idleSeconds <= gap) this.state.warmGapSeconds = 0;
+    else return undefined;
     return this.touchEntry();
   }
 
@@ -205,7 +265,7 @@ export class SessionView {
   touchEntry(): StateEntry | undefined {
     const { touchAt, ttlSeconds, warmGapSeconds } = this.state;
     if (touchAt === undefined || ttlSeconds === undefined) return undefined;
-    return { kind: "touch", at: touchAt, ttlSeconds, ...(warmGapSeconds > 0 ? { warmGapSeconds } : {}) };
+    return { kind: "touch", at: touchAt, ttlSeconds, warmGapSeconds };
   }
 
   /** Apply an entry made outside `render` (restore in place, pins) and persist it through the caller. */
@@ -216,33 +276,48 @@ export class SessionView {
   }
 
   /** Pruned blocks with a short label (tool and path, or the message role), for `/cache-ttl`. */
-  prunedBlocks(): { id: string; label: string }[] {
+  prunedBlocks(messages: readonly ViewMessage[]): { id: string; label: string }[] {
     const out: { id: string; label: string }[] = [];
+    const analysis = analyze(messages);
     for (const id of this.state.pruned) {
-      const block = this.#lastAnalysis ? blockById(this.#lastAnalysis, id) : undefined;
+      const block = blockById(analysis, id);
       if (!block) {
         out.push({ id, label: "(not in the current view)" });
       } else if (block.kind === "tool") {
-        const path = pathArgument(toolCallOf(this.#lastMessages, block).arguments ?? {});
+        const path = pathArgument(toolCallOf(messages, block).arguments ?? {});
         out.push({ id, label: path ? `${block.tool} ${path}` : block.tool });
       } else if (block.kind === "image") out.push({ id, label: "image" });
-      else out.push({ id, label: `${(this.#lastMessages[block.msg] as ViewMessage).role} text` });
+      else out.push({ id, label: `${(messages[block.msg] as ViewMessage).role} text` });
     }
     return out;
   }
 
-  /** The originals behind pruned ids, from the last analysed message list. */
-  originals(ids: readonly string[]): {
+  /**
+   * The originals behind ids in `messages` (the session's current context): found (pruned now), shown (already
+   * restored at the tail and still in view there, or not pruned at all), and unknown ids.
+   */
+  originals(
+    ids: readonly string[],
+    messages: readonly ViewMessage[],
+  ): {
     found: { id: string; block: Block; messages: readonly ViewMessage[] }[];
+    notPruned: string[];
+    alreadyShown: string[];
     missing: string[];
   } {
+    const analysis = analyze(messages);
+    const shown = shownOriginals(messages, analysis, this.state.pruned);
     const found: { id: string; block: Block; messages: readonly ViewMessage[] }[] = [];
+    const notPruned: string[] = [];
+    const alreadyShown: string[] = [];
     const missing: string[] = [];
-    for (const id of ids) {
-      const block = this.#lastAnalysis ? blockById(this.#lastAnalysis, id) : undefined;
-      if (block) found.push({ id, block, messages: this.#lastMessages });
-      else missing.push(id);
+    for (const id of new Set(ids)) {
+      const block = blockById(analysis, id);
+      if (!block) missing.push(id);
+      else if (!this.state.pruned.has(id)) notPruned.push(id);
+      else if (shown.has(id)) alreadyShown.push(id);
+      else found.push({ id, block, messages });
     }
-    return { found, missing };
+    return { found, notPruned, alreadyShown, missing };
   }
 }

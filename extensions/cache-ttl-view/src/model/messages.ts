@@ -123,8 +123,3 @@ export function charsOf(m: ViewMessage): number {
   if (typeof summary === "string") n += summary.length;
   return n;
 }
-
-/** Token estimate used everywhere in this package: 4 chars per token, rounded up. */
-export function estimateTokens(chars: number): number {
-  return Math.ceil(chars / 4);
-}

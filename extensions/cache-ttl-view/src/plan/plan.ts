@@ -1,4 +1,5 @@
-import { estimateTokens, type ViewMessage } from "../model/messages.ts";
+import type { ImagePart, ViewMessage } from "../model/messages.ts";
+import { imageTokens, textTokens, thinkingBilled } from "../model/tokens.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
 import { windowOf } from "../turns/turns.ts";
 import type { Analysis, Block } from "./analysis.ts";
@@ -25,6 +26,8 @@ export interface PlanInput {
   pins: PinSet;
   settings: PlanSettings;
   cwd?: string;
+  /** The wire format of the model the view is for (`model.api`): what an image or old thinking costs there. */
+  api?: string;
   /** The block's replacement (memoised by the caller). */
   replacement: (block: Block) => Replacement;
 }
@@ -36,6 +39,11 @@ export interface Plan {
   counts: { tool: number; text: number; image: number };
   /** Set when candidates existed but saved less than `minGainTokens`: nothing is pruned. */
   belowMinGain?: boolean;
+}
+
+function imagePart(messages: readonly ViewMessage[], block: Extract<Block, { kind: "image" }>): ImagePart | undefined {
+  const content = (messages[block.msg] as { content?: unknown }).content;
+  return Array.isArray(content) ? (content[block.part] as ImagePart | undefined) : undefined;
 }
 
 function pinned(input: PlanInput, block: Block): boolean {
@@ -55,10 +63,21 @@ function pinned(input: PlanInput, block: Block): boolean {
 export function planPrune(input: PlanInput): Plan {
   const { analysis, settings } = input;
   const plan: Plan = { ids: [], savedChars: 0, savedTokens: 0, counts: { tool: 0, text: 0, image: 0 } };
+  // Tokens: text at 4 chars per token; images at what the API bills for them; old thinking only where billed.
+  let textChars = 0;
+  let imageSaved = 0;
+  const billed = thinkingBilled(input.api);
   const take = (block: Block, r: Replacement) => {
     plan.ids.push(block.id);
     plan.savedChars += r.origChars - r.newChars;
     plan.counts[block.kind]++;
+    if (block.kind === "image") {
+      const part = imagePart(input.messages, block);
+      imageSaved += Math.max(0, (part ? imageTokens(part, input.api) : 0) - textTokens(r.newChars));
+    } else {
+      const unbilled = r.kind === "text" && !billed ? (r.reasoningChars ?? 0) : 0;
+      textChars += r.origChars - unbilled - r.newChars;
+    }
   };
 
   for (const block of analysis.blocks) {
@@ -94,7 +113,7 @@ export function planPrune(input: PlanInput): Plan {
     if (r.newChars < r.origChars) take(block, r);
   }
 
-  plan.savedTokens = estimateTokens(plan.savedChars);
+  plan.savedTokens = Math.max(0, textTokens(Math.max(0, textChars)) + imageSaved);
   if (plan.ids.length > 0 && plan.savedTokens < settings.minGainTokens) {
     return { ids: [], savedChars: 0, savedTokens: 0, counts: { tool: 0, text: 0, image: 0 }, belowMinGain: true };
   }

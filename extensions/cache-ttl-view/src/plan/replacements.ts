@@ -24,7 +24,15 @@ export type Replacement =
       /** The largest artifact: the result text or the longest string argument (a written file). */
       heavyChars: number;
     }
-  | { kind: "text"; text: string; command?: string; origChars: number; newChars: number }
+  | {
+      kind: "text";
+      text: string;
+      command?: string;
+      origChars: number;
+      newChars: number;
+      /** Of `origChars`, the assistant's thinking (dropped whole; billed as input only on some APIs). */
+      reasoningChars?: number;
+    }
   | { kind: "image"; text: string; origChars: number; newChars: number };
 
 /** `[TRUNCATED] id=… chars=…: <start>…` within `max` chars. */
@@ -151,8 +159,10 @@ export function replacementFor(messages: readonly ViewMessage[], block: Block, c
   if (m.role === "assistant") {
     // Short text stays as it is (empty marker); thinking goes whole either way.
     const text = prose.length > caps.maxTextChars ? textMarker(block.id, prose, caps.maxTextChars) : "";
-    const origChars = prose.length + reasoningChars(m as AssistantMsg);
-    return { kind: "text", text, origChars, newChars: text ? text.length : prose.length };
+    const reasoning = reasoningChars(m as AssistantMsg);
+    const origChars = prose.length + reasoning;
+    const newChars = text ? text.length : prose.length;
+    return { kind: "text", text, origChars, newChars, ...(reasoning > 0 ? { reasoningChars: reasoning } : {}) };
   }
   const text = textMarker(block.id, prose, caps.maxTextChars);
   if (m.role === "bashExecution") {

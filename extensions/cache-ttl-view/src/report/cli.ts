@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { resolveTtl } from "../clock/ttl.ts";
+import { cacheRetention } from "../clock/ttl.ts";
 import { defaultSettings, loadCacheTtlSettings } from "../settings/settings.ts";
 import { formatUsd, type Prices } from "./prices.ts";
 import { type ReplayReport, replaySession } from "./replay.ts";
@@ -86,14 +86,20 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.err(`cache-ttl: ${(error as Error).message}`);
     return 1;
   }
+  if (session.skippedLines.length > 0) {
+    const lines = session.skippedLines;
+    io.err(
+      `cache-ttl: ${file}: skipped ${lines.length} line(s) that are not JSON (as pi does): ${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", ..." : ""}`,
+    );
+  }
   const loaded = session.cwd ? loadCacheTtlSettings(session.cwd) : undefined;
   for (const p of loaded?.problems ?? []) io.err(`cache-ttl: ${p.file}: ${p.key}: ${p.message} (using defaults)`);
   const settings = loaded?.valid ? loaded.settings : defaultSettings();
   const last = session.requests.at(-1);
-  const resolved = ttl ?? resolveTtl(settings.ttlSeconds, last?.provider, "short").seconds ?? 300;
   const report = replaySession(session, {
     settings: { ...settings, enabled: true },
-    ttlSeconds: resolved,
+    ...(ttl !== undefined ? { ttlSeconds: ttl } : {}),
+    retention: cacheRetention(),
     prices: await pricesFor(last?.provider, last?.model),
   });
   io.out(json ? JSON.stringify({ file, ...report }, null, 2) : table(report));

@@ -29,8 +29,10 @@ describe("parseSessionFile", () => {
     expect(parsed.requests[1]?.at).toBe(s.messages[3]?.timestamp);
   });
 
-  it("names the line of a broken file", () => {
-    expect(() => parseSessionFile('{"type":"session"}\nnot json\n', "x.jsonl")).toThrow("x.jsonl:2: not a JSON line");
+  it("skips lines that are not JSON like pi does (a torn last write), and names them", () => {
+    const parsed = parseSessionFile('{"type":"session","cwd":"/p"}\nnot json\n{"type":"mess', "x.jsonl");
+    expect(parsed.skippedLines).toEqual([2, 3]);
+    expect(() => parseSessionFile("garbage\n", "x.jsonl")).toThrow("x.jsonl: not a pi session file");
   });
 });
 

@@ -1,6 +1,9 @@
+import { type CacheRetention, resolveTtl } from "../clock/ttl.ts";
 import { SessionView } from "../engine/session-view.ts";
-import { charsOf, estimateTokens, type ViewMessage } from "../model/messages.ts";
+import type { ViewMessage } from "../model/messages.ts";
+import { messageTokens } from "../model/tokens.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
+import type { StateEntry } from "../state/entries.ts";
 import { type Prices, prefixCost } from "./prices.ts";
 import type { ParsedSession } from "./session-file.ts";
 
@@ -24,20 +27,24 @@ export interface RequestRow {
 }
 
 export interface ReplayReport {
+  /** The TTL of the last request (stored by the extension, else derived, else `--ttl`). */
   ttlSeconds: number;
+  /** Line numbers skipped as not JSON. */
+  skippedLines: number[];
   model?: string;
   prices: Prices;
   requests: RequestRow[];
   totals: { baseline: PrefixCost; withPruning: PrefixCost; saved: number };
 }
 
-/** Per-message token estimates and serialisations, cached by object (contexts share their messages). */
+/** Per-message token estimates (the package's one estimate) and serialisations, cached by object and API. */
 class Sizer {
-  #cache = new WeakMap<object, { json: string; tokens: number }>();
+  #cache = new WeakMap<object, { api: string | undefined; json: string; tokens: number }>();
+  api: string | undefined;
   of(m: ViewMessage): { json: string; tokens: number } {
     let v = this.#cache.get(m);
-    if (!v) {
-      v = { json: JSON.stringify(m), tokens: estimateTokens(charsOf(m)) };
+    if (!v || v.api !== this.api) {
+      v = { api: this.api, json: JSON.stringify(m), tokens: messageTokens(m, this.api) };
       this.#cache.set(m, v);
     }
     return v;
@@ -72,15 +79,22 @@ const add = (a: PrefixCost, b: PrefixCost): PrefixCost => ({
   cost: a.cost + b.cost,
 });
 
+export interface ReplayOptions {
+  settings: CacheTtlSettings;
+  /** `--ttl`: overrides every TTL (the stored ones and the derived one). */
+  ttlSeconds?: number;
+  /** pi-ai's retention when the session was recorded (for a TTL derived from the model's API). */
+  retention?: CacheRetention;
+  prices: Prices;
+}
+
 /**
  * Replay a recorded session with its timestamps: per request, the prompt prefix written and read with and without
  * cache-ttl-view, and the cost of each at the model's prices. Without pruning the raw context is sent; with pruning
- * the same SessionView the extension uses renders the view.
+ * the same SessionView the extension uses renders the view, with what the extension did replayed: pins, unpins and
+ * in-place restores saved in the session, and the TTL it stored (else the one of the model's API and retention).
  */
-export function replaySession(
-  session: ParsedSession,
-  options: { settings: CacheTtlSettings; ttlSeconds: number; prices: Prices },
-): ReplayReport {
+export function replaySession(session: ParsedSession, options: ReplayOptions): ReplayReport {
   const sizer = new Sizer();
   const view = new SessionView(options.settings, session.cwd);
   view.load([]);
@@ -91,11 +105,32 @@ export function replaySession(
   const zero = { readTokens: 0, writeTokens: 0, cost: 0 };
   let baseTotal: PrefixCost = zero;
   let viewTotal: PrefixCost = zero;
+  let storedTtl: number | undefined;
+  let lastTtl = options.ttlSeconds ?? 300;
   for (const [index, request] of session.requests.entries()) {
+    for (const data of request.stateEntries) {
+      const kind = (data as { kind?: unknown } | null)?.kind;
+      if (kind === "pin" || kind === "unpin" || kind === "restore") view.apply(data as StateEntry);
+      const ttl = (data as { ttlSeconds?: unknown } | null)?.ttlSeconds;
+      if ((kind === "touch" || kind === "prune") && typeof ttl === "number" && ttl > 0) storedTtl = ttl;
+    }
+    const derived = resolveTtl(
+      options.settings.ttlSeconds,
+      { api: request.api, provider: request.provider, id: request.model },
+      options.retention ?? "short",
+    ).seconds;
+    const viewTtl = options.ttlSeconds ?? storedTtl ?? derived;
+    const cacheTtl = viewTtl ?? 300;
+    lastTtl = cacheTtl;
+    sizer.api = request.api;
     const idle = prevAt === undefined ? undefined : (request.at - prevAt) / 1000;
-    const warm = idle !== undefined && idle < options.ttlSeconds;
+    const warm = idle !== undefined && idle < cacheTtl;
     const base = account(sizer, request.context, prevBase, warm, options.prices);
-    const rendered = view.render(request.context.slice(), { now: request.at, ttlSeconds: options.ttlSeconds });
+    const rendered = view.render(request.context.slice(), {
+      now: request.at,
+      ttlSeconds: viewTtl,
+      ...(request.api !== undefined ? { api: request.api } : {}),
+    });
     const pruned = account(sizer, rendered.messages, prevView, warm, options.prices);
     rows.push({
       index,
@@ -114,10 +149,11 @@ export function replaySession(
   }
   const last = session.requests.at(-1);
   return {
-    ttlSeconds: options.ttlSeconds,
+    ttlSeconds: lastTtl,
     ...(last?.model ? { model: `${last.provider ?? "?"}/${last.model}` } : {}),
     prices: options.prices,
     requests: rows,
     totals: { baseline: baseTotal, withPruning: viewTotal, saved: baseTotal.cost - viewTotal.cost },
+    skippedLines: session.skippedLines,
   };
 }

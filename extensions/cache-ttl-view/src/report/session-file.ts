@@ -1,4 +1,5 @@
 import type { ViewMessage } from "../model/messages.ts";
+import { STATE_ENTRY_TYPE } from "../state/entries.ts";
 
 /** One request of a recorded session: the context pi sent, when, and with which model. */
 export interface RecordedRequest {
@@ -6,12 +7,18 @@ export interface RecordedRequest {
   context: ViewMessage[];
   provider?: string;
   model?: string;
+  /** The wire format the request went out in (`model.api`). */
+  api?: string;
+  /** Data of the `cache-ttl-view` entries written since the previous request (pins, restores, touches, prunes). */
+  stateEntries: unknown[];
   usage?: { input?: number; cacheRead?: number; cacheWrite?: number; cost?: Record<string, number> };
 }
 
 export interface ParsedSession {
   cwd?: string;
   requests: RecordedRequest[];
+  /** Lines that are not JSON (a torn last write, garbage): skipped, as pi skips them, and counted. */
+  skippedLines: number[];
 }
 
 type Entry = Record<string, unknown> & { id?: string; parentId?: string | null; type?: string };
@@ -33,29 +40,38 @@ function branchOf(entries: Entry[]): Entry[] {
 
 /**
  * Parse a pi session file (JSONL) into the requests pi made: every assistant message is one request whose context
- * is the messages before it on the branch (compactions replace what they summarised, as pi does).
+ * is the messages before it on the branch (compactions replace what they summarised, as pi does). Lines that are
+ * not JSON are skipped like pi skips them (their numbers are returned); a file with nothing of a session is an error.
  */
 export function parseSessionFile(text: string, file = "session"): ParsedSession {
   const entries: Entry[] = [];
   let cwd: string | undefined;
+  const skippedLines: number[] = [];
   for (const [n, line] of text.split("\n").entries()) {
     if (line.trim() === "") continue;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      throw new Error(`${file}:${n + 1}: not a JSON line`);
+      skippedLines.push(n + 1);
+      continue;
     }
     if (typeof value !== "object" || value === null) continue;
     const e = value as Entry;
     if (e.type === "session") cwd = typeof e["cwd"] === "string" ? e["cwd"] : undefined;
     else entries.push(e);
   }
+  if (entries.length === 0 && cwd === undefined) {
+    throw new Error(`${file}: not a pi session file (no session header and no entries)`);
+  }
   const requests: RecordedRequest[] = [];
   let context: { id: string; message: ViewMessage }[] = [];
+  let stateEntries: unknown[] = [];
   for (const e of branchOf(entries)) {
     const id = e.id as string;
-    if (e.type === "message") {
+    if (e.type === "custom" && e["customType"] === STATE_ENTRY_TYPE) {
+      stateEntries.push(e["data"]);
+    } else if (e.type === "message") {
       const message = e["message"] as ViewMessage;
       if (message.role === "assistant") {
         const usage = message["usage"] as RecordedRequest["usage"];
@@ -64,8 +80,11 @@ export function parseSessionFile(text: string, file = "session"): ParsedSession 
           context: context.map((c) => c.message),
           ...(typeof message["provider"] === "string" ? { provider: message["provider"] } : {}),
           ...(typeof message["model"] === "string" ? { model: message["model"] } : {}),
+          ...(typeof message["api"] === "string" ? { api: message["api"] } : {}),
           ...(usage ? { usage } : {}),
+          stateEntries,
         });
+        stateEntries = [];
       }
       context.push({ id, message });
     } else if (e.type === "custom_message") {
@@ -93,5 +112,5 @@ export function parseSessionFile(text: string, file = "session"): ParsedSession 
       });
     }
   }
-  return { ...(cwd !== undefined ? { cwd } : {}), requests };
+  return { ...(cwd !== undefined ? { cwd } : {}), requests, skippedLines };
 }

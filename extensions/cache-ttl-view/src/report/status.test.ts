@@ -16,11 +16,14 @@ describe("statusReport (/cache-ttl)", () => {
     const id = pruned.plan?.ids[0];
     const report = statusReport(view, {
       now: 100_000 + 700_000,
-      ttl: { seconds: 300, source: "provider" },
+      ttl: { seconds: 300, source: "api", reason: "anthropic-messages short retention" },
+      messages: s.messages,
       model: { provider: "anthropic", id: "claude-x", cost: { input: 3, cacheRead: 0.3, cacheWrite: 3.75 } },
       problems: [],
     });
-    expect(report).toContain("Prompt cache is warm for about 250s more. TTL 300s (provider), buffer 10s.");
+    expect(report).toContain(
+      "Prompt cache is warm for about 250s more. TTL 300s (anthropic-messages short retention), buffer 10s.",
+    );
     expect(report).toMatch(/Pruned: 1 blocks in 1 prune\(s\), about 9,9\d\d tokens less per request/);
     expect(report).toContain(`${id} (read src/big.ts)`);
     // Two requests so far: the prune's write avoided, then one read avoided.
@@ -33,11 +36,45 @@ describe("statusReport (/cache-ttl)", () => {
     const view = new SessionView({ ...defaultSettings(), enabled: false });
     const report = statusReport(view, {
       now: 0,
-      ttl: { seconds: undefined, source: "unknown-provider" },
+      ttl: { seconds: undefined, source: "off", reason: "x" },
+      messages: [],
       model: undefined,
       problems: [{ file: "/p/.pi/settings.json", key: "cacheTtl.x", message: "unknown key" }],
     });
     expect(report).toContain("/p/.pi/settings.json: cacheTtl.x: unknown key");
-    expect(report).toContain("Pruning is off. no TTL (unknown-provider).");
+    expect(report).toContain("cache-ttl-view: Pruning is off.");
+  });
+
+  it("says why pruning is off when the model's cache TTL is not known", () => {
+    const view = new SessionView(defaultSettings());
+    const reason = "the prompt-cache TTL of loopback/m (api openai-completions) is not known: set cacheTtl.ttlSeconds";
+    const report = statusReport(view, {
+      now: 0,
+      ttl: { seconds: undefined, source: "off", reason },
+      model: undefined,
+      problems: [],
+      messages: [],
+    });
+    expect(report).toContain(`Pruning is off: ${reason}.`);
+  });
+
+  it("labels pruned blocks from the session's messages right after a resume (before any request)", () => {
+    const s = new SessionBuilder().user("go");
+    s.tool("read", { path: "src/big.ts" }, text(40_000));
+    s.assistant("done").user("next");
+    const first = new SessionView(defaultSettings());
+    first.render(s.clone(), { now: 100_000, ttlSeconds: 300 });
+    const entries = first.render(s.clone(), { now: 700_000, ttlSeconds: 300 }).entries;
+    const resumed = new SessionView(defaultSettings());
+    resumed.load(entries);
+    const report = statusReport(resumed, {
+      now: 710_000,
+      ttl: { seconds: 300, source: "settings", reason: "" },
+      model: undefined,
+      problems: [],
+      messages: s.messages,
+    });
+    expect(report).toContain("(read src/big.ts)");
+    expect(report).not.toContain("not in the current view");
   });
 });

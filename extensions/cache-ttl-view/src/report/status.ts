@@ -1,6 +1,7 @@
 import { describeCache } from "../clock/cache-clock.ts";
 import type { ResolvedTtl } from "../clock/ttl.ts";
 import type { SessionView } from "../engine/session-view.ts";
+import type { ViewMessage } from "../model/messages.ts";
 import type { SettingsProblem } from "../settings/settings.ts";
 import { formatUsd, type Prices, pruneSavings } from "./prices.ts";
 
@@ -9,6 +10,8 @@ export interface StatusInput {
   ttl: ResolvedTtl;
   model: { provider: string; id: string; cost?: Prices } | undefined;
   problems: readonly SettingsProblem[];
+  /** The session's current context (pi's), to label pruned blocks. */
+  messages: readonly ViewMessage[];
 }
 
 const n = (x: number) => Math.round(x).toLocaleString("en-US");
@@ -21,19 +24,20 @@ export function statusReport(view: SessionView, input: StatusInput): string {
     lines.push("cache-ttl-view: settings problems, pruning is off:");
     for (const p of input.problems) lines.push(`  ${p.file}: ${p.key || "(file)"}: ${p.message}`);
   }
-  const ttlText =
-    input.ttl.seconds === undefined
-      ? `no TTL (${input.ttl.source})`
-      : `TTL ${input.ttl.seconds}s (${input.ttl.source}), buffer ${settings.bufferSeconds}s`;
-  const clock = settings.enabled ? describeCache(view.peekClock(input.now, input.ttl.seconds)) : "Pruning is off.";
-  lines.push(`cache-ttl-view: ${clock} ${ttlText}.`);
+  if (!settings.enabled) lines.push("cache-ttl-view: Pruning is off.");
+  else if (input.ttl.seconds === undefined) lines.push(`cache-ttl-view: Pruning is off: ${input.ttl.reason}.`);
+  else {
+    const source = input.ttl.source === "settings" ? "settings" : input.ttl.reason;
+    const clock = describeCache(view.peekClock(input.now, input.ttl.seconds));
+    lines.push(`cache-ttl-view: ${clock} TTL ${input.ttl.seconds}s (${source}), buffer ${settings.bufferSeconds}s.`);
+  }
   const perRequest = state.prunes.reduce((sum, p) => sum + p.savedTokens, 0);
   lines.push(
     state.pruned.size === 0
       ? "Nothing pruned in this session."
       : `Pruned: ${state.pruned.size} blocks in ${state.prunes.length} prune(s), about ${n(perRequest)} tokens less per request.`,
   );
-  const blocks = view.prunedBlocks();
+  const blocks = view.prunedBlocks(input.messages);
   if (blocks.length > 0) {
     const shown = blocks.slice(0, 12).map((b) => `${b.id} (${b.label})`);
     lines.push(`  ${shown.join(", ")}${blocks.length > shown.length ? `, +${blocks.length - shown.length} more` : ""}`);

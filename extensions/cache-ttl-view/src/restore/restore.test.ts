@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { analyze, type Block } from "../plan/analysis.ts";
 import { image, SessionBuilder, text } from "../testing/fixtures.ts";
-import { restoredContent } from "./restore.ts";
+import { restoredContent, restoreNotes } from "./restore.ts";
 
 describe("restoredContent (context_restore's result)", () => {
   it("returns tool results, prose and images as they were, and names unknown ids", () => {
@@ -14,7 +14,7 @@ describe("restoredContent (context_restore's result)", () => {
       block: pick(kind),
       messages: s.messages,
     }));
-    const parts = restoredContent(found, ["ffffffff"]);
+    const parts = restoredContent(found, restoreNotes({ notPruned: [], alreadyShown: [], missing: ["ffffffff"] }));
     const all = parts.map((p) => (p.type === "text" ? p.text : `<image ${p.mimeType} ${p.data.length}>`)).join("\n");
     expect(all).toContain(`<original id="${pick("tool").id}" tool="read" tool_call_id="call_1">`);
     expect(all).toContain('arguments: {"path":"a.ts"}');

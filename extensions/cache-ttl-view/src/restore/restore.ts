@@ -1,6 +1,6 @@
 import type { ImagePart, TextPart, ToolResultMsg, ViewMessage } from "../model/messages.ts";
 import { partsOf } from "../model/messages.ts";
-import type { Block } from "../plan/analysis.ts";
+import type { Analysis, Block } from "../plan/analysis.ts";
 import { proseOf, toolCallOf } from "../plan/replacements.ts";
 
 /** Tool name the model calls to get pruned originals back. */
@@ -12,7 +12,7 @@ export const RESTORE_TOOL = "context_restore";
  */
 export function restoredContent(
   found: readonly { id: string; block: Block; messages: readonly ViewMessage[] }[],
-  missing: readonly string[],
+  notes: readonly string[] = [],
 ): (TextPart | ImagePart)[] {
   const out: (TextPart | ImagePart)[] = [];
   for (const { id, block, messages } of found) {
@@ -35,11 +35,50 @@ export function restoredContent(
       out.push({ type: "text", text: `<original id="${id}" role="${m.role}">\n${proseOf(m)}\n</original>` });
     }
   }
-  if (missing.length > 0) {
-    out.push({
-      type: "text",
-      text: `Unknown id(s): ${missing.join(", ")}. Use the ids shown as id=… in [TRUNCATED] texts or in tool summaries.`,
-    });
+  for (const text of notes) out.push({ type: "text", text });
+  return out;
+}
+
+const ORIGINAL_OPEN = /<original id="([^"]+)"/g;
+
+/**
+ * Ids whose originals an earlier `context_restore` already appended and that are still in view there (its result
+ * is not pruned itself): asking again would append the whole original a second time.
+ */
+export function shownOriginals(
+  messages: readonly ViewMessage[],
+  analysis: Analysis,
+  pruned: ReadonlySet<string>,
+): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as ViewMessage;
+    if (m.role !== "toolResult" || (m as ToolResultMsg).toolName !== RESTORE_TOOL) continue;
+    const owner = analysis.resultTool[i] as number;
+    if (owner >= 0 && pruned.has((analysis.blocks[owner] as Block).id)) continue;
+    for (const part of (m as ToolResultMsg).content) {
+      if (part.type !== "text") continue;
+      for (const match of part.text.matchAll(ORIGINAL_OPEN)) out.add(match[1] as string);
+    }
+  }
+  return out;
+}
+
+/** The text `context_restore` answers for ids it does not append again (already shown, not pruned, unknown). */
+export function restoreNotes(ids: { notPruned: string[]; alreadyShown: string[]; missing: string[] }): string[] {
+  const out: string[] = [];
+  if (ids.alreadyShown.length > 0) {
+    out.push(
+      `Already restored above in this conversation (not repeated): ${ids.alreadyShown.join(", ")}. Scroll back to the earlier context_restore result.`,
+    );
+  }
+  if (ids.notPruned.length > 0) {
+    out.push(`Not pruned (already shown in full where they are): ${ids.notPruned.join(", ")}.`);
+  }
+  if (ids.missing.length > 0) {
+    out.push(
+      `Unknown id(s): ${ids.missing.join(", ")}. Use the ids shown as id=… in [TRUNCATED] texts or in tool summaries.`,
+    );
   }
   return out;
 }

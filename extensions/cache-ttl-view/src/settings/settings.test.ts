@@ -52,6 +52,29 @@ describe("loadCacheTtlSettings", () => {
     ]);
   });
 
+  it("rejects impossible combinations of fields, naming the fields and the files they came from", () => {
+    const h = homes(
+      JSON.stringify({ cacheTtl: { ttlSeconds: 60 } }),
+      JSON.stringify({ cacheTtl: { bufferSeconds: 60 } }),
+    );
+    const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(valid).toBe(false);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.file).toContain(h.projectFile);
+    expect(problems[0]?.message).toContain("cacheTtl.bufferSeconds (60) must be less than cacheTtl.ttlSeconds (60)");
+    // A TTL below the default buffer (10 s) is just as impossible.
+    const low = homes(undefined, JSON.stringify({ cacheTtl: { ttlSeconds: 5 } }));
+    expect(loadCacheTtlSettings(low.cwd, low.agentDir).problems[0]?.message).toContain("bufferSeconds (10)");
+  });
+
+  it("rejects windows that would touch the current turn (keepRecentIntactTurns 0)", () => {
+    const h = homes(undefined, JSON.stringify({ cacheTtl: { keepRecentTurns: 0, keepRecentIntactTurns: 0 } }));
+    const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(valid).toBe(false);
+    expect(problems.map((p) => p.key)).toEqual(["cacheTtl.keepRecentIntactTurns"]);
+    expect(problems[0]?.message).toContain("the current turn");
+  });
+
   it("reports a file that is not JSON, and a cacheTtl that is not an object", () => {
     const h = homes("{ nope", JSON.stringify({ cacheTtl: [1] }));
     const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);

@@ -30,8 +30,12 @@ export const CacheTtlSettingsSchema = z
     bufferSeconds: z.number().finite().min(0).default(10),
     /** Turns older than this many (counting the current one) are replaced by short texts. */
     keepRecentTurns: count(0).default(6),
-    /** The most recent turns that are never touched. */
-    keepRecentIntactTurns: count(0).default(1),
+    /** The most recent turns that are never touched (at least the current one). */
+    keepRecentIntactTurns: z
+      .number()
+      .int()
+      .min(1, "must be at least 1: the current turn (the prompt and tool loop being answered) is never pruned")
+      .default(1),
     /** Cap of a replacement text (and of a tool summary's `result`). */
     maxTextChars: count(16).default(400),
     /** Cap per string field of a tool call's parameters in a summary. */
@@ -51,6 +55,23 @@ export const CacheTtlSettingsSchema = z
     pins: PinsSchema.default({ tools: [], paths: [], ids: [] }),
   })
   .strict();
+
+/** The relations between fields that no single field shows (each message names the fields involved). */
+export function crossFieldProblems(s: {
+  ttlSeconds?: number | undefined;
+  bufferSeconds?: number | undefined;
+}): string[] {
+  const out: string[] = [];
+  if (s.ttlSeconds !== undefined && s.ttlSeconds > 0 && s.bufferSeconds !== undefined) {
+    if (s.bufferSeconds >= s.ttlSeconds) {
+      out.push(
+        `cacheTtl.bufferSeconds (${s.bufferSeconds}) must be less than cacheTtl.ttlSeconds (${s.ttlSeconds}): ` +
+          "otherwise every request counts as expired and prunes",
+      );
+    }
+  }
+  return out;
+}
 
 export type CacheTtlSettings = z.infer<typeof CacheTtlSettingsSchema>;
 export type Pins = z.infer<typeof PinsSchema>;
@@ -103,7 +124,8 @@ export function checkSection(section: unknown, file: string): SettingsProblem[] 
 export function loadCacheTtlSettings(cwd: string, agentDir = defaultAgentDir()): LoadedSettings {
   const problems: SettingsProblem[] = [];
   const merged = new Map<string, unknown>();
-  for (const file of [join(agentDir, "settings.json"), join(cwd, ".pi", "settings.json")]) {
+  const files = [join(agentDir, "settings.json"), join(cwd, ".pi", "settings.json")];
+  for (const file of files) {
     if (!existsSync(file)) continue;
     let raw: unknown;
     try {
@@ -121,7 +143,15 @@ export function loadCacheTtlSettings(cwd: string, agentDir = defaultAgentDir()):
     }
   }
   if (problems.length > 0) return { settings: defaultSettings(), problems, valid: false };
-  return { settings: CacheTtlSettingsSchema.parse(Object.fromEntries(merged)), problems, valid: true };
+  // Relations between fields are checked on the merge (with defaults): a user TTL with a project buffer above it.
+  const parsed = CacheTtlSettingsSchema.parse(Object.fromEntries(merged));
+  const cross = crossFieldProblems(parsed);
+  if (cross.length > 0) {
+    const where = files.filter((f) => existsSync(f)).join(" + ");
+    for (const message of cross) problems.push({ file: where, key: "cacheTtl", message });
+    return { settings: defaultSettings(), problems, valid: false };
+  }
+  return { settings: parsed, problems, valid: true };
 }
 
 function defaultAgentDir(): string {

@@ -4,6 +4,8 @@
  * stays small however long the session gets.
  */
 
+import type { Caps } from "../views/caps.ts";
+
 export const STATE_ENTRY_TYPE = "cache-ttl-view";
 
 /** A prune notice as it is shown to the model: persisted verbatim so every later request repeats the same bytes. */
@@ -22,6 +24,8 @@ export type StateEntry =
       ttlSeconds: number;
       ids: string[];
       savedTokens: number;
+      /** The caps the replacements were built with (absent in entries written before they were stored). */
+      caps?: Caps;
       notice: StoredNotice;
     }
   | { kind: "restore"; at: number; ids: string[] }
@@ -39,6 +43,8 @@ export interface FoldedState {
   ttlSeconds?: number;
   warmGapSeconds: number;
   pruned: Set<string>;
+  /** Caps of the prune that pruned each id (when stored). */
+  prunedCaps: Map<string, Caps>;
   notices: StoredNotice[];
   prunes: PruneRecord[];
   pins: { ids: Set<string>; paths: Set<string>; tools: Set<string> };
@@ -48,6 +54,7 @@ export function emptyState(): FoldedState {
   return {
     warmGapSeconds: 0,
     pruned: new Set(),
+    prunedCaps: new Map(),
     notices: [],
     prunes: [],
     pins: { ids: new Set(), paths: new Set(), tools: new Set() },
@@ -56,6 +63,19 @@ export function emptyState(): FoldedState {
 
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : []);
+
+function capsFrom(v: unknown): Caps | undefined {
+  if (typeof v !== "object" || v === null) return undefined;
+  const c = v as Record<string, unknown>;
+  const keys = ["maxTextChars", "maxFieldChars", "maxListItems", "maxDictKeys"] as const;
+  if (!keys.every((k) => isNum(c[k]) && (c[k] as number) >= 1)) return undefined;
+  return {
+    maxTextChars: c["maxTextChars"] as number,
+    maxFieldChars: c["maxFieldChars"] as number,
+    maxListItems: c["maxListItems"] as number,
+    maxDictKeys: c["maxDictKeys"] as number,
+  };
+}
 
 /** Apply one entry's data (unknown shape: it comes from a file) to the state; malformed data is skipped. */
 export function foldEntry(state: FoldedState, data: unknown): void {
@@ -66,13 +86,19 @@ export function foldEntry(state: FoldedState, data: unknown): void {
       if (isNum(e["at"]) && isNum(e["ttlSeconds"])) {
         state.touchAt = e["at"];
         state.ttlSeconds = e["ttlSeconds"];
-        if (isNum(e["warmGapSeconds"])) state.warmGapSeconds = Math.max(state.warmGapSeconds, e["warmGapSeconds"]);
+        // The latest evidence wins: a later miss withdraws an earlier warm gap.
+        if (isNum(e["warmGapSeconds"])) state.warmGapSeconds = Math.max(0, e["warmGapSeconds"]);
       }
       return;
     case "prune": {
       if (!isNum(e["at"]) || !isNum(e["ttlSeconds"])) return;
       const ids = strings(e["ids"]);
-      for (const id of ids) state.pruned.add(id);
+      const caps = capsFrom(e["caps"]);
+      for (const id of ids) {
+        state.pruned.add(id);
+        if (caps) state.prunedCaps.set(id, caps);
+        else state.prunedCaps.delete(id);
+      }
       state.touchAt = e["at"];
       state.ttlSeconds = e["ttlSeconds"];
       const n = e["notice"] as Record<string, unknown> | undefined;
@@ -87,7 +113,10 @@ export function foldEntry(state: FoldedState, data: unknown): void {
       return;
     }
     case "restore":
-      for (const id of strings(e["ids"])) state.pruned.delete(id);
+      for (const id of strings(e["ids"])) {
+        state.pruned.delete(id);
+        state.prunedCaps.delete(id);
+      }
       return;
     case "pin":
     case "unpin": {

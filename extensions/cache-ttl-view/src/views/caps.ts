@@ -10,6 +10,12 @@ export interface Caps {
   maxDictKeys: number;
 }
 
+/** The caps of a settings object (what a prune entry stores, so its replacements never change afterwards). */
+export function capsOf(settings: Caps): Caps {
+  const { maxTextChars, maxFieldChars, maxListItems, maxDictKeys } = settings;
+  return { maxTextChars, maxFieldChars, maxListItems, maxDictKeys };
+}
+
 const MARK = "[TRUNCATED] ";
 const MAX_DEPTH = 8;
 
