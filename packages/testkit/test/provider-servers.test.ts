@@ -15,11 +15,14 @@ import {
 } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  ANTHROPIC_OAUTH_TEST_KEY,
   createTestSession,
   loopbackModel,
   type ModelServer,
   messageText,
   PROVIDER_TARGETS,
+  prepareCliHome,
+  runPi,
   type ScriptedResponse,
   startProviderServer,
   WIRE_FORMATS,
@@ -239,6 +242,68 @@ describe.each(WIRE_FORMATS)("%s server behind a real AgentSession (provider conf
       expect(messageText(reply)).toContain("a.txt says hello.");
       expect(server.requests.map((r) => r.rejected)).toEqual([undefined, undefined]);
       expect(JSON.stringify(server.requests[1]?.messages)).toContain("hello\\n");
+    } finally {
+      await t.dispose();
+    }
+  });
+});
+
+describe("pointing pi at a server as users point it at a proxy", () => {
+  it("pi.registerProvider('anthropic', { baseUrl }) in an extension, with the real pi CLI", async () => {
+    server = await startProviderServer("anthropic-messages", {
+      strict: true,
+      script: [{ thinking: "Say hi.", text: "Hi from the proxy." }],
+    });
+    const home = prepareCliHome({
+      files: {
+        "proxy.ts": `export default (pi) => pi.registerProvider("anthropic", { baseUrl: ${JSON.stringify(server.baseUrl)} });\n`,
+      },
+      agentFiles: { "auth.json": JSON.stringify({ anthropic: { type: "api_key", key: "sk-ant-api03-loopback" } }) },
+    });
+    try {
+      const run = await runPi(
+        [
+          "-e",
+          "./proxy.ts",
+          "--provider",
+          "anthropic",
+          "--model",
+          "claude-sonnet-4-5",
+          "--thinking",
+          "medium",
+          "-p",
+          "hi",
+        ],
+        { home },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe("Hi from the proxy.\n");
+      expect(server.requests).toHaveLength(1);
+      expect(server.requests[0]?.body).toMatchObject({ model: "claude-sonnet-4-5", thinking: { type: "enabled" } });
+      expect(server.requests[0]?.headers["x-api-key"]).toBe("sk-ant-api03-loopback");
+    } finally {
+      home.dispose();
+    }
+  });
+
+  it("an Anthropic OAuth key: pi-ai talks as Claude Code (Bearer, its system prompt, its tool names), strict mode passes", async () => {
+    server = await startProviderServer("anthropic-messages", {
+      strict: true,
+      script: [TURN, { text: "a.txt says hello." }],
+    });
+    const t = await createTestSession({
+      model: { kind: "provider", server, apiKey: ANTHROPIC_OAUTH_TEST_KEY },
+      thinkingLevel: "medium",
+      files: { "a.txt": "hello\n" },
+    });
+    try {
+      expect(messageText(await t.prompt("read a.txt"))).toBe("a.txt says hello.");
+      const [first, second] = server.requests;
+      expect(first?.headers["authorization"]).toBe(`Bearer ${ANTHROPIC_OAUTH_TEST_KEY}`);
+      expect(JSON.stringify(first?.body["system"])).toContain("You are Claude Code");
+      expect((first?.body["tools"] as { name: string }[]).map((tool) => tool.name)).toContain("Read");
+      expect(second?.rejected).toBeUndefined();
+      expect(JSON.stringify(second?.messages)).toContain("hello\\n");
     } finally {
       await t.dispose();
     }
