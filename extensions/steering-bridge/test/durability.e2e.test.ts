@@ -1,0 +1,105 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type CliHome,
+  type ModelServer,
+  prepareCliHome,
+  type RecordedRequest,
+  runPi,
+  startModelServer,
+} from "@pi-rails/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { conversation } from "./helpers.ts";
+import { PACKAGE_DIR, runSteer } from "./steer-cli.ts";
+
+let server: ModelServer | undefined;
+let home: CliHome | undefined;
+afterEach(async () => {
+  await server?.close();
+  home?.dispose();
+  server = undefined;
+  home = undefined;
+});
+
+/** The live pi's pid, from its steering registry file. */
+function piPid(h: CliHome): number {
+  const dir = join(h.agentDir, "steering");
+  const name = readdirSync(dir).find((n) => n.endsWith(".json"))!;
+  return (JSON.parse(readFileSync(join(dir, name), "utf8")) as { pid: number }).pid;
+}
+
+/** How often `text` was delivered in a request: occurrences after the run's own prompt (not the replayed history). */
+function deliveredAfterPrompt(request: RecordedRequest, prompt: string, text: string): number {
+  const turns = conversation(request.messages);
+  const at = turns.findLastIndex((m) => m.role === "user" && m.text === prompt);
+  return at === -1 ? 0 : turns.slice(at + 1).filter((m) => m.text.includes(text)).length;
+}
+
+const slow = { text: "s".repeat(400), chunkSize: 1, delayMs: 50 }; // about 20 s unless the run is stopped
+
+describe("accepted means on disk; exactly once across processes (real pi CLI)", () => {
+  for (const signal of ["SIGKILL", "SIGINT"] as const) {
+    it(`an item accepted just before ${signal} on pi -p is delivered by --continue; a retry of its id is a duplicate`, async () => {
+      // A first answer (a tool call) gets the session onto disk (pi writes its file from the first answer on); the
+      // item is accepted while the second answer streams, then pi is stopped.
+      const warmUp = { toolCalls: [{ id: "t1", name: "bash", arguments: { command: "true" } }] };
+      server = await startModelServer({ script: [warmUp, slow, { text: "second run" }, slow] });
+      home = prepareCliHome({ server });
+      const first = runPi(["-e", PACKAGE_DIR, "-p", "first"], { home, timeoutMs: 60_000 });
+      await server.waitForRequests(2, 30_000);
+      const accepted = await runSteer(
+        ["inject", `DURABLE-${signal}`, "--mode", "finish_step", "--id", `job-${signal}`, "--json"],
+        home,
+      );
+      expect(accepted.code, accepted.stderr).toBe(0);
+      expect(JSON.parse(accepted.stdout)).toEqual({ id: `job-${signal}` });
+      process.kill(piPid(home), signal);
+      const killed = await first;
+      expect(killed.code === 0 && killed.signal === null).toBe(false);
+
+      const second = await runPi(["-e", PACKAGE_DIR, "-p", "--continue", "second"], { home, timeoutMs: 60_000 });
+      expect(second.code, second.stderr).toBe(0);
+      expect(server.requests).toHaveLength(3);
+      expect(deliveredAfterPrompt(server.requests[2]!, "second", `DURABLE-${signal}`)).toBe(1);
+
+      if (signal !== "SIGKILL") return;
+      // The same id, retried against the next process of the session: recognised, not delivered again.
+      const third = runPi(["-e", PACKAGE_DIR, "-p", "--continue", "third"], { home, timeoutMs: 60_000 });
+      await server.waitForRequests(4, 30_000);
+      const retried = await runSteer(
+        ["inject", `DURABLE-${signal}`, "--mode", "finish_step", "--id", `job-${signal}`, "--json"],
+        home,
+      );
+      expect(retried.code, retried.stderr).toBe(0);
+      expect(JSON.parse(retried.stdout)).toEqual({ id: `job-${signal}`, duplicate: true });
+      process.kill(piPid(home), "SIGKILL");
+      await third;
+      expect(server.requests).toHaveLength(4);
+      expect(deliveredAfterPrompt(server.requests[3]!, "third", `DURABLE-${signal}`)).toBe(0);
+    }, 120_000);
+  }
+
+  it("two concurrent --continue runs of one session: the carried item is delivered by one of them only", async () => {
+    const runA = { text: "a".repeat(60), chunkSize: 1, delayMs: 50 }; // still streaming when run b starts
+    server = await startModelServer({ script: [{ text: "first run" }, runA, { text: "run b" }] });
+    home = prepareCliHome({ server });
+    const fixture = join(PACKAGE_DIR, "test", "fixtures", "late-inject.ts");
+    const first = await runPi(["-e", PACKAGE_DIR, "-e", fixture, "-p", "first"], { home });
+    expect(first.code, first.stderr).toBe(0);
+    const runningA = runPi(["-e", PACKAGE_DIR, "-p", "--continue", "run-a"], { home, timeoutMs: 60_000 });
+    await server.waitForRequests(2, 30_000);
+    const b = await runPi(["-e", PACKAGE_DIR, "-p", "--continue", "run-b"], { home, timeoutMs: 60_000 });
+    const a = await runningA;
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    // Each request counts only what came after its own run's prompt (the other run's may be in its history).
+    const deliveries = server.requests.slice(1).map((r) => {
+      const own = conversation(r.messages).findLast((m) => m.text === "run-a" || m.text === "run-b")!.text;
+      return deliveredAfterPrompt(r, own, "CARRIED-ACROSS-RESTART");
+    });
+    expect(deliveries.reduce((x, y) => x + y, 0)).toBe(1);
+    // The second process says why it does not steer.
+    expect(b.stderr).toMatch(/steering is off in this process: session \S+ is steered by pi process \d+/);
+  }, 120_000);
+});
