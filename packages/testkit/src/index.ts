@@ -79,6 +79,12 @@ export type {
 } from "./model-server/types.ts";
 export type { PlanContext, PlannedFrame, StrictError, WireAdapter } from "./model-server/wire.ts";
 export { modulesLoadedBy } from "./modules/loaded-modules.ts";
+export {
+  configuredRegistry,
+  type LocalRegistry,
+  type LocalRegistryOptions,
+  startLocalRegistry,
+} from "./registry/verdaccio.ts";
 export { activateSandboxEnv } from "./sandbox/process-env.ts";
 export { mergeSettings, SANDBOX_DEFAULT_SETTINGS } from "./sandbox/settings.ts";
 export { createSandboxDirs, removeDir, type SandboxDirs, writeFiles, writeJson } from "./sandbox/temp-dirs.ts";

@@ -125,7 +125,9 @@ const blocksOf = (message: ChatMessage): Block[] =>
 /**
  * Why the Messages API would refuse `body`, in its own words, or undefined: no messages, empty content,
  * empty text blocks, a thinking block without a valid signature (unsigned, or changed since it was
- * signed), `tool_use` without `tool_result` in the next message, `tool_result` without `tool_use` before.
+ * signed), thinking not first or last in an assistant message, `tool_use` without `tool_result` in the next
+ * message, `tool_result` without `tool_use` before, and (thinking enabled) a continued tool turn that does
+ * not start with its thinking block.
  */
 export function validateAnthropicMessagesRequest(body: Record<string, unknown>): StrictError | undefined {
   const messages = Array.isArray(body["messages"]) ? (body["messages"] as ChatMessage[]) : [];
@@ -164,6 +166,18 @@ export function validateAnthropicMessagesRequest(body: Record<string, unknown>):
         }
       }
     }
+    if (message.role === "assistant") {
+      const firstThinking = blocks.findIndex((b) => b.type === "thinking" || b.type === "redacted_thinking");
+      if (firstThinking > 0) {
+        return refuse(
+          `messages.${i}.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found ${blocks[0]?.type}.`,
+        );
+      }
+      const lastType = blocks.at(-1)?.type;
+      if (lastType === "thinking" || lastType === "redacted_thinking") {
+        return refuse(`messages.${i}: The final block in an assistant message cannot be \`thinking\`.`);
+      }
+    }
     const toolUses = blocks.filter((b) => b.type === "tool_use").map((b) => String(b.id));
     if (toolUses.length > 0) {
       const next = messages[i + 1];
@@ -180,7 +194,29 @@ export function validateAnthropicMessagesRequest(body: Record<string, unknown>):
       }
     }
   }
-  return undefined;
+  return thinkingFirstInToolLoop(body, messages);
+}
+
+/**
+ * With thinking enabled, the assistant message before the last set of tool results (the turn being
+ * continued) must start with its thinking block: a turn whose thinking was dropped or turned into text
+ * is refused.
+ */
+function thinkingFirstInToolLoop(body: Record<string, unknown>, messages: ChatMessage[]): StrictError | undefined {
+  if ((body["thinking"] as { type?: string } | undefined)?.type !== "enabled") return undefined;
+  const last = messages.length - 1;
+  const lastMessage = messages[last];
+  if (lastMessage?.role !== "user" || !blocksOf(lastMessage).some((b) => b.type === "tool_result")) {
+    return undefined;
+  }
+  const assistant = messages[last - 1];
+  if (assistant?.role !== "assistant") return undefined;
+  const first = blocksOf(assistant)[0]?.type;
+  if (first === "thinking" || first === "redacted_thinking") return undefined;
+  return {
+    status: 400,
+    message: `messages.${last - 1}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
+  };
 }
 
 const ERROR_TYPES: Record<number, string> = {

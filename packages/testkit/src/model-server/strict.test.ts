@@ -77,6 +77,47 @@ describe("validateAnthropicMessagesRequest", () => {
         }),
       ),
     ).toMatch(/^messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1\./);
+    const loop = (first: unknown) => ({
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: [first, use] },
+        { role: "user", content: [result] },
+      ],
+    });
+    expect(validateAnthropicMessagesRequest(loop(thinking("t", signText("t"))))).toBeUndefined();
+    expect(msg(validateAnthropicMessagesRequest(loop({ type: "text", text: "t" })))).toMatch(
+      /^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `text`\. When `thinking` is enabled/,
+    );
+    expect(
+      validateAnthropicMessagesRequest({ ...loop({ type: "text", text: "t" }), thinking: { type: "disabled" } }),
+    ).toBeUndefined();
+    expect(
+      msg(
+        validateAnthropicMessagesRequest({
+          messages: [
+            { role: "user", content: "hi" },
+            {
+              role: "assistant",
+              content: [{ type: "text", text: "a" }, thinking("t", signText("t")), { type: "text", text: "b" }],
+            },
+          ],
+        }),
+      ),
+    ).toBe(
+      "messages.1.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found text.",
+    );
+    expect(
+      msg(
+        validateAnthropicMessagesRequest({
+          messages: [
+            { role: "user", content: "hi" },
+            { role: "assistant", content: [thinking("t", signText("t"))] },
+            { role: "user", content: "go" },
+          ],
+        }),
+      ),
+    ).toBe("messages.1: The final block in an assistant message cannot be `thinking`.");
     expect(msg(validateAnthropicMessagesRequest({ messages: [{ role: "user", content: [result] }] }))).toMatch(
       /^messages\.0\.content\.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_1\./,
     );
