@@ -12,11 +12,21 @@ export const defaultView: ToolViewFn = (input, caps) => ({
     jsonResult(input.resultText, caps) ?? resultText(input.resultText, caps.maxTextChars, imagesNote(input.images)),
 });
 
-/** A result text as a summary value: `ref:` verbatim, else `[TRUNCATED] …` within `max`. */
+const REF = /(?<![\w/])ref:[^\s"'<>,;)\]}]+/g;
+
+/** The `ref:` values in a text, in order, each once (they are quoted back verbatim, never cut). */
+export function refsIn(text: string): string[] {
+  return [...new Set(text.match(REF) ?? [])];
+}
+
+/** A result text as a summary value: `ref:` verbatim, else `[TRUNCATED] …` within `max`, plus every `ref:` it held. */
 export function resultText(text: string, max: number, note = ""): string {
-  if (text.startsWith("ref:")) return text;
-  const cut = truncateText(text, Math.max(16, max - note.length));
-  return note ? `${cut}${note}` : cut;
+  if (text.startsWith("ref:") && !/\s/.test(text.trim())) return text;
+  if (text.length <= max && !note) return text;
+  const refs = text.length > max ? refsIn(text) : [];
+  const tail = `${note}${refs.length > 0 ? ` refs: ${refs.join(" ")}` : ""}`;
+  const cut = truncateText(text, Math.max(16, max - tail.length));
+  return `${cut}${tail}`;
 }
 
 const SEARCH_HIT = ["sid", "url", "title", "text"];
@@ -26,8 +36,13 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** The identifying keys of a record, plus any key holding a `ref:` value (kept verbatim). */
 function only(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
-  return Object.fromEntries(keys.filter((k) => Object.hasOwn(record, k)).map((k) => [k, record[k]]));
+  return Object.fromEntries(
+    Object.keys(record)
+      .filter((k) => keys.includes(k) || (typeof record[k] === "string" && (record[k] as string).startsWith("ref:")))
+      .map((k) => [k, record[k]]),
+  );
 }
 
 /** Search hits and fetched pages reduced to the fields that identify them; anything else as it is. */
@@ -44,7 +59,11 @@ export function compactKnownShapes(value: unknown): unknown {
   return value;
 }
 
-/** A JSON result, shape kept, capped per field and within `maxTextChars` (shorter fields until it fits). */
+/**
+ * A JSON result, shape kept, shrunk until it fits `maxTextChars`: shorter fields first, then fewer list items. A
+ * result whose shape alone is larger keeps the smallest form of its shape (the planner still refuses a replacement
+ * that is not smaller than the original).
+ */
 function jsonResult(text: string, caps: Caps): unknown {
   const first = text.trimStart()[0];
   if (first !== "{" && first !== "[") return undefined;
@@ -55,9 +74,14 @@ function jsonResult(text: string, caps: Caps): unknown {
     return undefined;
   }
   const compact = compactKnownShapes(parsed);
-  for (let field = caps.maxFieldChars; field >= 32; field = Math.floor(field / 2)) {
-    const capped = capValue(compact, { ...caps, maxFieldChars: field });
-    if (JSON.stringify(capped).length <= caps.maxTextChars) return capped;
+  let smallest: unknown;
+  for (let items = caps.maxListItems; ; items = Math.max(1, Math.floor(items / 2))) {
+    for (let field = caps.maxFieldChars; ; field = Math.max(16, Math.floor(field / 2))) {
+      smallest = capValue(compact, { ...caps, maxFieldChars: field, maxListItems: items });
+      if (JSON.stringify(smallest).length <= caps.maxTextChars) return smallest;
+      if (field === 16) break;
+    }
+    if (items === 1) break;
   }
-  return undefined;
+  return smallest;
 }

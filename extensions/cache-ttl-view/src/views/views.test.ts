@@ -129,4 +129,32 @@ describe("per-tool views", () => {
     const ref = `ref:artifact/${"z".repeat(300)}`;
     expect(summary({ tool: "memory", resultText: ref }).result).toBe(ref);
   });
+
+  it("default: search results longer than maxTextChars keep their sid/url/title/text shape and ref: values", () => {
+    const hits = Array.from({ length: 20 }, (_, i) => ({
+      sid: i,
+      url: `https://example.com/${i}/${"p".repeat(60)}`,
+      title: `Title ${i} ${"t".repeat(80)}`,
+      text: "x".repeat(2000),
+      ref: `ref:search/${i}/${"k".repeat(40)}`,
+      html: "<div>".repeat(100),
+    }));
+    const wide = { maxTextChars: 400, maxFieldChars: 1000, maxListItems: 50, maxDictKeys: 80 };
+    const s = JSON.parse(
+      renderToolView(input({ tool: "web_search", resultText: JSON.stringify({ results: hits }) }), wide).summary,
+    );
+    expect(Array.isArray(s.result.results)).toBe(true);
+    const first = s.result.results[0];
+    expect(Object.keys(first).sort()).toEqual(["ref", "sid", "text", "title", "url"]);
+    expect(first.ref).toBe(hits[0]?.ref); // verbatim, never cut
+    expect(JSON.stringify(s.result).length).toBeLessThanOrEqual(400);
+  });
+
+  it("default: a text result cut to maxTextChars still carries every ref: value it held, verbatim", () => {
+    const refs = ["ref:artifact/alpha-1", "ref:doc/beta_2#x"];
+    const body = `${"lorem ".repeat(100)}see ${refs[0]} and (${refs[1]}) ${"ipsum ".repeat(100)}`;
+    const r = summary({ tool: "notes", resultText: body }).result as string;
+    expect(r.startsWith("[TRUNCATED] ")).toBe(true);
+    for (const ref of refs) expect(r).toContain(ref);
+  });
 });

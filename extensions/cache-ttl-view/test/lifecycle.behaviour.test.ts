@@ -1,0 +1,155 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  createTestSession,
+  type ModelServer,
+  type ScriptedResponse,
+  startModelServer,
+  type TestSession,
+} from "@pi-rails/testkit";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createCacheTtlView } from "../src/extension.ts";
+import { bigFile, conversation, isPrefix, json, toolPairingProblems } from "./helpers.ts";
+
+/** State lifecycle and restores, in a real pi AgentSession against the loopback model. */
+
+const MIN = 60_000;
+const FILE = bigFile(50);
+let server: ModelServer | undefined;
+let t: TestSession | undefined;
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await t?.dispose();
+  await server?.close();
+  t = undefined;
+  server = undefined;
+});
+
+async function start(
+  script: (index: number, text: string) => ScriptedResponse,
+  clock: { now: number },
+  settings: Record<string, unknown> = { ttlSeconds: 300 },
+) {
+  server = await startModelServer({ script: (request, index) => script(index, json(request.messages)) });
+  t = await createTestSession({
+    model: { kind: "loopback", server },
+    files: { "big.txt": FILE },
+    projectSettings: { cacheTtl: settings },
+    extensions: [createCacheTtlView({ now: () => clock.now })],
+    persist: true,
+  });
+  return { server, t };
+}
+
+const READ_BIG: ScriptedResponse = { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "big.txt" } }] };
+const bigId = (text: string) => /id=([0-9a-f]{8}(?:\.\d+)?) path=big\.txt/.exec(text)?.[1] ?? "missing";
+const count = (text: string, needle: string) => text.split(needle).length - 1;
+
+function captureStdout(): string[] {
+  const out: string[] = [];
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+    out.push(String(chunk));
+    return true;
+  });
+  return out;
+}
+
+describe("context_restore is idempotent", () => {
+  it("a second restore of the same id does not append the original again, and says where it is", async () => {
+    const clock = { now: 1_000_000 };
+    const { server, t } = await start((index, text) => {
+      if (index === 0) return READ_BIG;
+      if (index === 2 || index === 3) {
+        return {
+          toolCalls: [{ id: `call_restore_${index}`, name: "context_restore", arguments: { ids: [bigId(text)] } }],
+        };
+      }
+      return { text: `answer ${index}` };
+    }, clock);
+    await t.prompt("read big.txt");
+    clock.now += 10 * MIN;
+    await t.prompt("what was on line 300?");
+    const last = conversation(server.requests[4]!);
+    expect(count(json(last), "line 300: payload")).toBe(1);
+    expect(json(last.at(-1))).toContain("Already restored above");
+    expect(toolPairingProblems(last)).toEqual([]);
+  });
+
+  it("an in-place restore of an id already restored answers that it is not pruned", async () => {
+    const clock = { now: 1_000_000 };
+    let id = "missing";
+    const { server, t } = await start((index, text) => {
+      if (index === 0) return READ_BIG;
+      if (index === 2) {
+        id = bigId(text);
+        return { toolCalls: [{ id: "r1", name: "context_restore", arguments: { ids: [id], inPlace: true } }] };
+      }
+      if (index === 3)
+        return { toolCalls: [{ id: "r2", name: "context_restore", arguments: { ids: [id], inPlace: true } }] };
+      return { text: `answer ${index}` };
+    }, clock);
+    await t.prompt("read big.txt");
+    clock.now += 10 * MIN;
+    await t.prompt("need it back");
+    const tools = conversation(server.requests[4]!).filter((m) => m.role === "tool");
+    expect(json(tools.at(-2))).toContain("Restored in place");
+    expect(json(tools.at(-1))).toContain(`Not pruned (already shown in full where they are): ${id}`);
+    expect(json(tools.at(-1))).not.toContain("Restored in place");
+  });
+});
+
+describe("state lifecycle", () => {
+  it("/tree: a branch that never held the prune is sent unpruned", async () => {
+    const clock = { now: 1_000_000 };
+    const { server, t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock);
+    await t.prompt("read big.txt");
+    clock.now += 10 * MIN;
+    await t.prompt("expired");
+    expect(json(server.requests[2]!.messages)).not.toContain("line 300: payload");
+    // Back to the first answer: the prune entry was written after it (with the second prompt's request).
+    const entries = t.readSessionEntries() as { type: string; id: string; data?: { kind?: string } }[];
+    const pruneAt = entries.findIndex((e) => e.type === "custom" && e.data?.kind === "prune");
+    const firstAnswer = entries.slice(0, pruneAt).findLast((e) => e.type === "message") as { id: string };
+    await t.session.navigateTree(firstAnswer.id);
+    clock.now += 1 * MIN;
+    await t.prompt("another way");
+    const branch = json(server.requests[3]!.messages);
+    expect(branch).toContain("line 300: payload");
+    expect(branch).not.toContain("Context was pruned");
+  });
+
+  it("/reload with new caps keeps the pruned prefix byte-identical (replacements keep the caps of their prune)", async () => {
+    const clock = { now: 1_000_000 };
+    const { server, t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock, {
+      ttlSeconds: 300,
+      keepRecentTurns: 1,
+    });
+    await t.prompt(`read big.txt ${"and explain every line of it carefully ".repeat(40)}`);
+    clock.now += 10 * MIN;
+    await t.prompt("expired");
+    const before = conversation(server.requests[2]!);
+    expect(json(before)).toContain("[TRUNCATED] id=");
+    writeFileSync(
+      join(t.cwd, ".pi", "settings.json"),
+      JSON.stringify({ cacheTtl: { ttlSeconds: 300, keepRecentTurns: 1, maxTextChars: 60, maxFieldChars: 20 } }),
+    );
+    await t.session.reload();
+    clock.now += 1 * MIN;
+    await t.prompt("warm after reload");
+    expect(isPrefix(before, conversation(server.requests[3]!))).toBe(true);
+  });
+
+  it("/cache-ttl right after a resume labels the pruned blocks from the session", async () => {
+    const clock = { now: 1_000_000 };
+    const { t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock);
+    await t.prompt("read big.txt");
+    clock.now += 10 * MIN;
+    await t.prompt("expired");
+    await t.session.reload(); // a fresh extension instance: state from the session, no request yet
+    const out = captureStdout();
+    await t.session.prompt("/cache-ttl");
+    const report = out.join("");
+    expect(report).toMatch(/[0-9a-f]{8} \(read big\.txt\)/);
+    expect(report).not.toContain("not in the current view");
+  });
+});
