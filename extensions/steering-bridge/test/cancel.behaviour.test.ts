@@ -61,3 +61,29 @@ describe("cancel the tool call in flight (patched pi)", () => {
     expect((await client.status()).toolCallsInFlight).toEqual([]);
   });
 });
+
+describe("provider-native call ids (issue 21)", () => {
+  it("a Responses-style call_…|fc_… call is cancelled by the API's own call_… id as well", async () => {
+    const piId = "call_Qx7sKJ2mWb1nLc9d|fc_68a1f0c2d4e88190b6f0a1c2";
+    harness = await openBridgeSession({
+      script: [
+        { toolCalls: [{ id: piId, name: "bash", arguments: { command: "echo $$ > sleep.pid; exec sleep 30" } }] },
+        { text: "Stopped." },
+      ],
+    });
+    client = await SteeringClient.connect(harness.api().socketPath()!);
+    const run = harness.test.prompt("sleep");
+    const pidFile = join(harness.test.cwd, "sleep.pid");
+    await expect
+      .poll(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", { timeout: 30_000 })
+      .toBe(true);
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    expect((await client.status()).toolCallsInFlight).toMatchObject([{ callId: piId }]);
+    expect(await client.cancelToolCall({ callId: "fc_nope" })).toMatchObject({ status: "not_found" });
+    const result = await client.cancelToolCall({ callId: "call_Qx7sKJ2mWb1nLc9d", reason: "by the API id" });
+    expect(result).toMatchObject({ status: "cancelled", callId: piId, tool: "bash" });
+    await expect.poll(() => alive(pid), { timeout: 1000, interval: 20 }).toBe(false);
+    await run;
+    expect(harness.server.requests).toHaveLength(2);
+  });
+});
