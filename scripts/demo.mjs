@@ -3,9 +3,9 @@
 // API key, no network). Three stages: a pi-ttsr rule fires while the model streams (with rulebook); cache-ttl-view
 // prunes the view after the prompt cache expired (scripts/demo/cache-ttl.mjs); pi-steer cancels a running tool
 // from a second process (scripts/demo/steering.mjs).
+// pnpm demo --installed: the same three stages on a pi installed from a local npm registry after a release, with
+// the extensions installed by `pi install npm:...` (scripts/demo/installed.mjs).
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 
 // Build first (turbo, cached), quietly: the demo's output is the demo's, not turbo's banner or task log.
 const build = spawnSync("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only"], {
@@ -18,156 +18,24 @@ if (build.status !== 0) {
   console.error("pnpm demo: the build failed (above)");
   process.exit(1);
 }
-const { prepareCliHome, runPi, startModelServer } = await import("../packages/testkit/dist/index.js");
-
 const root = new URL("..", import.meta.url).pathname;
 const bold = (text) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
 const dim = (text) => (process.stdout.isTTY ? `\x1b[2m${text}\x1b[0m` : text);
 
-const RULES = {
-  ".pi/rules/no-legacy-fetch.md": `---
-description: legacyFetch() was removed in v3
-condition: "legacyFetch\\\\("
-scope: text
----
-\`legacyFetch()\` was removed in v3. Use \`fetchV2(url, { timeoutMs })\`, which returns a Result instead of throwing.
-`,
-  ".cursor/rules/house-style.mdc": `---
-description: House style for TypeScript in this repo
-alwaysApply: true
----
-Prefer named exports. Keep functions under 40 lines.
-`,
-  ".cursor/rules/testing.mdc": `---
-description: How to write tests here (vitest, real files in temp dirs)
-globs: ["**/*.test.ts"]
----
-Use vitest. Create real files in temp dirs; never mock the module under test.
-`,
-};
-
-const VIOLATING = `To load the user you can call the helper directly:
-
-\`\`\`ts
-const user = await legacyFetch("/api/user", { retries: 3 });
-\`\`\`
-
-This retries three times and throws on failure, so wrap it in try/catch. ${"It also caches the response. ".repeat(12)}`;
-const COMPLIANT = `Use \`fetchV2\`, which replaced \`legacyFetch\` in v3:
-
-\`\`\`ts
-const result = await fetchV2("/api/user", { timeoutMs: 5_000 });
-if (!result.ok) return handle(result.error);
-const user = result.value;
-\`\`\``;
-
-const server = await startModelServer({
-  script: (request) => {
-    const injected = JSON.stringify(request.messages).includes("rule_violation");
-    return injected ? { text: COMPLIANT, chunkSize: 4, delayMs: 1 } : { text: VIOLATING, chunkSize: 4, delayMs: 4 };
-  },
-});
-const home = prepareCliHome({ server, files: { ...RULES, "src/api.ts": "export {};\n" } });
-try {
-  console.log(bold("pi-rails demo: Time Traveling Streamed Rules in the real pi CLI"));
-  console.log(dim(`project ${home.cwd}\nmodel   embedded scripted model at ${server.baseUrl} (no API key)\n`));
-  console.log(`Rule files in the project (found by rulebook, watched by pi-ttsr):`);
-  for (const path of Object.keys(RULES)) console.log(`  ${path}`);
-  console.log(
-    `\n$ pi -p "How do I load the current user in src/api.ts?" -e extensions/pi-ttsr -e extensions/rulebook\n`,
-  );
-
-  const run = await runPi(
-    [
-      "--mode",
-      "json",
-      "-p",
-      "How do I load the current user in src/api.ts?",
-      "-e",
-      join(root, "extensions", "pi-ttsr"),
-      "-e",
-      join(root, "extensions", "rulebook"),
-    ],
-    { home: home.home, cwd: home.cwd, timeoutMs: 60_000 },
-  );
-  if (run.code !== 0) {
-    console.error(run.stderr);
-    throw new Error(`pi exited with ${run.code}`);
-  }
-  const [first, second] = server.requests;
-  const systemPrompt = first?.messages.find((message) => message.role === "system")?.content ?? "";
-  const systemText = typeof systemPrompt === "string" ? systemPrompt : JSON.stringify(systemPrompt);
-
-  console.log(bold("1. What the model was sent first"));
-  console.log(
-    `   always-apply rule in the system prompt: ${systemText.includes("Prefer named exports") ? "yes" : "no"}`,
-  );
-  console.log(
-    `   'testing' rule listed by description:   ${systemText.includes("How to write tests here") ? "yes" : "no"}`,
-  );
-  console.log(
-    `   TTSR rule text in the prompt:           ${systemText.includes("returns a Result") ? "yes" : "no (0 tokens until it fires)"}`,
-  );
-
-  console.log(bold("\n2. The model streams, and starts to break the rule"));
-  const abort = run.events.find((event) => event.type === "stream_abort");
-  console.log(`   server: first stream closed by pi after ${first?.deltasSent} of ${first?.deltasPlanned} chunks`);
-  console.log(`   pi: stream_abort (attempt ${abort?.consecutive ?? "?"}), partial answer dropped`);
-
-  console.log(bold("\n3. The rule is injected (hidden) and the turn is retried"));
-  const textOf = (message) =>
-    typeof message.content === "string"
-      ? message.content
-      : (message.content ?? []).map((part) => part.text ?? "").join("");
-  const injection = (second?.messages ?? [])
-    .map(textOf)
-    .join("\n")
-    .match(/<system-interrupt[^>]*>/)?.[0];
-  console.log(`   injected: ${injection ?? "(none)"}`);
-  const partialLeaked = JSON.stringify(second?.messages ?? []).includes('legacyFetch("/api/user"');
-  console.log(`   the dropped partial sent again: ${partialLeaked ? "yes" : "no"}`);
-
-  console.log(bold("\n4. Final answer printed by pi"));
-  const end = [...run.events].reverse().find((event) => event.type === "agent_end");
-  const final = end?.messages?.filter((message) => message.role === "assistant").at(-1);
-  const text = (final?.content ?? [])
-    .filter((block) => block.type === "text")
-    .map((block) => block.text)
-    .join("");
-  console.log(text.replace(/^/gm, "   "));
-
-  console.log(bold("\n5. What the session file on disk holds"));
-  const files = [];
-  const walk = (dir) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith(".jsonl")) files.push(path);
-    }
-  };
-  walk(home.agentDir);
-  for (const line of readFileSync(files[0], "utf8").trim().split("\n")) {
-    const entry = JSON.parse(line);
-    if (["session", "model_change", "thinking_level_change"].includes(entry.type)) continue;
-    if (entry.type === "custom") {
-      console.log(
-        `   custom entry ${entry.customType}: extension state, never sent to the model ${dim(JSON.stringify(entry.data))}`,
-      );
-      continue;
-    }
-    const what = entry.message?.role ?? entry.customType ?? "";
-    console.log(
-      `   ${entry.type}${what ? ` (${what}${entry.display === false ? ", hidden from the UI, seen by the model" : ""})` : ""}`,
-    );
-  }
-} finally {
-  await server.close();
-  home.dispose();
+if (process.argv.includes("--installed")) {
+  const { installedChecks, runInstalledDemo } = await import("./demo/installed.mjs");
+  const facts = await runInstalledDemo({ root, bold, dim });
+  const checks = installedChecks(facts);
+  console.log(bold("\nWhat the installed path showed"));
+  for (const { ok, text } of checks) console.log(`  ${ok ? "✓" : "✗"} ${text}`);
+  process.exit(checks.every((c) => c.ok) ? 0 : 1);
 }
 
-// The other two jobs pi-rails does, each in the real pi CLI on the embedded model.
+// The three jobs pi-rails does, each in the real pi CLI on the embedded model.
+const { runTtsrStage } = await import("./demo/ttsr.mjs");
 const { runCacheTtlStage } = await import("./demo/cache-ttl.mjs");
 const { runSteeringStage } = await import("./demo/steering.mjs");
+await runTtsrStage({ root, bold, dim });
 console.log(`\n${"─".repeat(100)}\n`);
 await runCacheTtlStage({ root, bold, dim });
 console.log(`\n${"─".repeat(100)}\n`);

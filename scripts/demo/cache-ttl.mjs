@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { checkoutTarget, piOptions } from "./target.mjs";
 
 const CLOCK_OFFSET_ENV = "CACHE_TTL_VIEW_CLOCK_OFFSET_SECONDS";
 
@@ -27,9 +28,9 @@ const chars = (messages) => JSON.stringify(messages).length;
 const tokens = (n) => Math.round(n / 4).toLocaleString("en-US");
 
 /** Run the stage; returns what happened (for the caller's summary and tests). */
-export async function runCacheTtlStage({ root, bold = (t) => t, dim = (t) => t }) {
+export async function runCacheTtlStage({ root, bold = (t) => t, dim = (t) => t, target = checkoutTarget(root) }) {
   const { prepareCliHome, runPi, startModelServer } = await import(join(root, "packages/testkit/dist/index.js"));
-  const extension = join(root, "extensions/cache-ttl-view");
+  const extension = target.args(["cache-ttl-view"]);
   const log = logFile(50);
   const server = await startModelServer({
     script: [
@@ -42,26 +43,29 @@ export async function runCacheTtlStage({ root, bold = (t) => t, dim = (t) => t }
     server,
     files: { "logs/worker.log": log },
     projectSettings: { cacheTtl: { ttlSeconds: 300 } },
+    settings: target.settings,
   });
   try {
     console.log(bold("cache-ttl-view: a smaller view for the model once the prompt cache has expired"));
     console.log(dim(`project ${home.cwd}, settings { "cacheTtl": { "ttlSeconds": 300 } }, embedded scripted model\n`));
 
-    console.log(`$ pi -e extensions/cache-ttl-view -p "Summarise logs/worker.log"`);
-    const first = await runPi(["-e", extension, "-p", "Summarise logs/worker.log"], { home, timeoutMs: 90_000 });
+    console.log(`$ pi${target.label(["cache-ttl-view"])} -p "Summarise logs/worker.log"`);
+    const first = await runPi(
+      [...extension, "-p", "Summarise logs/worker.log"],
+      piOptions(target, { home, timeoutMs: 90_000 }),
+    );
     if (first.code !== 0) throw new Error(`pi exited with ${first.code}: ${first.stderr}`);
     const before = server.requests[1]?.messages ?? [];
     console.log(
       `   the model read the ${(log.length / 1024).toFixed(0)} KB log: request 2 is ${chars(before).toLocaleString("en-US")} chars`,
     );
 
-    console.log(`\n$ pi -e extensions/cache-ttl-view -p --continue "Is that a load problem?"`);
+    console.log(`\n$ pi${target.label(["cache-ttl-view"])} -p --continue "Is that a load problem?"`);
     console.log(dim(`   (10 minutes later: ${CLOCK_OFFSET_ENV}=600 moves the extension's clock past the 300 s TTL)`));
-    const later = await runPi(["-e", extension, "-p", "--continue", "Is that a load problem?"], {
-      home,
-      env: { [CLOCK_OFFSET_ENV]: "600" },
-      timeoutMs: 90_000,
-    });
+    const later = await runPi(
+      [...extension, "-p", "--continue", "Is that a load problem?"],
+      piOptions(target, { home, env: { [CLOCK_OFFSET_ENV]: "600" }, timeoutMs: 90_000 }),
+    );
     if (later.code !== 0) throw new Error(`pi exited with ${later.code}: ${later.stderr}`);
     const after = server.requests[2]?.messages ?? [];
     const textOf = (m) =>

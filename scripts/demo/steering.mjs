@@ -7,12 +7,13 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { checkoutTarget, piOptions } from "./target.mjs";
 
 /** Run the stage; returns what happened (for the caller's summary and tests). */
-export async function runSteeringStage({ root, bold = (t) => t, dim = (t) => t }) {
+export async function runSteeringStage({ root, bold = (t) => t, dim = (t) => t, target = checkoutTarget(root) }) {
   const { prepareCliHome, runPi, startModelServer } = await import(join(root, "packages/testkit/dist/index.js"));
-  const extension = join(root, "extensions/steering-bridge");
-  const piSteer = join(extension, "bin/pi-steer.mjs");
+  const extension = target.args(["steering-bridge"]);
+  const piSteer = target.piSteer;
   const server = await startModelServer({
     script: [
       {
@@ -24,10 +25,10 @@ export async function runSteeringStage({ root, bold = (t) => t, dim = (t) => t }
       { text: "The host stopped the slow suite, so I won't wait for it. Let me know when you want it run again." },
     ],
   });
-  const home = prepareCliHome({ server });
+  const home = prepareCliHome({ server, settings: target.settings });
   const steer = (args) =>
     new Promise((resolve) => {
-      const child = spawn(process.execPath, [piSteer, ...args], { cwd: home.cwd, env: home.env });
+      const child = spawn(process.execPath, [piSteer, ...args], { cwd: home.cwd, env: { ...home.env, ...target.env } });
       let stdout = "";
       let stderr = "";
       child.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
@@ -54,8 +55,11 @@ export async function runSteeringStage({ root, bold = (t) => t, dim = (t) => t }
   try {
     console.log(bold("Steering a running pi from a second terminal (steering-bridge + pi-steer)"));
     console.log(dim(`project ${home.cwd}\nmodel   embedded scripted model at ${server.baseUrl}\n`));
-    console.log(`terminal 1 $ pi -p "run the slow integration suite" -e extensions/steering-bridge`);
-    const pi = runPi(["-e", extension, "-p", "run the slow integration suite"], { home, timeoutMs: 90_000 });
+    console.log(`terminal 1 $ pi -p "run the slow integration suite"${target.label(["steering-bridge"])}`);
+    const pi = runPi(
+      [...extension, "-p", "run the slow integration suite"],
+      piOptions(target, { home, timeoutMs: 90_000 }),
+    );
     const pidFile = join(home.cwd, "suite.pid");
     await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", "bash to start");
     const pid = Number(readFileSync(pidFile, "utf8").trim());

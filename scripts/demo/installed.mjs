@@ -1,0 +1,317 @@
+// pnpm demo --installed: the path from a release to a user's machine, through a real npm registry on this machine.
+// 1. Maintainer, in a temp clone of this repository (the checkout is never versioned): `pnpm install`,
+//    `pnpm version-packages`, commit, `pnpm release` to a local verdaccio (127.0.0.1, temp storage, every other
+//    package proxied from the registry npm is configured with). The registry comes from the standard npm config
+//    (npm_config_registry and an npmrc with a token); nothing in the repository names it.
+// 2. User, in a fresh HOME and npm prefix whose ~/.npmrc names that registry: `npm i -g @pi-rails/pi
+//    --ignore-scripts`, `pi install npm:@pi-rails/<name>` for the four extensions (and one `pi install -l`, which
+//    runs `npm install --prefix`), then the installed `pi` on the embedded model runs the three stages of `pnpm demo`
+//    with the installed extensions: nothing of pi or the extensions is loaded from the checkout.
+// 3. Independent publishing: a changeset for one package, version, release: only that package gets a new version
+//    on the registry, and `pi update` on the user's machine brings exactly that update.
+// Every step prints its wall time; the registry is stopped in `finally`, on failure too.
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCacheTtlStage } from "./cache-ttl.mjs";
+import { runSteeringStage } from "./steering.mjs";
+import { installedTarget } from "./target.mjs";
+import { runTtsrStage } from "./ttsr.mjs";
+
+export const EXTENSIONS = ["pi-ttsr", "rulebook", "steering-bridge", "cache-ttl-view"];
+/** The package the independent release bumps: no other package depends on it. */
+export const INDEPENDENT = "@pi-rails/cache-ttl-view";
+
+/** process.env without npm's and pnpm's per-run settings (a `pnpm test` parent sets npm_config_registry etc.). */
+function cleanEnv(extra = {}) {
+  const env = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^npm_/i.test(key) && !/^pnpm_/i.test(key)) env[key] = value;
+  }
+  return { ...env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", TURBO_NO_UPDATE_NOTIFIER: "1", ...extra };
+}
+
+/** Runs a command; throws with its output when it fails. */
+function sh(command, args, { cwd, env, timeout = 600_000 }) {
+  const result = spawnSync(command, args, { cwd, env, encoding: "utf8", timeout, maxBuffer: 64 * 1024 * 1024 });
+  if (result.status !== 0) {
+    const output = `${result.stdout ?? ""}${result.stderr ?? ""}`.trim().split("\n").slice(-40).join("\n");
+    throw new Error(
+      `${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal}) in ${cwd}\n${output}`,
+    );
+  }
+  return result.stdout;
+}
+
+/** Every installed copy of a package below `dir` (its package.json paths). */
+function copiesOf(dir, name) {
+  const found = [];
+  const walk = (at, depth) => {
+    if (depth > 12 || !existsSync(at)) return;
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.isSymbolicLink()) continue;
+      const path = join(at, entry.name);
+      if (path.endsWith(join("node_modules", name))) found.push(path);
+      else walk(path, depth + 1);
+    }
+  };
+  walk(dir, 0);
+  return found;
+}
+
+function treeBytes(dir, skip = () => false) {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (skip(path)) continue;
+    if (entry.isDirectory()) total += treeBytes(path, skip);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
+}
+
+/** Runs the whole path; returns the facts it established (the caller prints the checks, tests assert on them). */
+export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }) {
+  const { startLocalRegistry } = await import(join(root, "packages/testkit/dist/index.js"));
+  const scratch = mkdtempSync(join(tmpdir(), "pi-rails-installed-"));
+  const times = [];
+  const step = async (name, fn) => {
+    const started = Date.now();
+    console.log(bold(`▸ ${name}`));
+    try {
+      return await fn();
+    } finally {
+      const seconds = (Date.now() - started) / 1000;
+      times.push({ name, seconds });
+      console.log(dim(`  (${seconds.toFixed(1)} s)`));
+    }
+  };
+  const facts = { times };
+  let registry;
+  try {
+    registry = await step("start a local npm registry (verdaccio on 127.0.0.1, temp storage)", () =>
+      startLocalRegistry(),
+    );
+    console.log(
+      `  ${registry.url}, other packages proxied from ${sh("npm", ["config", "get", "registry"], { cwd: scratch, env: cleanEnv() }).trim()}`,
+    );
+
+    // 1. The maintainer's flow, in a clone.
+    const clone = join(scratch, "pi-rails");
+    const maintainerEnv = cleanEnv();
+    const releaseEnv = cleanEnv(registry.env);
+    const git = (...args) => sh("git", args, { cwd: clone, env: maintainerEnv });
+    await step("git clone this repository into a temp folder; pnpm install", () => {
+      sh("git", ["clone", "-q", root, clone], { cwd: scratch, env: maintainerEnv });
+      git("config", "user.email", "release@pi-rails.local");
+      git("config", "user.name", "pi-rails release");
+      sh("pnpm", ["install", "--frozen-lockfile", "--prefer-offline"], { cwd: clone, env: maintainerEnv });
+    });
+    const published = [];
+    for (const group of ["packages", "extensions"]) {
+      for (const dir of readdirSync(join(clone, group))) {
+        const file = join(clone, group, dir, "package.json");
+        if (!existsSync(file)) continue;
+        const manifest = JSON.parse(readFileSync(file, "utf8"));
+        if (!manifest.private) published.push({ name: manifest.name, file });
+      }
+    }
+    const versionOf = (name) => JSON.parse(readFileSync(published.find((p) => p.name === name).file, "utf8")).version;
+    await step("pnpm version-packages; git commit", () => {
+      sh("pnpm", ["version-packages"], { cwd: clone, env: maintainerEnv });
+      git("add", "-A");
+      git("commit", "-q", "-m", "Version packages");
+    });
+    await step("pnpm release (npm_config_registry and an npmrc token name the local registry)", () => {
+      sh("pnpm", ["release"], { cwd: clone, env: releaseEnv });
+    });
+    facts.firstRelease = {};
+    for (const { name } of published) facts.firstRelease[name] = await registry.versions(name);
+    facts.tags = git("tag", "--list").trim().split("\n").filter(Boolean);
+    facts.changelogs = published.every(({ file }) => existsSync(join(file, "..", "CHANGELOG.md")));
+    for (const { name } of published) console.log(`  ${name}: registry has ${facts.firstRelease[name].join(", ")}`);
+    console.log(`  git tags in the clone: ${facts.tags.join(" ")}`);
+
+    // 2. A user's machine: a fresh HOME and npm prefix; ~/.npmrc names the registry.
+    const home = join(scratch, "user", "home");
+    const prefix = join(scratch, "user", "npm-prefix");
+    mkdirSync(home, { recursive: true });
+    mkdirSync(prefix, { recursive: true });
+    writeFileSync(
+      join(home, ".npmrc"),
+      `registry=${registry.url}\nprefix=${prefix}\ncache=${join(scratch, "user", "npm-cache")}\nfund=false\naudit=false\nupdate-notifier=false\n`,
+    );
+    const bin = join(prefix, "bin");
+    const userEnv = cleanEnv({ HOME: home, PATH: `${bin}:${process.env.PATH}`, NO_COLOR: "1" });
+    for (const key of Object.keys(userEnv)) if (/^PI_|^TURBO_/.test(key)) delete userEnv[key];
+    const user = (command, args, cwd = home) => sh(command, args, { cwd, env: userEnv });
+
+    await step("npm i -g @pi-rails/pi --ignore-scripts", () =>
+      user("npm", ["i", "-g", "@pi-rails/pi", "--ignore-scripts"]),
+    );
+    facts.version = user("pi", ["--version"]).trim();
+    console.log(`  $ pi --version\n  ${facts.version}`);
+    const installedPi = join(prefix, "lib", "node_modules", "@pi-rails", "pi");
+    facts.ownBytes = treeBytes(installedPi, (path) => path === join(installedPi, "node_modules"));
+    facts.piAiCopies = copiesOf(join(prefix, "lib"), "@mariozechner/pi-ai").length;
+    facts.piTuiCopies = copiesOf(join(prefix, "lib"), "@mariozechner/pi-tui").length;
+    console.log(
+      `  @pi-rails/pi's own files: ${(facts.ownBytes / 1024 / 1024).toFixed(2)} MB next to stock pi's dependencies; ` +
+        `copies of pi-ai: ${facts.piAiCopies}, of pi-tui: ${facts.piTuiCopies}`,
+    );
+
+    await step("pi install npm:@pi-rails/<name>, for each of the four extensions", () => {
+      for (const name of EXTENSIONS) {
+        console.log(`  $ pi install npm:@pi-rails/${name}`);
+        user("pi", ["install", `npm:@pi-rails/${name}`]);
+      }
+    });
+    facts.list = user("pi", ["list"]);
+    console.log(`  $ pi list\n${facts.list.trimEnd().replace(/^/gm, "  ")}`);
+    const settings = JSON.parse(readFileSync(join(home, ".pi", "agent", "settings.json"), "utf8"));
+    const project = join(home, "project");
+    mkdirSync(project);
+    await step("pi install -l npm:@pi-rails/rulebook (pi runs npm install --prefix .pi/npm)", () =>
+      user("pi", ["install", "-l", "npm:@pi-rails/rulebook"], project),
+    );
+    facts.projectInstall = existsSync(
+      join(project, ".pi", "npm", "node_modules", "@pi-rails", "rulebook", "package.json"),
+    );
+
+    // The installed pi on the embedded model: the three stages of `pnpm demo`, with no -e and no checkout path.
+    const target = installedTarget({
+      bin,
+      packages: settings.packages,
+      env: {
+        ...Object.fromEntries(
+          Object.keys(process.env)
+            .filter((key) => /^npm_/i.test(key))
+            .map((key) => [key, undefined]),
+        ),
+        npm_config_prefix: prefix,
+        npm_config_userconfig: join(home, ".npmrc"),
+        PATH: userEnv.PATH,
+      },
+    });
+    console.log(dim(`\n  settings.packages: ${JSON.stringify(settings.packages)}\n`));
+    facts.ttsr = await step("stage 1 on the installed pi: pi-ttsr + rulebook", () =>
+      runTtsrStage({ root, bold, dim, target }),
+    );
+    facts.cacheTtl = await step("stage 2 on the installed pi: cache-ttl-view", () =>
+      runCacheTtlStage({ root, bold, dim, target }),
+    );
+    facts.steering = await step("stage 3 on the installed pi: steering-bridge and pi-steer", () =>
+      runSteeringStage({ root, bold, dim, target }),
+    );
+
+    // 3. One package released on its own, and `pi update` on the user's machine.
+    const before = Object.fromEntries(
+      published
+        .map(({ name }) => [
+          name,
+          JSON.parse(readFileSync(join(prefix, "lib", "node_modules", name, "package.json"), "utf8")).version,
+        ])
+        .filter(([name]) => existsSync(join(prefix, "lib", "node_modules", name))),
+    );
+    await step(`a changeset for ${INDEPENDENT} only; pnpm version-packages; commit; pnpm release`, () => {
+      writeFileSync(
+        join(clone, ".changeset", "independent-release.md"),
+        `---\n"${INDEPENDENT}": patch\n---\n\nA fix released on its own.\n`,
+      );
+      sh("pnpm", ["version-packages"], { cwd: clone, env: maintainerEnv });
+      git("add", "-A");
+      git("commit", "-q", "-m", `Version ${INDEPENDENT}`);
+      sh("pnpm", ["release"], { cwd: clone, env: releaseEnv });
+    });
+    facts.secondRelease = {};
+    for (const { name } of published) facts.secondRelease[name] = await registry.versions(name);
+    facts.independentVersion = versionOf(INDEPENDENT);
+    for (const { name } of published) console.log(`  ${name}: registry has ${facts.secondRelease[name].join(", ")}`);
+    facts.update = await step("pi update (on the user's machine)", () => user("pi", ["update"]));
+    console.log(facts.update.trimEnd().replace(/^/gm, "  "));
+    facts.before = before;
+    facts.after = Object.fromEntries(
+      Object.keys(before).map((name) => [
+        name,
+        JSON.parse(readFileSync(join(prefix, "lib", "node_modules", name, "package.json"), "utf8")).version,
+      ]),
+    );
+    facts.stockPiGlobal = existsSync(join(prefix, "lib", "node_modules", "@mariozechner", "pi-coding-agent"));
+    for (const name of Object.keys(before)) console.log(`  ${name}: ${before[name]} → ${facts.after[name]}`);
+    return facts;
+  } finally {
+    await registry?.close();
+    rmSync(scratch, { recursive: true, force: true });
+    const total = times.reduce((sum, t) => sum + t.seconds, 0);
+    console.log(
+      dim(
+        `\nwall time per step:\n${times.map((t) => `  ${t.seconds.toFixed(1).padStart(6)} s  ${t.name}`).join("\n")}\n  ${total.toFixed(1).padStart(6)} s  total`,
+      ),
+    );
+  }
+}
+
+/** What the run must have shown, one line each (the demo prints them; a failed one fails the demo). */
+export function installedChecks(facts) {
+  const names = Object.keys(facts.firstRelease ?? {});
+  const others = names.filter((name) => name !== INDEPENDENT);
+  const check = (ok, text) => ({ ok: Boolean(ok), text });
+  return [
+    check(
+      names.length >= 6 && names.every((name) => facts.firstRelease[name].join() === "0.1.0"),
+      `first release: ${names.length} packages at 0.1.0 on the local registry, with changelogs and tags`,
+    ),
+    check(facts.changelogs && names.every((name) => facts.tags.includes(`${name}@0.1.0`)), "one git tag per package"),
+    check(/^0\.73\.1 \(pi-rails 0\.1\.0/.test(facts.version ?? ""), `pi --version names both: ${facts.version}`),
+    check(
+      facts.ownBytes < 3 * 1024 * 1024,
+      `@pi-rails/pi adds ${(facts.ownBytes / 1048576).toFixed(2)} MB to stock pi's dependencies`,
+    ),
+    check(facts.piAiCopies === 1 && facts.piTuiCopies === 1, "one copy of pi-ai and one of pi-tui"),
+    check(
+      EXTENSIONS.every((name) => facts.list?.includes(`npm:@pi-rails/${name}`)),
+      "pi list shows the four extensions",
+    ),
+    check(facts.projectInstall, "pi install -l (npm install --prefix) installed into the project"),
+    check(
+      facts.ttsr?.aborted && facts.ttsr?.injection?.includes("rule_violation"),
+      "interrupt and retry: the stream was cut, the rule injected",
+    ),
+    check(facts.ttsr?.alwaysApplyRuleSent, "a rulebook rule in the prompt"),
+    check(
+      facts.ttsr?.piExitCode === 0 && !facts.ttsr?.partialLeaked,
+      "the retried answer, without the dropped partial",
+    ),
+    check(
+      facts.steering?.cancelled && facts.steering?.processGone && facts.steering?.modelToldCancelled,
+      "pi-steer cancel of a running tool",
+    ),
+    check(
+      facts.cacheTtl?.fileGone && facts.cacheTtl?.noticeSeen && facts.cacheTtl?.originalKept,
+      "a prune after the TTL",
+    ),
+    check(
+      facts.secondRelease?.[INDEPENDENT]?.join() === "0.1.0,0.1.1" &&
+        others.every((name) => facts.secondRelease[name].join() === "0.1.0"),
+      `independent release: only ${INDEPENDENT} got a new version (0.1.1)`,
+    ),
+    check(
+      facts.after?.[INDEPENDENT] === "0.1.1" &&
+        Object.keys(facts.before ?? {})
+          .filter((name) => name !== INDEPENDENT)
+          .every((name) => facts.after[name] === facts.before[name]),
+      `pi update brought exactly that update`,
+    ),
+    check(facts.after?.["@pi-rails/pi"] === "0.1.0" && !facts.stockPiGlobal, "pi update kept the user on @pi-rails/pi"),
+  ];
+}

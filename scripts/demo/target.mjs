@@ -1,0 +1,36 @@
+// Which pi a demo stage runs, and how it gets the extensions. `pnpm demo` runs the checkout's patched pi with
+// `-e extensions/<name>`; `pnpm demo --installed` runs a pi installed from a registry, with the extensions that
+// `pi install npm:...` installed (its settings' `packages`), and the `pi-steer` that install put on the PATH.
+import { join } from "node:path";
+
+/** The checkout: the workspace's pi, each extension loaded from its folder with -e. */
+export function checkoutTarget(root) {
+  return {
+    label: (names) => names.map((name) => ` -e extensions/${name}`).join(""),
+    args: (names) => names.flatMap((name) => ["-e", join(root, "extensions", name)]),
+    piCli: undefined,
+    env: {},
+    settings: {},
+    piSteer: join(root, "extensions", "steering-bridge", "bin", "pi-steer.mjs"),
+  };
+}
+
+/**
+ * An installed pi: `bin` is the npm prefix's bin folder (holding `pi` and `pi-steer`), `packages` what
+ * `pi install` wrote into the user's settings, `env` the user's npm environment (its prefix and registry).
+ */
+export function installedTarget({ bin, packages, env }) {
+  return {
+    label: () => "",
+    args: () => [],
+    piCli: join(bin, "pi"),
+    env,
+    settings: { packages },
+    piSteer: join(bin, "pi-steer"),
+  };
+}
+
+/** runPi options for a target: its pi, its env under the stage's own. */
+export function piOptions(target, options) {
+  return { ...options, piCli: target.piCli, env: { ...target.env, ...(options.env ?? {}) } };
+}
