@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SteeringInputError, SteeringQueue } from "./steering-queue.ts";
+import { QueueFullError, SteeringInputError, SteeringQueue } from "./steering-queue.ts";
 import type { Ack } from "./types.ts";
 
 function queue(start = 1000) {
@@ -113,5 +113,36 @@ describe("SteeringQueue", () => {
     expect(q.revoke("id6")).toMatchObject({ status: "already_settled", state: "delivered" });
     expect(q.revoke("id5")).toMatchObject({ status: "already_settled" });
     expect(q.revoke("id1")).toEqual({ id: "id1", status: "unknown" });
+  });
+});
+
+describe("queue limits", () => {
+  it("a dedupe replacement frees its room; a full queue refuses and keeps what it holds", () => {
+    const queue = new SteeringQueue({ maxPendingItems: 2, maxPendingBytes: 10 });
+    queue.enqueue({ content: "aaaa", kind: "message", mode: "finish_step", dedupeKey: "k" });
+    queue.enqueue({ content: "bbbb", kind: "message", mode: "finish_step" });
+    // Same key: replaces the pending one, so 2 items and 8 bytes stay within the limits.
+    expect(
+      queue.enqueue({ content: "cccc", kind: "message", mode: "finish_step", dedupeKey: "k" }).replaced,
+    ).toBeTruthy();
+    expect(() => queue.enqueue({ content: "d", kind: "message", mode: "finish_step" })).toThrow(QueueFullError);
+    expect(queue.pending().map((i) => i.content)).toEqual(["bbbb", "cccc"]);
+    expect(queue.pendingBytes).toBe(8);
+    const bytes = new SteeringQueue({ maxPendingBytes: 4 });
+    expect(() => bytes.enqueue({ content: "ééé", kind: "note" })).toThrow(QueueFullError); // 6 bytes in UTF-8
+    expect(bytes.pendingBytes).toBe(0);
+  });
+
+  it("an item its accept listener cannot record is taken back, unacknowledged", () => {
+    const queue = new SteeringQueue();
+    const acks: unknown[] = [];
+    queue.onAck((ack) => acks.push(ack));
+    queue.onAccept(() => {
+      throw new Error("disk full");
+    });
+    expect(() => queue.enqueue({ content: "x", kind: "note" })).toThrow("disk full");
+    expect(queue.pending()).toEqual([]);
+    expect(queue.pendingBytes).toBe(0);
+    expect(acks).toEqual([]);
   });
 });

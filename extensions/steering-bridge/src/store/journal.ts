@@ -91,24 +91,40 @@ export class QueueJournal {
     return { journal: new QueueJournal(path, openSync(path, "a", 0o600)), state };
   }
 
-  /** Record an accepted item; throws when it cannot be written (the item is then refused, not lost). */
+  /** Record an accepted item, synchronously; throws when it cannot be written (the item is then refused). */
   accept(item: SteeringItem): void {
-    this.#append({ t: "accept", item });
+    this.flush();
+    this.#write(`${JSON.stringify({ t: "accept", item } satisfies JournalRecord)}\n`);
   }
 
-  /** Record an item's end state. */
+  /**
+   * Record an item's end state. Settles of one synchronous drain (a seam settles many items at once) are written
+   * together in one write at the end of the current job (a microtask), before the loop can send anything on.
+   */
   settle(ack: Ack): void {
-    this.#append({ t: "settle", id: ack.id, state: ack.state });
+    this.#settles.push(`${JSON.stringify({ t: "settle", id: ack.id, state: ack.state } satisfies JournalRecord)}\n`);
+    if (this.#settles.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  /** Write the settles not written yet. */
+  flush(): void {
+    if (this.#settles.length === 0 || this.#fd === undefined) return;
+    const text = this.#settles.join("");
+    this.#settles = [];
+    this.#write(text);
   }
 
   close(): void {
     if (this.#fd === undefined) return;
+    this.flush();
     closeSync(this.#fd);
     this.#fd = undefined;
   }
 
-  #append(record: JournalRecord): void {
+  #settles: string[] = [];
+
+  #write(text: string): void {
     if (this.#fd === undefined) throw new Error(`steering journal ${this.path} is closed`);
-    writeSync(this.#fd, `${JSON.stringify(record)}\n`);
+    writeSync(this.#fd, text);
   }
 }
