@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { cacheRetention } from "../clock/ttl.ts";
 import { SessionView } from "../engine/session-view.ts";
 import type { ToolResultMsg, ViewMessage } from "../model/messages.ts";
 import { defaultSettings } from "../settings/settings.ts";
@@ -119,5 +120,20 @@ describe("OpenAI Responses links", () => {
     expect(calls.some((c) => c["id"] === undefined)).toBe(true);
     for (const c of calls) expect(outputs.has(c["call_id"])).toBe(true);
     expect(pruned.input.filter((i) => i["type"] === "function_call_output")).toHaveLength(calls.length);
+  });
+});
+
+describe("PI_CACHE_RETENTION=none in pi-ai 0.73.1", () => {
+  it("still sends cache markers, so the TTL stays the short one (cacheRetention reads it as short)", async () => {
+    const saved = process.env["PI_CACHE_RETENTION"];
+    process.env["PI_CACHE_RETENTION"] = "none";
+    try {
+      const payload = await wirePayload(wireModel("anthropic-messages"), providerSession("anthropic-messages", 1));
+      expect(JSON.stringify(payload)).toContain('"cache_control":{"type":"ephemeral"}');
+      expect(cacheRetention()).toBe("short");
+    } finally {
+      if (saved === undefined) delete process.env["PI_CACHE_RETENTION"];
+      else process.env["PI_CACHE_RETENTION"] = saved;
+    }
   });
 });

@@ -1,6 +1,12 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { ViewMessage } from "../model/messages.ts";
+import { analyze } from "../plan/analysis.ts";
 import { defaultSettings } from "../settings/settings.ts";
 import { SessionBuilder, text } from "../testing/fixtures.ts";
+import { main } from "./cli.ts";
 import { prefixCost, pruneSavings } from "./prices.ts";
 import { replaySession } from "./replay.ts";
 import { parseSessionFile } from "./session-file.ts";
@@ -66,5 +72,80 @@ describe("replaySession", () => {
     expect(prefixCost({ input: 2, cacheRead: 0, cacheWrite: 0 }, 1_000_000, 0)).toBe(2);
     expect(pruneSavings({ input: 3, cacheRead: 0.3, cacheWrite: 3.75 }, 1_000_000, 3)).toBeCloseTo(3.75 + 0.6);
     expect(pruneSavings({ input: 3, cacheRead: 0.3, cacheWrite: 3.75 }, 1_000_000, 0)).toBe(0);
+  });
+
+  /** A session of two reads, a 10-minute break, then one more request; `state` entries go before that request. */
+  function withState(state: Record<string, unknown>[], api = "anthropic-messages") {
+    const s = new SessionBuilder().user("go");
+    s.tool("read", { path: "big.ts" }, text(40_000));
+    s.assistant("read it");
+    s.user("next");
+    s.assistant("answer");
+    for (const m of s.messages) if (m.role === "assistant") Object.assign(m, { api, provider: "anthropic" });
+    (s.messages[4] as { timestamp: number }).timestamp += 600_000;
+    (s.messages[5] as { timestamp: number }).timestamp += 600_000;
+    const entries: Record<string, unknown>[] = s.messages.map((message) => ({ type: "message", message }));
+    const custom = state.map((data) => ({ type: "custom", customType: "cache-ttl-view", data }));
+    entries.splice(5, 0, ...custom);
+    return { file: sessionFile([], entries), messages: s.messages as ViewMessage[] };
+  }
+  const replay = (file: string) =>
+    replaySession(parseSessionFile(file), {
+      settings: defaultSettings(),
+      prices: { input: 3, cacheRead: 0.3, cacheWrite: 3.75 },
+    });
+
+  it("derives the TTL from the request's API, and replays the TTL the extension stored (long retention)", () => {
+    expect(replay(withState([]).file).requests.at(-1)).toMatchObject({ warm: false, pruned: 1 });
+    const long = replay(withState([{ kind: "touch", at: 0, ttlSeconds: 3600 }]).file);
+    expect(long.ttlSeconds).toBe(3600);
+    expect(long.requests.at(-1)).toMatchObject({ warm: true, pruned: 0 });
+  });
+
+  it("replays pins saved in the session", () => {
+    const pinned = replay(withState([{ kind: "pin", at: 0, paths: ["big.ts"] }]).file);
+    expect(pinned.requests.at(-1)).toMatchObject({ warm: false, pruned: 0 });
+  });
+
+  it("replays in-place restores: the restored block is sent in full again", () => {
+    const { file } = withState([]);
+    const parsed = parseSessionFile(file);
+    const first = replaySession(parsed, {
+      settings: defaultSettings(),
+      prices: { input: 1, cacheRead: 0, cacheWrite: 0 },
+    });
+    expect(first.requests.at(-1)?.pruned).toBe(1);
+    // The same session, continued: a restore in place of that block, then one more (warm) request.
+    const extra = { role: "assistant", content: [{ type: "text", text: "more" }], timestamp: 2_000_000 };
+    const cont = parseSessionFile(file);
+    const last = cont.requests.at(-1)!;
+    const restoreId = analyze(last.context).blocks.find((b) => b.kind === "tool")?.id as string;
+    cont.requests.push({
+      at: last.at + 1000,
+      context: [...last.context, extra as ViewMessage],
+      api: "anthropic-messages",
+      stateEntries: [{ kind: "restore", at: last.at + 500, ids: [restoreId] }],
+    });
+    const prices = { input: 1, cacheRead: 0, cacheWrite: 0 };
+    const sent = (r: ReturnType<typeof replaySession>) => {
+      const row = r.requests.at(-1)?.withPruning;
+      return (row?.readTokens ?? 0) + (row?.writeTokens ?? 0);
+    };
+    const restored = sent(replaySession(cont, { settings: defaultSettings(), prices }));
+    (cont.requests.at(-1) as { stateEntries: unknown[] }).stateEntries = [];
+    const notRestored = sent(replaySession(cont, { settings: defaultSettings(), prices }));
+    expect(restored - notRestored).toBeGreaterThan(9000); // the 40,000-char read is back in the view
+  });
+
+  it("cache-ttl report skips torn and garbage lines like pi, says so, and still reports", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cache-ttl-report-"));
+    const path = join(dir, "s.jsonl");
+    writeFileSync(path, `${withState([]).file}not json at all\n{"type":"message","id":"x","mess`);
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(["report", path, "--json"], { out: (t) => out.push(t), err: (t) => err.push(t) });
+    expect(code).toBe(0);
+    expect(err.join("\n")).toContain("skipped 2 line(s) that are not JSON (as pi does): 8, 9");
+    expect(JSON.parse(out.join("")).requests).toHaveLength(3);
   });
 });
