@@ -166,6 +166,50 @@ describe.each(WIRE_FORMATS)("%s server with pi-ai's real client", (format) => {
   });
 });
 
+describe.each(WIRE_FORMATS)("%s server with hidden (redacted) thinking", (format) => {
+  it("streams no thinking text, yet the signed form goes back and passes strict mode", async () => {
+    server = await startProviderServer(format, {
+      strict: true,
+      script: [{ ...TURN, thinkingRedacted: true }, { text: "It says hello." }],
+    });
+    const context: Context = { messages: [user("read a.txt")], tools };
+    const first = await run(server, context);
+    expect(deltas(first.events, "thinking_delta").join("").trim()).toBe("");
+    const call = first.message.content.find((b) => b.type === "toolCall") as { id: string; name: string };
+    context.messages.push(first.message, {
+      role: "toolResult",
+      toolCallId: call.id,
+      toolName: call.name,
+      content: [{ type: "text", text: "hello" }],
+      isError: false,
+      timestamp: Date.now(),
+    });
+    const second = await run(server, context);
+    expect(second.message.stopReason).toBe("stop");
+    expect(server.requests[1]?.rejected).toBeUndefined();
+    const replayed = JSON.stringify(server.requests[1]?.messages);
+    if (format === "anthropic-messages") expect(replayed).toContain('"type":"redacted_thinking"');
+    if (format === "openai-responses") expect(replayed).toContain('"type":"reasoning"');
+    if (format === "google-generative-ai") expect(replayed).toContain("thoughtSignature");
+    expect(replayed).not.toContain(TURN.thinking);
+  });
+});
+
+describe.each(WIRE_FORMATS)("%s server failing mid-stream", (format) => {
+  it("sends the format's own error event after the scripted deltas; pi-ai reports the error with its message", async () => {
+    server = await startProviderServer(format, {
+      script: [
+        { text: "abcdefghijklmnop", chunkSize: 2, streamError: { afterDeltas: 3, message: "Overloaded right now" } },
+      ],
+    });
+    const { events, message } = await run(server, { messages: [user("hi")] });
+    expect(deltas(events, "text_delta").join("")).toBe("abcdef");
+    expect(message.stopReason).toBe("error");
+    expect(message.errorMessage).toContain("Overloaded right now");
+    expect(server.requests[0]).toMatchObject({ deltasSent: 3, completed: true, closedEarly: false });
+  });
+});
+
 describe("strict mode answers the API's own 400", () => {
   it("Anthropic: a changed signed thinking block, and a tool_use without its tool_result", async () => {
     server = await startProviderServer("anthropic-messages", { strict: true, script: [TURN] });

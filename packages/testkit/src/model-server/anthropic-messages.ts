@@ -6,7 +6,7 @@
  * `ping`, `message_delta` (stop reason, final usage), `message_stop`.
  */
 import { DEFAULT_CHUNK_SIZE, splitText } from "./chunks.ts";
-import { signText, verifyText } from "./signatures.ts";
+import { sealText, signText, verifySealed, verifyText } from "./signatures.ts";
 import type { ChatMessage, ReportedUsage, ScriptedResponse } from "./types.ts";
 import { argumentsText, scriptedUsage } from "./usage.ts";
 import type { PlanContext, PlannedFrame, StrictError, WireAdapter } from "./wire.ts";
@@ -61,7 +61,12 @@ export function planAnthropicMessages(response: ScriptedResponse, ctx: PlanConte
   push("ping", {});
 
   let index = 0;
-  if (response.thinking) {
+  if (response.thinking && response.thinkingRedacted) {
+    const data = response.thinkingSignature ?? sealText(response.thinking);
+    push("content_block_start", { index, content_block: { type: "redacted_thinking", data } });
+    push("content_block_stop", { index });
+    index++;
+  } else if (response.thinking) {
     push("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } });
     for (const slice of splitText(response.thinking, size)) {
       push("content_block_delta", { index, delta: { type: "thinking_delta", thinking: slice } }, true);
@@ -112,6 +117,7 @@ type Block = {
   type?: string;
   text?: string;
   thinking?: string;
+  data?: unknown;
   signature?: unknown;
   id?: string;
   tool_use_id?: string;
@@ -155,6 +161,9 @@ export function validateAnthropicMessagesRequest(body: Record<string, unknown>):
         if (!verifyText(block.thinking ?? "", block.signature)) {
           return refuse(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`);
         }
+      }
+      if (block.type === "redacted_thinking" && !verifySealed(block.data)) {
+        return refuse(`messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`);
       }
       if (block.type === "tool_result") {
         const previous = i > 0 ? blocksOf(messages[i - 1] as ChatMessage) : [];
@@ -239,6 +248,10 @@ export function anthropicMessagesAdapter(): WireAdapter {
     modelOf: (body) => (typeof body["model"] === "string" ? body["model"] : undefined),
     validate: validateAnthropicMessagesRequest,
     plan: planAnthropicMessages,
+    streamError: (message) => ({
+      text: namedEvent("error", { type: "error", error: { type: "overloaded_error", message } }),
+      delta: false,
+    }),
     errorBody: (status, message) => ({
       type: "error",
       error: { type: ERROR_TYPES[status] ?? "api_error", message },

@@ -68,6 +68,10 @@ export function chatCompletionsAdapter(): WireAdapter {
     errorBody: (status, message) => ({
       error: { message, type: status === 400 ? "invalid_request_error" : "server_error", param: null, code: null },
     }),
+    streamError: (message) => ({
+      text: dataEvent({ error: { message, type: "server_error", param: null, code: null } }),
+      delta: false,
+    }),
     plan(response, ctx) {
       const streamOptions = ctx.body["stream_options"] as { include_usage?: boolean } | undefined;
       const chunks = planChunks(response, {

@@ -82,7 +82,7 @@ export function planChunks(response: ScriptedResponse, ctx: ChunkContext): Plann
   const chunks: PlannedChunk[] = [{ data: choice({ role: "assistant", content: "" }), delta: false }];
 
   const reasoningField = response.reasoningField ?? "reasoning_content";
-  for (const slice of splitText(response.thinking ?? "", size)) {
+  for (const slice of splitText(response.thinkingRedacted ? "" : (response.thinking ?? ""), size)) {
     chunks.push({ data: choice({ [reasoningField]: slice }), delta: true });
   }
   for (const slice of splitText(response.text ?? "", size)) {
@@ -123,7 +123,9 @@ export function planChunks(response: ScriptedResponse, ctx: ChunkContext): Plann
 /** A non-streamed `chat.completion` object, for clients that send `stream: false`. */
 export function completionObject(response: ScriptedResponse, ctx: ChunkContext): Record<string, unknown> {
   const message: Record<string, unknown> = { role: "assistant", content: response.text ?? null };
-  if (response.thinking) message[response.reasoningField ?? "reasoning_content"] = response.thinking;
+  if (response.thinking && !response.thinkingRedacted) {
+    message[response.reasoningField ?? "reasoning_content"] = response.thinking;
+  }
   if (response.toolCalls?.length) {
     message["tool_calls"] = response.toolCalls.map((call, position) => ({
       id: toolCallId(response, ctx.requestIndex, position),

@@ -56,7 +56,7 @@ export function planGoogleGenerativeAI(
     responseId,
   });
   const frames: PlannedFrame[] = [];
-  for (const slice of splitText(response.thinking ?? "", size)) {
+  for (const slice of splitText(response.thinkingRedacted ? "" : (response.thinking ?? ""), size)) {
     frames.push({ text: frame(chunk([{ text: slice, thought: true }])), delta: true, usage: promptReported });
   }
   const textSlices = splitText(response.text ?? "", size);
@@ -188,6 +188,12 @@ export function googleGenerativeAIAdapter(): WireAdapter {
     modelOf: (_body, path) => ROUTE.exec(path)?.[1],
     validate: (body, model) => validateGoogleGenerativeAIRequest(body, issued, model),
     plan: (response, ctx) => planGoogleGenerativeAI(response, ctx, issued),
+    // Gemini ends a failing stream with a bare JSON error object, which its SDK reads from a read of its own.
+    streamError: (message) => ({
+      text: JSON.stringify({ error: { code: 503, message, status: "UNAVAILABLE" } }),
+      delta: false,
+      apart: true,
+    }),
     errorBody: (status, message) => ({ error: { code: status, message, status: STATUS[status] ?? "INTERNAL" } }),
   };
 }

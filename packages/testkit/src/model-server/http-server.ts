@@ -6,12 +6,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ModelServer, ModelServerOptions, RecordedRequest, Script, ScriptedResponse } from "./types.ts";
-import type { PlanContext, WireAdapter } from "./wire.ts";
+import { failAfter, type PlanContext, type WireAdapter } from "./wire.ts";
 
 /** Text answered once an array script has no responses left. */
 export const SCRIPT_EXHAUSTED_TEXT = "(script exhausted)";
 
 const DEFAULT_WAIT_TIMEOUT_MS = 10_000;
+/** Message of a scripted mid-stream error without one. */
+export const DEFAULT_STREAM_ERROR = "Overloaded";
+/** Pause before a frame that must reach the client in a read of its own. */
+const APART_MS = 20;
 
 /** Optional extra GET routes of a format (e.g. chat completions' `/v1/models`). */
 export type GetRoute = (path: string) => unknown | undefined;
@@ -131,25 +135,34 @@ export async function startWireServer(
       return;
     }
 
-    const frames = adapter.plan(response, ctx);
+    const planned = adapter.plan(response, ctx);
+    const frames = response.streamError
+      ? failAfter(
+          planned,
+          response.streamError.afterDeltas ?? 0,
+          adapter.streamError(response.streamError.message ?? DEFAULT_STREAM_ERROR, ctx),
+        )
+      : planned;
     record.deltasPlanned = frames.filter((frame) => frame.delta).length;
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     res.flushHeaders();
 
     const delayMs = response.delayMs ?? 0;
-    const pause = () =>
+    const pauseFor = (ms: number) =>
       new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
           closeListeners.delete(done);
           resolve();
         };
-        const timer = setTimeout(done, delayMs);
+        const timer = setTimeout(done, ms);
         closeListeners.add(done);
       });
+    const pause = () => pauseFor(delayMs);
 
     for (const frame of frames) {
       if (frame.delta && record.deltasSent > 0 && delayMs > 0) await pause();
+      if (frame.apart) await pauseFor(APART_MS);
       if (closed) return;
       res.write(frame.text);
       if (frame.delta) record.deltasSent++;

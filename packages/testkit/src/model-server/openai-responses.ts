@@ -65,20 +65,18 @@ export function planOpenAIResponses(
     reasoningId = id;
     const outputIndex = output.length;
     push("response.output_item.added", { output_index: outputIndex, item: { id, type: "reasoning", summary: [] } });
-    const at = { item_id: id, output_index: outputIndex, summary_index: 0 };
-    push("response.reasoning_summary_part.added", { ...at, part: { type: "summary_text", text: "" } });
-    for (const slice of splitText(response.thinking, size)) {
-      push("response.reasoning_summary_text.delta", { ...at, delta: slice }, true);
+    const summary = response.thinkingRedacted ? [] : [{ type: "summary_text", text: response.thinking }];
+    if (!response.thinkingRedacted) {
+      const at = { item_id: id, output_index: outputIndex, summary_index: 0 };
+      push("response.reasoning_summary_part.added", { ...at, part: { type: "summary_text", text: "" } });
+      for (const slice of splitText(response.thinking, size)) {
+        push("response.reasoning_summary_text.delta", { ...at, delta: slice }, true);
+      }
+      push("response.reasoning_summary_text.done", { ...at, text: response.thinking });
+      push("response.reasoning_summary_part.done", { ...at, part: { type: "summary_text", text: response.thinking } });
     }
-    push("response.reasoning_summary_text.done", { ...at, text: response.thinking });
-    push("response.reasoning_summary_part.done", { ...at, part: { type: "summary_text", text: response.thinking } });
     const encrypted = response.thinkingSignature ?? `gAAAAB${signText(`${id}\n${response.thinking}`)}`;
-    const item = {
-      id,
-      type: "reasoning",
-      summary: [{ type: "summary_text", text: response.thinking }],
-      encrypted_content: encrypted,
-    };
+    const item = { id, type: "reasoning", summary, encrypted_content: encrypted };
     output.push(item);
     issued.reasoning.set(id, encrypted);
     push("response.output_item.done", { output_index: outputIndex, item });
@@ -229,6 +227,21 @@ export function openAIResponsesAdapter(): WireAdapter {
     modelOf: (body) => (typeof body["model"] === "string" ? body["model"] : undefined),
     validate: (body) => validateOpenAIResponsesRequest(body, issued),
     plan: (response, ctx) => planOpenAIResponses(response, ctx, issued),
+    streamError: (message, ctx) => ({
+      text: namedEvent("response.failed", {
+        type: "response.failed",
+        response: {
+          id: `resp_loopback_${ctx.requestIndex}`,
+          object: "response",
+          status: "failed",
+          model: ctx.model,
+          output: [],
+          error: { code: "server_error", message },
+          usage: null,
+        },
+      }),
+      delta: false,
+    }),
     errorBody: (status, message) => ({
       error: {
         message,

@@ -3,7 +3,7 @@ import { validateAnthropicMessagesRequest } from "./anthropic-messages.ts";
 import { validateChatCompletionsRequest } from "./chat-completions.ts";
 import { validateGoogleGenerativeAIRequest } from "./google-generative-ai.ts";
 import { newIssuedResponsesItems, validateOpenAIResponsesRequest } from "./openai-responses.ts";
-import { signText } from "./signatures.ts";
+import { sealText, signText } from "./signatures.ts";
 
 const msg = (result: { message: string } | undefined) => result?.message;
 
@@ -77,6 +77,22 @@ describe("validateAnthropicMessagesRequest", () => {
         }),
       ),
     ).toMatch(/^messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1\./);
+    const redacted = (data: string) => ({
+      messages: [
+        { role: "user", content: "hi" },
+        {
+          role: "assistant",
+          content: [
+            { type: "redacted_thinking", data },
+            { type: "text", text: "x" },
+          ],
+        },
+      ],
+    });
+    expect(validateAnthropicMessagesRequest(redacted(sealText("hidden")))).toBeUndefined();
+    expect(msg(validateAnthropicMessagesRequest(redacted(`${sealText("hidden").slice(0, -2)}xx`)))).toBe(
+      "messages.1.content.0: Invalid `data` in `redacted_thinking` block",
+    );
     const loop = (first: unknown) => ({
       thinking: { type: "enabled", budget_tokens: 1024 },
       messages: [

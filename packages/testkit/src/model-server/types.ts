@@ -67,10 +67,23 @@ export interface ScriptedResponse {
   /** Reported usage; default estimates (4 chars per token). Chat completions sends it when asked or set. */
   usage?: ScriptedUsage;
   /**
+   * The provider hides the thinking and sends only its signed form: Anthropic a `redacted_thinking` block,
+   * Responses a reasoning item with an empty summary (`encrypted_content` only), Gemini no thought parts
+   * (the signature still comes), chat completions no reasoning deltas. What a thinking rule can then see:
+   * nothing. Needs `thinking` (the hidden text, which the signature covers).
+   */
+  thinkingRedacted?: boolean;
+  /**
    * Signature of the thinking block (Anthropic `signature_delta`, Responses `encrypted_content`, Gemini
    * `thoughtSignature`). Default: one the server issues and later verifies in strict mode.
    */
   thinkingSignature?: string;
+  /**
+   * Fail mid-stream: after `afterDeltas` content deltas (default 0) the server sends the format's own error
+   * event and ends the response (Anthropic `event: error` overloaded_error, Responses `response.failed`,
+   * chat completions a `data: {"error": …}` chunk, Gemini a bare JSON error object).
+   */
+  streamError?: { afterDeltas?: number; message?: string };
   /** When >= 400 the server answers this status with `errorBody` instead of a stream. */
   httpStatus?: number;
   /** Body of an error answer; default the format's own JSON error shape. */

@@ -11,6 +11,8 @@ export interface PlannedFrame {
   delta: boolean;
   /** The usage the client knows once it has read this frame (pi-ai's terms). */
   usage?: ReportedUsage;
+  /** Write it apart from the frames before (a pause first): a client that parses whole reads needs that. */
+  apart?: boolean;
 }
 
 /** What a planner may read about the request it answers. */
@@ -45,6 +47,8 @@ export interface WireAdapter {
   plan(response: ScriptedResponse, ctx: PlanContext): PlannedFrame[];
   /** The API's error body for a status and message. */
   errorBody(status: number, message: string): unknown;
+  /** The format's mid-stream error event (see `ScriptedResponse.streamError`). */
+  streamError(message: string, ctx: PlanContext): PlannedFrame;
   /** Answer for a non-streaming request (`stream: false`), when the format has one. */
   complete?(response: ScriptedResponse, ctx: PlanContext): unknown;
 }
@@ -57,4 +61,16 @@ export function namedEvent(name: string, data: unknown): string {
 /** `data: <json>\n\n`, the unnamed SSE framing of chat completions and Gemini. */
 export function dataEvent(data: unknown): string {
   return `data: ${JSON.stringify(data)}\n\n`;
+}
+
+/** Cut `frames` after `afterDeltas` content deltas and end with `error` (the stream fails there). */
+export function failAfter(frames: PlannedFrame[], afterDeltas: number, error: PlannedFrame): PlannedFrame[] {
+  const kept: PlannedFrame[] = [];
+  let deltas = 0;
+  for (const frame of frames) {
+    if (frame.delta && deltas >= afterDeltas) break;
+    kept.push(frame);
+    if (frame.delta) deltas++;
+  }
+  return [...kept, error];
 }
