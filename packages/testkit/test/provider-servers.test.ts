@@ -345,7 +345,7 @@ describe("pointing pi at a server as users point it at a proxy", () => {
       const [first, second] = server.requests;
       expect(first?.headers["authorization"]).toBe(`Bearer ${ANTHROPIC_OAUTH_TEST_KEY}`);
       expect(JSON.stringify(first?.body["system"])).toContain("You are Claude Code");
-      expect((first?.body["tools"] as { name: string }[]).map((tool) => tool.name)).toContain("Read");
+      expect((first!.body["tools"] as { name: string }[]).map((tool) => tool.name)).toContain("Read");
       expect(second?.rejected).toBeUndefined();
       expect(JSON.stringify(second?.messages)).toContain("hello\\n");
     } finally {
