@@ -86,6 +86,18 @@ describe.each(FORMATS)("pi-ttsr on %s (strict)", (format) => {
     expectAllAccepted(requests());
   });
 
+  it("a thinking rule sees only what the provider streams: hidden (redacted) thinking cannot fire it", async () => {
+    const requests = script(servers[format], [
+      { thinking: "Simplest is rm -rf / and start over.", thinkingRedacted: true, text: "I cleaned build/." },
+    ]);
+    const s = await session({ ".pi/rules/no-rm-rf.md": NO_RM_RF }, servers[format]);
+    const reply = await s.prompt("clean up");
+    expect(messageText(reply)).toBe("I cleaned build/.");
+    expect(requests()).toHaveLength(1);
+    expect(requests()[0]?.closedEarly).toBe(false);
+    expectAllAccepted(requests());
+  });
+
   it("stops a tool call whose arguments break a path-scoped rule, before the tool runs", async () => {
     const bad = `export const x: any = 1;\n${"// more code\n".repeat(600)}`;
     const requests = script(servers[format], [
