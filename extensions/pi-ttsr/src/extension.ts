@@ -16,6 +16,14 @@ import {
   triggeredPayload,
   withToolReminder,
 } from "./delivery/injection.ts";
+import {
+  addInterrupt,
+  EMPTY_TALLY,
+  type InterruptCostTally,
+  interruptCostStatus,
+  interruptCostText,
+  readAttemptUsage,
+} from "./delivery/interrupt-cost.ts";
 import { renderInterrupt } from "./delivery/templates.ts";
 import { buildRegistry } from "./manager/build-registry.ts";
 import { ResponseBoundary } from "./manager/response-boundary.ts";
@@ -35,6 +43,11 @@ const STOCK_PI_NOTICE =
   "pi-ttsr: this pi has no stream_text hook (stock pi, without the pi-rails patch). Degraded: prose rules cannot " +
   "interrupt a response and are delivered as a hidden follow-up after it; interrupting tool rules block the tool " +
   "call before it runs; reminders on tool results work as usual.";
+
+/** What pi-ttsr's interrupts cost so far this session (tokens, money), on every interrupt that reported usage. */
+export const COST_EVENT = "pi-rails:ttsr:cost";
+/** Session entry with the usage of one aborted attempt, so a resumed session keeps counting from its total. */
+export const COST_ENTRY_TYPE = "ttsr-interrupt-cost";
 
 /** Messages already shown in this process, so a warning is said once even across reloads. */
 const SHOWN_KEY = Symbol.for("@pi-rails/pi-ttsr/shown");
@@ -59,6 +72,17 @@ function readInjectionEntries(ctx: ExtensionContext): InjectionEntryData[] {
   return out;
 }
 
+/** The tally of the interrupts this session's branch already paid for (entries written at each abort). */
+function restoreCost(ctx: ExtensionContext): InterruptCostTally {
+  let tally = EMPTY_TALLY;
+  for (const entry of ctx.sessionManager.getBranch()) {
+    if (entry.type !== "custom" || entry.customType !== COST_ENTRY_TYPE) continue;
+    const usage = readAttemptUsage((entry.data as { usage?: unknown } | undefined)?.usage);
+    if (usage) tally = addInterrupt(tally, usage);
+  }
+  return tally;
+}
+
 function completedTurns(ctx: ExtensionContext): number {
   let turns = 0;
   for (const entry of ctx.sessionManager.getBranch()) {
@@ -70,6 +94,7 @@ function completedTurns(ctx: ExtensionContext): number {
 export default function ttsrExtension(pi: ExtensionAPI): void {
   let manager: TtsrManager | undefined;
   let patched = false;
+  let cost: InterruptCostTally = EMPTY_TALLY;
   /** Stock pi: tool calls to block at `tool_call`, with the rules that matched their arguments. */
   const blocked = new Map<string, RuleMatch[]>();
 
@@ -113,6 +138,9 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
     for (const issue of ruleIssues) tell(ctx, `pi-ttsr: ${formatIssue(issue)}`);
     manager.setCompletedTurns(completedTurns(ctx));
     manager.restoreInjected(readInjectionEntries(ctx));
+    cost = restoreCost(ctx);
+    const costStatus = interruptCostStatus(cost);
+    if (ctx.hasUI && costStatus) ctx.ui.setStatus("pi-ttsr", costStatus);
     blocked.clear();
     if (manager.active && !patched) tell(ctx, STOCK_PI_NOTICE);
     pi.events.emit(TTSR_STATUS_EVENT, {
@@ -241,6 +269,21 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
     return { content: withToolReminder(bucket, event.content) };
   });
 
+  // Each interrupt was billed: count what the aborted attempt cost (when the patch reports its usage).
+  pi.on("stream_abort", (event, ctx) => {
+    if (!manager || event.retry?.customType !== INJECTION_MESSAGE_TYPE) return;
+    const usage = readAttemptUsage((event as { usage?: unknown }).usage);
+    cost = addInterrupt(cost, usage);
+    if (!usage) return; // stock pi or an older patch: nothing known, nothing said
+    pi.appendEntry(COST_ENTRY_TYPE, { usage });
+    const text = interruptCostText(cost);
+    pi.events.emit(COST_EVENT, { ...cost, text });
+    if (ctx.hasUI && text) {
+      ctx.ui.setStatus("pi-ttsr", interruptCostStatus(cost));
+      ctx.ui.notify(`pi-ttsr: ${text}`, "info");
+    }
+  });
+
   // At the abort cap the loop ends the turn without sending the retry: those rules were not delivered.
   pi.on("stream_abort", (event) => {
     if (!manager || !event.capReached || event.retry?.customType !== INJECTION_MESSAGE_TYPE) return;
@@ -264,6 +307,8 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
         return `${r.rule.name}  ${r.rule.conditions.map((c) => `/${c.source}/${c.flags}`).join(" | ")}  fired ${f?.count ?? 0}x`;
       });
       for (const s of manager.registry.skipped) lines.push(`skipped ${s.name} (${s.path}): ${s.reason}`);
+      const costText = interruptCostText(cost);
+      if (costText) lines.push(costText);
       ctx.ui.notify(lines.length > 0 ? lines.join("\n") : "TTSR: no rules", "info");
     },
   });

@@ -126,6 +126,30 @@ describe("interrupting prose match (patched pi)", () => {
     expect(second).toContain("rule_violation");
   });
 
+  it("contextMode keep keeps only the partial's text, never its thinking (a partial thinking block is unsigned)", async () => {
+    const r = recorder();
+    t = await createTestSession({
+      files: { ".pi/rules/no-console.md": NO_CONSOLE },
+      projectSettings: { ttsr: { contextMode: "keep" } },
+      extensions: [ttsrExtension],
+      thinkingLevel: "high",
+      model: {
+        kind: "faux",
+        reasoning: true,
+        responses: [
+          r.reply([fauxThinking("The user wants output. I will print it."), fauxText("Plan: console.log(x) then.")]),
+          r.reply("Plan: log.info(x)."),
+        ],
+      },
+    });
+    await t.prompt("go");
+    const kept = r.contexts[1]!.messages.filter((m) => m.role === "assistant");
+    expect(kept).toHaveLength(1);
+    expect(kept[0]!.content.map((c) => c.type)).toEqual(["text"]);
+    expect(JSON.stringify(kept[0]!.content)).toContain("Plan: console.log(");
+    expect(sentText(r.contexts[1])).not.toContain("I will print it");
+  });
+
   it("fires a once rule a single time per session", async () => {
     const r = recorder();
     t = await createTestSession({
