@@ -50,6 +50,14 @@ export {
   validateOpenAIResponsesRequest,
 } from "./model-server/openai-responses.ts";
 export {
+  billPrompt,
+  createPromptCache,
+  type PromptCacheOptions,
+  type PromptCacheStore,
+  type PromptSegment,
+  promptSegments,
+} from "./model-server/prompt-cache.ts";
+export {
   ANTHROPIC_OAUTH_TEST_KEY,
   PROVIDER_TARGETS,
   type ProviderTarget,

@@ -353,3 +353,35 @@ describe("pointing pi at a server as users point it at a proxy", () => {
     }
   });
 });
+
+describe.each(WIRE_FORMATS)("%s server with a simulated prompt cache, behind a real AgentSession", (format) => {
+  it("the second turn reads the first turn's prefix from the cache; after the TTL nothing is read", async () => {
+    const clock = { now: 1_000_000 };
+    server = await startProviderServer(format, {
+      strict: true,
+      promptCache: { ttlMs: 300_000, now: () => clock.now },
+      script: [{ text: "One." }, { text: "Two." }, { text: "Three." }],
+    });
+    const t = await createTestSession({ model: { kind: "provider", server }, thinkingLevel: "medium" });
+    try {
+      await t.prompt(`first question ${"with context ".repeat(400)}`);
+      clock.now += 60_000;
+      await t.prompt("second question");
+      clock.now += 300_001;
+      await t.prompt("third question");
+      const [first, second, third] = server.requests.map((r) => r.usageReported!);
+      expect(first?.cacheRead).toBe(0);
+      expect(second?.cacheRead).toBeGreaterThan(1000);
+      expect(third?.cacheRead).toBe(0);
+      if (format === "anthropic-messages") {
+        expect(first?.cacheWrite).toBeGreaterThan(1000);
+        expect(third?.cacheWrite).toBeGreaterThan(second!.cacheRead);
+      }
+      // pi adds up what the provider billed.
+      const stats = t.session.getSessionStats();
+      expect(stats.tokens.cacheRead).toBe(second!.cacheRead);
+    } finally {
+      await t.dispose();
+    }
+  });
+});

@@ -5,7 +5,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createPromptCache } from "./prompt-cache.ts";
 import type { ModelServer, ModelServerOptions, RecordedRequest, Script, ScriptedResponse } from "./types.ts";
+import { scriptedUsage } from "./usage.ts";
 import { failAfter, type PlanContext, type WireAdapter } from "./wire.ts";
 
 /** Text answered once an array script has no responses left. */
@@ -28,6 +30,9 @@ export async function startWireServer(
 ): Promise<ModelServer> {
   const requests: RecordedRequest[] = [];
   const strict = options.strict === true;
+  const cache = options.promptCache
+    ? createPromptCache(adapter.format, options.promptCache === true ? {} : options.promptCache)
+    : undefined;
   let script: Script = options.script ?? [];
   let cursor = 0;
   let active = 0;
@@ -110,6 +115,13 @@ export async function startWireServer(
         httpStatus: 500,
         errorBody: JSON.stringify(adapter.errorBody(500, `script threw: ${String(error)}`)),
       };
+    }
+    if (cache && !(response.httpStatus !== undefined && response.httpStatus >= 400)) {
+      const billed = cache.bill(body);
+      if (!response.usage) {
+        const completion = scriptedUsage(response, JSON.stringify(messages).length).completion_tokens;
+        response = { ...response, usage: { ...billed, completion_tokens: completion } };
+      }
     }
     record.response = response;
     if (closed) return;

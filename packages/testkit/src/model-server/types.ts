@@ -151,6 +151,13 @@ export interface ModelServerOptions {
    * block, empty content). Default false. See `strict.ts` of each format.
    */
   strict?: boolean;
+  /**
+   * Simulate the provider's prompt cache (see `prompt-cache.ts`): each request is billed by what an
+   * identical earlier prefix left in the cache within `ttlMs` (move `now` to expire it). A response without
+   * scripted `usage` reports that bill. Anthropic caches at `cache_control` breakpoints (read + write),
+   * OpenAI and Gemini any prefix (read only).
+   */
+  promptCache?: boolean | { ttlMs?: number; now?: () => number; minTokens?: number };
   /** Port on 127.0.0.1; default 0 (any free port). */
   port?: number;
   /** Model id listed by `GET /v1/models`; default `loopback-model`. */
