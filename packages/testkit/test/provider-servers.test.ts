@@ -195,6 +195,18 @@ describe.each(WIRE_FORMATS)("%s server with hidden (redacted) thinking", (format
   });
 });
 
+describe("OpenAI Responses raw reasoning content", () => {
+  it("reasoningField reasoning_text streams response.reasoning_text deltas, which pi-ai reads as thinking", async () => {
+    server = await startProviderServer("openai-responses", {
+      strict: true,
+      script: [{ thinking: "raw chain of thought", reasoningField: "reasoning_text", text: "ok" }],
+    });
+    const { events, message } = await run(server, { messages: [user("hi")] });
+    expect(deltas(events, "thinking_delta").join("")).toBe("raw chain of thought");
+    expect(message.content[0]).toMatchObject({ type: "thinking", thinking: "raw chain of thought" });
+  });
+});
+
 describe.each(WIRE_FORMATS)("%s server failing mid-stream", (format) => {
   it("sends the format's own error event after the scripted deltas; pi-ai reports the error with its message", async () => {
     server = await startProviderServer(format, {

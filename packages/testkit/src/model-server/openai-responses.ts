@@ -65,8 +65,16 @@ export function planOpenAIResponses(
     reasoningId = id;
     const outputIndex = output.length;
     push("response.output_item.added", { output_index: outputIndex, item: { id, type: "reasoning", summary: [] } });
-    const summary = response.thinkingRedacted ? [] : [{ type: "summary_text", text: response.thinking }];
-    if (!response.thinkingRedacted) {
+    const raw = response.reasoningField === "reasoning_text" && !response.thinkingRedacted;
+    const summary = response.thinkingRedacted || raw ? [] : [{ type: "summary_text", text: response.thinking }];
+    if (raw) {
+      // Raw reasoning content (open-weight models such as gpt-oss): `response.reasoning_text.*`, no summary.
+      const at = { item_id: id, output_index: outputIndex, content_index: 0 };
+      for (const slice of splitText(response.thinking, size)) {
+        push("response.reasoning_text.delta", { ...at, delta: slice }, true);
+      }
+      push("response.reasoning_text.done", { ...at, text: response.thinking });
+    } else if (!response.thinkingRedacted) {
       const at = { item_id: id, output_index: outputIndex, summary_index: 0 };
       push("response.reasoning_summary_part.added", { ...at, part: { type: "summary_text", text: "" } });
       for (const slice of splitText(response.thinking, size)) {
@@ -76,7 +84,13 @@ export function planOpenAIResponses(
       push("response.reasoning_summary_part.done", { ...at, part: { type: "summary_text", text: response.thinking } });
     }
     const encrypted = response.thinkingSignature ?? `gAAAAB${signText(`${id}\n${response.thinking}`)}`;
-    const item = { id, type: "reasoning", summary, encrypted_content: encrypted };
+    const item = {
+      id,
+      type: "reasoning",
+      summary,
+      ...(raw ? { content: [{ type: "reasoning_text", text: response.thinking }] } : {}),
+      encrypted_content: encrypted,
+    };
     output.push(item);
     issued.reasoning.set(id, encrypted);
     push("response.output_item.done", { output_index: outputIndex, item });

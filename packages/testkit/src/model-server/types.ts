@@ -52,7 +52,11 @@ export interface ScriptedResponse {
   text?: string;
   /** Streamed as reasoning deltas (field `reasoning_content` unless `reasoningField` says otherwise). */
   thinking?: string;
-  /** Delta field used for `thinking`; default `reasoning_content` (what llama.cpp / DeepSeek send). */
+  /**
+   * Delta field used for `thinking` in chat completions; default `reasoning_content` (what llama.cpp /
+   * DeepSeek send). On Responses, `reasoning_text` streams raw reasoning content
+   * (`response.reasoning_text.delta`, as open-weight models do) instead of a summary.
+   */
   reasoningField?: ReasoningField;
   toolCalls?: ScriptedToolCall[];
   /** Characters (code points) per delta, for text, thinking and tool-call arguments alike. Default 4. */
