@@ -116,7 +116,7 @@ export async function startWireServer(
         errorBody: JSON.stringify(adapter.errorBody(500, `script threw: ${String(error)}`)),
       };
     }
-    if (cache && !(response.httpStatus !== undefined && response.httpStatus >= 400)) {
+    if (cache && !answersHttpError(response)) {
       const billed = cache.bill(body);
       if (!response.usage) {
         const completion = scriptedUsage(response, JSON.stringify(messages).length).completion_tokens;
@@ -126,7 +126,7 @@ export async function startWireServer(
     record.response = response;
     if (closed) return;
 
-    if (response.httpStatus !== undefined && response.httpStatus >= 400) {
+    if (answersHttpError(response)) {
       res.writeHead(response.httpStatus, { "content-type": "application/json" });
       res.end(
         response.errorBody ??
@@ -264,6 +264,11 @@ export async function startWireServer(
       });
     },
   };
+}
+
+/** The scripted answer is an HTTP error instead of a stream. */
+function answersHttpError(response: ScriptedResponse): response is ScriptedResponse & { httpStatus: number } {
+  return response.httpStatus !== undefined && response.httpStatus >= 400;
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
