@@ -7,8 +7,12 @@
 // the extensions installed by `pi install npm:...` (scripts/demo/installed.mjs).
 import { spawnSync } from "node:child_process";
 
-// Build first (turbo, cached), quietly: the demo's output is the demo's, not turbo's banner or task log.
-const build = spawnSync("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only"], {
+// Build first (turbo, cached), quietly: the demo's output is the demo's, not turbo's banner or task log. With
+// --installed only the testkit (the embedded model and the local registry): pi and the extensions come from the
+// registry, built and released in a clone.
+const installed = process.argv.includes("--installed");
+const only = installed ? ["--filter=@pi-rails/testkit"] : [];
+const build = spawnSync("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only", ...only], {
   cwd: new URL("..", import.meta.url).pathname,
   env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", TURBO_NO_UPDATE_NOTIFIER: "1" },
   encoding: "utf8",
@@ -22,7 +26,7 @@ const root = new URL("..", import.meta.url).pathname;
 const bold = (text) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
 const dim = (text) => (process.stdout.isTTY ? `\x1b[2m${text}\x1b[0m` : text);
 
-if (process.argv.includes("--installed")) {
+if (installed) {
   const { installedChecks, runInstalledDemo } = await import("./demo/installed.mjs");
   const facts = await runInstalledDemo({ root, bold, dim });
   const checks = installedChecks(facts);
