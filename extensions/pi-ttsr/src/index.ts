@@ -15,6 +15,15 @@ export {
   type TriggeredPayload,
   withToolReminder,
 } from "./delivery/injection.ts";
+export {
+  type AttemptUsage,
+  addInterrupt,
+  EMPTY_TALLY,
+  type InterruptCostTally,
+  interruptCostStatus,
+  interruptCostText,
+  readAttemptUsage,
+} from "./delivery/interrupt-cost.ts";
 export { type PathBase, rulePathForModel } from "./delivery/rule-path.ts";
 export { INTERRUPT_TEMPLATE, REMINDER_TEMPLATE, renderInterrupt, renderReminder } from "./delivery/templates.ts";
 export { buildRegistry } from "./manager/build-registry.ts";
