@@ -1,5 +1,7 @@
-// pnpm bench: one prune pass (cache expired: analyse, plan, render) over 1k / 10k / 100k messages, and the warm
-// path (cache warm: re-apply the sticky view to the next request), side by side in one run.
+// pnpm bench: one prune pass (cache expired: analyse, plan, render) over 1k / 10k / 100k messages, the warm path
+// (cache warm: re-apply the sticky view to the next request), and the memory the view keeps between requests
+// against one deep copy of the context (what pi's context event hands over), side by side in one run.
+// Run with --expose-gc (the package's `pnpm bench` does) for the memory column.
 import { defaultSettings, SessionView } from "../dist/index.js";
 import { benchSession } from "./workload.mjs";
 
@@ -25,9 +27,34 @@ function best(fn, minMs = 1500, maxRuns = 40) {
     new SessionView(settings).render(messages.slice(), { now: lastAt + 3_600_000, ttlSeconds: 300 });
 }
 
+/** Heap bytes after full collections (needs --expose-gc). */
+function heap() {
+  globalThis.gc?.();
+  globalThis.gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+/** One deep copy of the context, and what a view keeps after a prune pass once the request's copy is gone. */
+function memory(messages, lastAt) {
+  if (!globalThis.gc) return { deepMb: Number.NaN, keptMb: Number.NaN };
+  const h0 = heap();
+  let copy = structuredClone(messages);
+  const deep = heap() - h0;
+  copy = undefined;
+  let view = new SessionView(settings);
+  view.load([{ kind: "touch", at: lastAt, ttlSeconds: 300 }]);
+  view.render(structuredClone(messages), { now: lastAt + 10 * 60_000, ttlSeconds: 300 });
+  const withView = heap();
+  view = undefined;
+  const kept = withView - heap();
+  return { deepMb: deep / 1e6, keptMb: kept / 1e6 };
+}
+
 const rows = [];
 for (const size of SIZES) {
   const { messages, lastAt } = benchSession(size);
+  const contextMb = JSON.stringify(messages).length / 1e6;
+  const { deepMb, keptMb } = memory(messages, lastAt);
   const expiredAt = lastAt + 10 * 60_000;
   const fresh = () => {
     const view = new SessionView(settings);
@@ -59,6 +86,10 @@ for (const size of SIZES) {
   if (!reused) throw new Error("bench: the warm path did not reuse the cached view");
   rows.push({
     messages: size,
+    contextMb,
+    deepMb,
+    keptMb,
+    keptShare: keptMb / deepMb,
     pruned,
     passMs,
     usPerMessage: (passMs * 1000) / size,
@@ -73,24 +104,32 @@ if (json) {
 } else {
   const fmt = (x, d = 2) => x.toFixed(d);
   console.log("cache-ttl-view bench (best of runs; node", process.version, ")");
-  console.log("messages  pruned blocks  prune pass ms  µs/message  vs 10k linear  warm path ms  warm/pass");
+  console.log(
+    "messages  context MB  pruned blocks  prune pass ms  µs/message  vs 10k linear  warm path ms  warm/pass  kept MB  kept/deep copy",
+  );
   for (const r of rows) {
     const linear = r.passMs / base.passMs / (r.messages / base.messages);
     console.log(
       [
         String(r.messages).padStart(8),
+        fmt(r.contextMb, 1).padStart(11),
         String(r.pruned).padStart(14),
         fmt(r.passMs).padStart(14),
         fmt(r.usPerMessage, 3).padStart(11),
         `${fmt(linear)}x`.padStart(14),
         fmt(r.warmMs, 4).padStart(13),
         `${fmt(r.warmShare * 100, 3)}%`.padStart(10),
+        fmt(r.keptMb, 1).padStart(8),
+        `${fmt(r.keptShare, 3)} of ${fmt(r.deepMb, 0)} MB`.padStart(16),
       ].join(" "),
     );
   }
-  const ok10k = base.passMs < 50;
+  const big = rows.find((r) => r.messages === 100_000);
+  const okPass = big.passMs < 150;
   const okWarm = rows.every((r) => r.warmShare < 0.01);
+  const okMem = rows.every((r) => !(r.keptShare > 0.5));
   console.log(
-    `10k pass under 50 ms: ${ok10k ? "yes" : "NO"} (${fmt(base.passMs)} ms); warm path under 1% of a pass: ${okWarm ? "yes" : "NO"}`,
+    `100k pass under 150 ms: ${okPass ? "yes" : "NO"} (${fmt(big.passMs)} ms); warm path under 1% of a pass: ${okWarm ? "yes" : "NO"}; ` +
+      `kept between requests at most half a deep copy: ${okMem ? "yes" : "NO"} (${fmt(big.keptShare, 3)})`,
   );
 }

@@ -1,5 +1,5 @@
 import { type CacheState, inferTouch, judgeCache, ttlForJudgement } from "../clock/cache-clock.ts";
-import { rawMessageKey } from "../model/ids.ts";
+import { messageKeyAt, rawMessageKey } from "../model/ids.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
 import { type Analysis, analyze, type Block, blockById } from "../plan/analysis.ts";
 import { noticeText } from "../plan/notice.ts";
@@ -195,7 +195,7 @@ export class SessionView {
           savedTokens: plan.savedTokens,
           caps: capsOf(this.settings),
           notice: {
-            after: analysis.keys[messages.length - 1] as string,
+            after: messageKeyAt(messages, messages.length - 1),
             at: ctx.now,
             text: noticeText(plan, ttl, clock.idleSeconds),
           },

@@ -23,22 +23,37 @@ export function rawMessageKey(m: ViewMessage): string {
   return `${m.role}:${m.timestamp ?? ""}`;
 }
 
-/** Keys of all messages; a repeated key gets `#2`, `#3`, ... in order of appearance. */
-export function messageKeys(messages: readonly ViewMessage[]): string[] {
+/**
+ * Key of message `i`: its raw key, with `#2`, `#3`, ... when the same raw key occurred before it. Computed on
+ * demand (one scan): keeping the keys of every message between requests would cost more than the view itself.
+ */
+export function messageKeyAt(messages: readonly ViewMessage[], i: number): string {
+  const raw = rawMessageKey(messages[i] as ViewMessage);
+  let n = 1;
+  for (let k = 0; k < i; k++) if (rawMessageKey(messages[k] as ViewMessage) === raw) n++;
+  return n === 1 ? raw : `${raw}#${n}`;
+}
+
+/** Indexes of the messages whose keys are in `wanted` (one scan, counting repeats only for wanted raw keys). */
+export function findMessageKeys(messages: readonly ViewMessage[], wanted: ReadonlySet<string>): Map<string, number> {
+  const found = new Map<string, number>();
+  const raws = new Set<string>();
+  for (const key of wanted) raws.add(key.replace(/#\d+$/, ""));
   const seen = new Map<string, number>();
-  const keys = new Array<string>(messages.length);
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = 0; i < messages.length && found.size < wanted.size; i++) {
     const raw = rawMessageKey(messages[i] as ViewMessage);
+    if (!raws.has(raw)) continue;
     const n = (seen.get(raw) ?? 0) + 1;
     seen.set(raw, n);
-    keys[i] = n === 1 ? raw : `${raw}#${n}`;
+    const key = n === 1 ? raw : `${raw}#${n}`;
+    if (wanted.has(key) && !found.has(key)) found.set(key, i);
   }
-  return keys;
+  return found;
 }
 
 /** Block id of a tool call and its result. */
 export const toolBlockId = (toolCallId: string): string => shortHash(`t:${toolCallId}`);
-/** Block id of a message's prose (user / assistant text and thinking / custom / user bash). */
-export const textBlockId = (messageKey: string): string => shortHash(`m:${messageKey}`);
-/** Block id of one image part of a message. */
-export const imageBlockId = (messageKey: string, part: number): string => shortHash(`i:${messageKey}#${part}`);
+/** Block id of a message's prose (user / assistant text and thinking / custom / user bash), by its raw key. */
+export const textBlockId = (rawKey: string): string => shortHash(`m:${rawKey}`);
+/** Block id of one image part of a message, by its raw key. */
+export const imageBlockId = (rawKey: string, part: number): string => shortHash(`i:${rawKey}#${part}`);

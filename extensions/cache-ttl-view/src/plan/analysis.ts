@@ -1,4 +1,4 @@
-import { imageBlockId, messageKeys, textBlockId, toolBlockId } from "../model/ids.ts";
+import { imageBlockId, rawMessageKey, textBlockId, toolBlockId } from "../model/ids.ts";
 import {
   isAssistant,
   isBashExecution,
@@ -7,6 +7,7 @@ import {
   isToolResult,
   isUser,
   type ToolCallPart,
+  type ToolResultMsg,
   type ViewMessage,
 } from "../model/messages.ts";
 import { turnAges } from "../turns/turns.ts";
@@ -22,7 +23,6 @@ export type Block =
   | { kind: "image"; id: string; age: number; msg: number; part: number; chars: number };
 
 export interface Analysis {
-  keys: string[];
   ages: Int32Array;
   /** Blocks in message order; those of message i are `blocks[first[i]]` up to `blocks[first[i + 1]]`. */
   blocks: Block[];
@@ -81,31 +81,22 @@ export function touches(analysis: Analysis, i: number, ids: ReadonlySet<string>)
  * when messages are appended, and a fresh block can never inherit the pruned state of an older one.
  */
 class IdAllocator {
-  #sources = new Map<string, string>();
-  id(hash: string, source: string): string {
-    const owner = this.#sources.get(hash);
-    if (owner === undefined || owner === source) {
-      this.#sources.set(hash, source);
-      return hash;
-    }
-    for (let n = 2; ; n++) {
-      const candidate = `${hash}.${n}`;
-      const o = this.#sources.get(candidate);
-      if (o === undefined || o === source) {
-        this.#sources.set(candidate, source);
-        return candidate;
-      }
-    }
+  // Every source (a tool call at its position, a message key, an image part) occurs once per message list, so a
+  // hash seen before is a collision.
+  #used = new Set<string>();
+  id(hash: string): string {
+    let id = hash;
+    for (let n = 2; this.#used.has(id); n++) id = `${hash}.${n}`;
+    this.#used.add(id);
+    return id;
   }
 }
 
 /** One linear pass over the messages. */
 export function analyze(messages: readonly ViewMessage[]): Analysis {
-  const keys = messageKeys(messages);
   const ages = turnAges(messages);
   const n = messages.length;
   const analysis: Analysis = {
-    keys,
     ages,
     blocks: [],
     first: new Int32Array(n + 1),
@@ -113,21 +104,33 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
     textBlock: new Int32Array(n).fill(-1),
   };
   const blocks = analysis.blocks;
-  // Results by tool call id, in order: a provider that reuses ids pairs each call with the next result after it.
-  const resultsOf = new Map<string, number[]>();
-  for (let i = 0; i < n; i++) {
-    const m = messages[i] as ViewMessage;
-    if (!isToolResult(m)) continue;
-    const list = resultsOf.get(m.toolCallId);
-    if (list) list.push(i);
-    else resultsOf.set(m.toolCallId, [i]);
-  }
+  // A call's result is normally in the run of tool results right after its message (pi's loop writes them
+  // there); anything else (a provider reusing ids, a result elsewhere) falls back to an index built on first need.
+  const claimed = new Uint8Array(n);
+  let resultsOf: Map<string, number[]> | undefined;
   const ids = new IdAllocator();
   const nextResult = (callId: string, after: number): number => {
-    const list = resultsOf.get(callId);
-    while (list && list.length > 0) {
-      const r = list.shift() as number;
-      if (r > after) return r;
+    for (let r = after + 1; r < n && isToolResult(messages[r] as ViewMessage); r++) {
+      if (claimed[r] === 0 && (messages[r] as ToolResultMsg).toolCallId === callId) {
+        claimed[r] = 1;
+        return r;
+      }
+    }
+    if (!resultsOf) {
+      resultsOf = new Map();
+      for (let r = 0; r < n; r++) {
+        const m = messages[r] as ViewMessage;
+        if (!isToolResult(m)) continue;
+        const list = resultsOf.get(m.toolCallId);
+        if (list) list.push(r);
+        else resultsOf.set(m.toolCallId, [r]);
+      }
+    }
+    for (const r of resultsOf.get(callId) ?? []) {
+      if (r > after && claimed[r] === 0) {
+        claimed[r] = 1;
+        return r;
+      }
     }
     return -1;
   };
@@ -135,7 +138,7 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
     analysis.first[i] = blocks.length;
     const m = messages[i] as ViewMessage;
     if (isSummary(m)) continue;
-    const key = keys[i] as string;
+    // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
     const age = ages[i] as number;
     if (isAssistant(m)) {
       let prose = false;
@@ -148,7 +151,7 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
           if (resultMsg > i) analysis.resultTool[resultMsg] = blocks.length;
           blocks.push({
             kind: "tool",
-            id: ids.id(toolBlockId(call.id), `t:${call.id}@${i}:${p}`),
+            id: ids.id(toolBlockId(call.id)),
             age,
             callMsg: i,
             callPart: p,
@@ -159,28 +162,28 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
         else if (part?.type === "thinking") reasoning = true;
       }
       if (prose || reasoning) {
-        const id = ids.id(textBlockId(key), `m:${key}`);
+        const id = ids.id(textBlockId(rawMessageKey(m)));
         analysis.textBlock[i] = blocks.length;
         blocks.push({ kind: "text", id, age, msg: i, ...(reasoning ? { reasoning } : {}) });
       }
     } else if (isUser(m) || isCustom(m) || isToolResult(m)) {
       const content = m.content;
       if (typeof content === "string") {
-        blocks.push({ kind: "text", id: ids.id(textBlockId(key), `m:${key}`), age, msg: i });
+        blocks.push({ kind: "text", id: ids.id(textBlockId(rawMessageKey(m))), age, msg: i });
         continue;
       }
       let prose = false;
       for (let p = 0; p < content.length; p++) {
         const part = content[p];
         if (part?.type === "image") {
-          const id = ids.id(imageBlockId(key, p), `i:${key}#${p}`);
+          const id = ids.id(imageBlockId(rawMessageKey(m), p));
           blocks.push({ kind: "image", id, age, msg: i, part: p, chars: part.data.length });
         } else if (part?.type === "text") prose = true;
       }
       if (prose && !isToolResult(m))
-        blocks.push({ kind: "text", id: ids.id(textBlockId(key), `m:${key}`), age, msg: i });
+        blocks.push({ kind: "text", id: ids.id(textBlockId(rawMessageKey(m))), age, msg: i });
     } else if (isBashExecution(m)) {
-      blocks.push({ kind: "text", id: ids.id(textBlockId(key), `m:${key}`), age, msg: i });
+      blocks.push({ kind: "text", id: ids.id(textBlockId(rawMessageKey(m))), age, msg: i });
     }
   }
   analysis.first[n] = blocks.length;

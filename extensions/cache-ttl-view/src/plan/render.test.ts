@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { messageKeyAt } from "../model/ids.ts";
 import type { AssistantMsg, ViewMessage } from "../model/messages.ts";
 import { defaultSettings } from "../settings/settings.ts";
 import { SessionBuilder, text } from "../testing/fixtures.ts";
@@ -47,7 +48,7 @@ describe("render", () => {
     const s = new SessionBuilder().user("a").assistant("b").user("c");
     const { analysis } = view(s, []);
     const notices = [
-      { after: analysis.keys[1] as string, at: 5, text: "pruned!" },
+      { after: messageKeyAt(s.messages, 1), at: 5, text: "pruned!" },
       { after: "user:404", at: 6, text: "lost" },
     ];
     const { out } = view(s, [], notices);

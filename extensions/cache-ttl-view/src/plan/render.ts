@@ -1,3 +1,4 @@
+import { findMessageKeys } from "../model/ids.ts";
 import type {
   AssistantMsg,
   BashExecutionMsg,
@@ -187,11 +188,11 @@ export function patchFor(
   }
   const inserts: [number, ViewMessage][] = [];
   if (notices.length > 0) {
-    const indexOf = new Map<string, number>();
-    for (let i = 0; i < analysis.keys.length; i++) indexOf.set(analysis.keys[i] as string, i);
+    // Only the anchors are looked up (a map of every message key would cost as much as the analysis).
+    const at = findMessageKeys(messages, new Set(notices.map((n) => n.after)));
     for (const notice of notices) {
-      const at = indexOf.get(notice.after);
-      if (at !== undefined) inserts.push([at, noticeMessage(notice)]);
+      const index = at.get(notice.after);
+      if (index !== undefined) inserts.push([index, noticeMessage(notice)]);
     }
     inserts.sort((a, b) => a[0] - b[0]);
   }
