@@ -31,7 +31,7 @@ async function cli(...argv: string[]) {
   const code = await runCli(
     argv,
     { out: (s) => out.push(s), err: (s) => err.push(s) },
-    { PI_RULEBOOK_CACHE_DIR: "off" },
+    {},
   );
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
