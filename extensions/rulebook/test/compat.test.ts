@@ -28,11 +28,7 @@ afterEach(async () => {
 async function cli(...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(
-    argv,
-    { out: (s) => out.push(s), err: (s) => err.push(s) },
-    {},
-  );
+  const code = await runCli(argv, { out: (s) => out.push(s), err: (s) => err.push(s) }, {});
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
 
