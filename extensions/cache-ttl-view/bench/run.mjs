@@ -38,9 +38,9 @@ function heap() {
 function memory(messages, lastAt) {
   if (!globalThis.gc) return { deepMb: Number.NaN, keptMb: Number.NaN };
   const h0 = heap();
-  let copy = structuredClone(messages);
+  const hold = [structuredClone(messages)];
   const deep = heap() - h0;
-  copy = undefined;
+  hold.length = 0;
   let view = new SessionView(settings);
   view.load([{ kind: "touch", at: lastAt, ttlSeconds: 300 }]);
   view.render(structuredClone(messages), { now: lastAt + 10 * 60_000, ttlSeconds: 300 });

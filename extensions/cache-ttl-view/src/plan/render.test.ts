@@ -46,7 +46,6 @@ describe("render", () => {
 
   it("inserts a notice after its anchor, and drops a notice whose anchor is gone (compacted away)", () => {
     const s = new SessionBuilder().user("a").assistant("b").user("c");
-    const { analysis } = view(s, []);
     const notices = [
       { after: messageKeyAt(s.messages, 1), at: 5, text: "pruned!" },
       { after: "user:404", at: 6, text: "lost" },
