@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -49,6 +50,42 @@ function killOnExit(child: ChildProcess): void {
   });
 }
 
+/**
+ * One HTTP request on a fresh connection. (fetch keeps connections alive, and verdaccio closes an idle one after a
+ * while: the next request on it then fails with "other side closed" after a long step such as a release.)
+ */
+function call(method: string, url: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpRequest(
+      url,
+      {
+        method,
+        agent: false,
+        headers: payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {},
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          text += chunk;
+        });
+        res.on("end", () => {
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -74,7 +111,10 @@ function verdaccioBin(): string {
 
 /** The registry npm is configured with (the uplink), as npm itself reports it. */
 export function configuredRegistry(): string {
-  const url = execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8" }).trim();
+  const url = execFileSync("npm", ["config", "get", "registry"], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  }).trim();
   return url.endsWith("/") ? url : `${url}/`;
 }
 
@@ -155,20 +195,18 @@ export async function startLocalRegistry(options: LocalRegistryOptions = {}): Pr
     for (;;) {
       if (child.exitCode !== null) throw new Error(`verdaccio exited (${child.exitCode}):\n${output}`);
       try {
-        const response = await fetch(`${url}-/ping`);
-        if (response.ok) break;
+        if ((await call("GET", `${url}-/ping`)).status === 200) break;
       } catch {}
       if (Date.now() > deadline) throw new Error(`verdaccio did not answer on ${url} in time:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     // A user to publish as: the token goes into an npmrc, the standard place npm and pnpm read it from.
-    const response = await fetch(`${url}-/user/org.couchdb.user:pi-rails`, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "pi-rails", password: "pi-rails-local-registry" }),
+    const user = await call("PUT", `${url}-/user/org.couchdb.user:pi-rails`, {
+      name: "pi-rails",
+      password: "pi-rails-local-registry",
     });
-    const { token } = (await response.json()) as { token?: string };
-    if (!token) throw new Error(`verdaccio gave no token (HTTP ${response.status})`);
+    const token = (user.json as { token?: string } | undefined)?.token;
+    if (!token) throw new Error(`verdaccio gave no token (HTTP ${user.status})`);
     const npmrc = join(root, "npmrc");
     writeFileSync(npmrc, `registry=${url}\n//127.0.0.1:${port}/:_authToken=${token}\n`);
     return {
@@ -176,10 +214,10 @@ export async function startLocalRegistry(options: LocalRegistryOptions = {}): Pr
       npmrc,
       env: { npm_config_registry: url, npm_config_userconfig: npmrc },
       async versions(name) {
-        const res = await fetch(`${url}${name.replace("/", "%2f")}`);
+        const res = await call("GET", `${url}${name.replace("/", "%2f")}`);
         if (res.status === 404) return [];
-        if (!res.ok) throw new Error(`GET ${name} from the local registry: HTTP ${res.status}`);
-        return Object.keys(((await res.json()) as { versions?: Record<string, unknown> }).versions ?? {});
+        if (res.status !== 200) throw new Error(`GET ${name} from the local registry: HTTP ${res.status}`);
+        return Object.keys((res.json as { versions?: Record<string, unknown> }).versions ?? {});
       },
       close,
     };
