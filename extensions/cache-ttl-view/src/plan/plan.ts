@@ -10,6 +10,7 @@ import { cannotShrink, toolCallOf } from "./replacements.ts";
 export type PlanSettings = Pick<
   CacheTtlSettings,
   | "maxTextChars"
+  | "maxFieldChars"
   | "keepRecentTurns"
   | "keepRecentIntactTurns"
   | "maxBase64Chars"
@@ -86,7 +87,7 @@ export function planPrune(input: PlanInput): Plan {
     if (window === "intact") continue;
     if (window === "cold" && block.kind === "text") continue;
     if (pinned(input, block)) continue;
-    if (cannotShrink(input.messages, block, settings.maxTextChars)) continue;
+    if (cannotShrink(input.messages, block, settings)) continue;
     const r = input.replacement(block);
     if (r.newChars >= r.origChars) continue;
     if (window === "cold" && (r.kind !== "tool" || r.heavyChars <= settings.maxBase64Chars)) continue;

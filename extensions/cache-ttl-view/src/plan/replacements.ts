@@ -82,7 +82,11 @@ export function reasoningChars(m: AssistantMsg): number {
  * A cheap test that a block's replacement cannot be smaller than the block (so it need not be built): prose that
  * fits `maxTextChars`, a tool call whose arguments and result are shorter than a summary's fixed part.
  */
-export function cannotShrink(messages: readonly ViewMessage[], block: Block, maxTextChars: number): boolean {
+export function cannotShrink(
+  messages: readonly ViewMessage[],
+  block: Block,
+  caps: { maxTextChars: number; maxFieldChars: number },
+): boolean {
   if (block.kind === "image") return false;
   if (block.kind === "text") {
     const m = messages[block.msg] as ViewMessage;
@@ -102,15 +106,21 @@ export function cannotShrink(messages: readonly ViewMessage[], block: Block, max
         else if (typeof part.thinking === "string") n += part.thinking.length + 1;
       }
     }
-    return n <= maxTextChars;
+    return n <= caps.maxTextChars;
   }
   const call = toolCallOf(messages, block);
   const result = block.resultMsg >= 0 ? (messages[block.resultMsg] as ToolResultMsg) : undefined;
+  // Images of the result are blocks of their own: only its text counts here.
   let n = 0;
-  for (const part of result?.content ?? []) n += part.type === "text" ? part.text.length : part.data.length;
-  if (n > 200) return false;
+  for (const part of result?.content ?? []) if (part.type === "text") n += part.text.length;
+  if (n > caps.maxTextChars + caps.maxFieldChars) return false;
   const fixed = 64 + call.name.length + call.id.length;
-  return n + JSON.stringify(call.arguments ?? {}).length <= fixed;
+  const args = JSON.stringify(call.arguments ?? {}).length;
+  if (n + args <= fixed) return true;
+  // A summary repeats the arguments next to the call's own: with nothing in them to cap (the whole JSON within
+  // maxFieldChars) and a result no longer than that, the pair cannot get smaller. `write` swaps its content for a
+  // marker, so it is always built.
+  return call.name !== "write" && args <= caps.maxFieldChars && n <= args + fixed;
 }
 
 export function toolCallOf(messages: readonly ViewMessage[], block: Extract<Block, { kind: "tool" }>): ToolCallPart {
