@@ -6,7 +6,7 @@ import {
   type TestSession,
   WIRE_FORMATS,
 } from "@pi-rails/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCacheTtlView } from "../src/extension.ts";
 import { visibleText, type WireApi, wireProblems } from "../src/testing/wire.ts";
 import { bigFile } from "./helpers.ts";
@@ -79,5 +79,82 @@ describe.each(WIRE_FORMATS)("cache-ttl-view on %s (strict loopback server)", (fo
     // The tool loop on the pruned view (the request after the read) is accepted too.
     expect(requests.length).toBe(before + 2);
     expect(wireProblems(api, requests[before + 1]!.body)).toEqual([]);
+  });
+});
+
+describe("the TTL comes from model.api, not the provider's name", () => {
+  it("Claude behind a custom provider name (a corporate gateway) is pruned like Claude", async () => {
+    const clock = { now: 1_000_000 };
+    server = await startProviderServer("anthropic-messages", { strict: true, script });
+    t = await createTestSession({
+      model: { kind: "provider", server },
+      thinkingLevel: "medium",
+      files: { "big.txt": bigFile(20) },
+      projectSettings: { cacheTtl: { keepRecentTurns: 2, minGainTokens: 0 } },
+      extensions: [
+        (pi) =>
+          pi.registerProvider("corp-gateway", {
+            baseUrl: server?.baseUrl ?? "",
+            apiKey: "test-key",
+            api: "anthropic-messages",
+            models: [
+              {
+                id: "claude-sonnet-4-5",
+                name: "Claude via the gateway",
+                reasoning: true,
+                input: ["text", "image"],
+                cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+                contextWindow: 200_000,
+                maxTokens: 16_384,
+              },
+            ],
+          }),
+        createCacheTtlView({ now: () => clock.now }),
+      ],
+      persist: true,
+    });
+    const gateway = t.session.modelRegistry.find("corp-gateway", "claude-sonnet-4-5");
+    expect(gateway?.api).toBe("anthropic-messages");
+    await t.session.setModel(gateway as NonNullable<typeof gateway>);
+    expect(t.session.model?.provider).toBe("corp-gateway");
+    for (let turn = 0; turn < 4; turn++) {
+      await t.prompt(`turn ${turn}: read big.txt`);
+      clock.now += 30_000;
+    }
+    const before = server.requests.length;
+    clock.now += 10 * MIN;
+    await t.prompt("after the break");
+    expect(server.requests.map((r) => r.rejected?.message).filter(Boolean)).toEqual([]);
+    expect(JSON.stringify(server.requests[before]?.body)).toContain(
+      "Context was pruned because the prompt cache TTL (300s)",
+    );
+  });
+
+  it("a model with no known cache TTL is not pruned, and the extension says once why", async () => {
+    const clock = { now: 1_000_000 };
+    const err: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      err.push(String(chunk));
+      return true;
+    });
+    try {
+      server = await startProviderServer("openai-completions", { script });
+      t = await createTestSession({
+        model: { kind: "provider", server },
+        files: { "big.txt": bigFile(20) },
+        projectSettings: { cacheTtl: { keepRecentTurns: 1, minGainTokens: 0 } },
+        extensions: [createCacheTtlView({ now: () => clock.now })],
+      });
+      await t.prompt("read big.txt");
+      clock.now += 10 * MIN;
+      await t.prompt("later");
+      await t.prompt("and later");
+    } finally {
+      spy.mockRestore();
+    }
+    expect(JSON.stringify(server.requests.at(-1)?.body)).not.toContain("Context was pruned");
+    const said = err.join("").split("pruning is off: the prompt-cache TTL of loopback/loopback-model");
+    expect(said).toHaveLength(2); // once
+    expect(err.join("")).toContain("set cacheTtl.ttlSeconds to prune");
   });
 });
