@@ -1,9 +1,10 @@
-import { buildSessionContext, type ExtensionAPI, type ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { NoticeBoard } from "@pi-rails/agent-core/kit";
 import { Type } from "typebox";
 import { cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
 import { SessionView } from "./engine/session-view.ts";
 import type { ViewMessage } from "./model/messages.ts";
+import { contextOfBranch } from "./model/session-context.ts";
 import { statusReport } from "./report/status.ts";
 import { RESTORE_TOOL, restoredContent, restoreNotes } from "./restore/restore.ts";
 import { parsePinCommand } from "./settings/pin-command.ts";
@@ -58,10 +59,8 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
       }
       return datas;
     };
-    /** The session's current context as pi builds it (what the next request starts from). */
-    const sessionMessages = (ctx: ExtensionContext): ViewMessage[] =>
-      buildSessionContext(ctx.sessionManager.getEntries(), ctx.sessionManager.getLeafId())
-        .messages as unknown as ViewMessage[];
+    /** The session's current context, built as pi builds it (what the next request starts from). */
+    const sessionMessages = (ctx: ExtensionContext): ViewMessage[] => contextOfBranch(ctx.sessionManager.getBranch());
 
     pi.on("session_start", (_event, ctx) => {
       notices.reset();

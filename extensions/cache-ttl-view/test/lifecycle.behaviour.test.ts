@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { buildSessionContext } from "@mariozechner/pi-coding-agent";
 import {
   createTestSession,
   type ModelServer,
@@ -9,6 +10,9 @@ import {
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCacheTtlView } from "../src/extension.ts";
+import { messageKeyAt } from "../src/model/ids.ts";
+import type { ViewMessage } from "../src/model/messages.ts";
+import { contextOfBranch } from "../src/model/session-context.ts";
 import { bigFile, conversation, isPrefix, json, toolPairingProblems } from "./helpers.ts";
 
 /** State lifecycle and restores, in a real pi AgentSession against the loopback model. */
@@ -151,5 +155,25 @@ describe("state lifecycle", () => {
     const report = out.join("");
     expect(report).toMatch(/[0-9a-f]{8} \(read big\.txt\)/);
     expect(report).not.toContain("not in the current view");
+  });
+});
+
+describe("the session's current context", () => {
+  it("is built like pi's buildSessionContext (after a compaction and a tree navigation)", async () => {
+    const clock = { now: 1_000_000 };
+    const { t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock);
+    await t.prompt("read big.txt");
+    await t.prompt("second");
+    await t.session.compact();
+    await t.prompt("third");
+    const entries = t.readSessionEntries() as { type: string; id: string }[];
+    const firstAnswer = entries.find((e) => e.type === "message" && json(e).includes("answer 1")) as { id: string };
+    await t.session.navigateTree(firstAnswer.id);
+    const manager = t.session.sessionManager;
+    const ours = contextOfBranch(manager.getBranch());
+    const pis = buildSessionContext(manager.getEntries(), manager.getLeafId()).messages as ViewMessage[];
+    const keys = (ms: readonly ViewMessage[]) => ms.map((m, i) => messageKeyAt(ms, i));
+    expect(keys(ours)).toEqual(keys(pis));
+    expect(ours.length).toBeGreaterThan(2);
   });
 });

@@ -1,4 +1,5 @@
 import type { ViewMessage } from "../model/messages.ts";
+import { SessionContextBuilder } from "../model/session-context.ts";
 import { STATE_ENTRY_TYPE } from "../state/entries.ts";
 
 /** One request of a recorded session: the context pi sent, when, and with which model. */
@@ -65,52 +66,28 @@ export function parseSessionFile(text: string, file = "session"): ParsedSession 
     throw new Error(`${file}: not a pi session file (no session header and no entries)`);
   }
   const requests: RecordedRequest[] = [];
-  let context: { id: string; message: ViewMessage }[] = [];
+  const context = new SessionContextBuilder();
   let stateEntries: unknown[] = [];
   for (const e of branchOf(entries)) {
-    const id = e.id as string;
     if (e.type === "custom" && e["customType"] === STATE_ENTRY_TYPE) {
       stateEntries.push(e["data"]);
-    } else if (e.type === "message") {
-      const message = e["message"] as ViewMessage;
-      if (message.role === "assistant") {
-        const usage = message["usage"] as RecordedRequest["usage"];
-        requests.push({
-          at: typeof message.timestamp === "number" ? message.timestamp : Date.parse(String(e["timestamp"])),
-          context: context.map((c) => c.message),
-          ...(typeof message["provider"] === "string" ? { provider: message["provider"] } : {}),
-          ...(typeof message["model"] === "string" ? { model: message["model"] } : {}),
-          ...(typeof message["api"] === "string" ? { api: message["api"] } : {}),
-          ...(usage ? { usage } : {}),
-          stateEntries,
-        });
-        stateEntries = [];
-      }
-      context.push({ id, message });
-    } else if (e.type === "custom_message") {
-      context.push({
-        id,
-        message: {
-          role: "custom",
-          customType: String(e["customType"]),
-          content: e["content"] as string,
-          timestamp: Date.parse(String(e["timestamp"])),
-        },
-      });
-    } else if (e.type === "compaction") {
-      const kept = context.findIndex((c) => c.id === e["firstKeptEntryId"]);
-      const summary = {
-        role: "compactionSummary",
-        summary: e["summary"],
-        timestamp: Date.parse(String(e["timestamp"])),
-      };
-      context = [{ id, message: summary }, ...(kept >= 0 ? context.slice(kept) : [])];
-    } else if (e.type === "branch_summary") {
-      context.push({
-        id,
-        message: { role: "branchSummary", summary: e["summary"], timestamp: Date.parse(String(e["timestamp"])) },
-      });
+      continue;
     }
+    const message = e.type === "message" ? (e["message"] as ViewMessage) : undefined;
+    if (message?.role === "assistant") {
+      const usage = message["usage"] as RecordedRequest["usage"];
+      requests.push({
+        at: typeof message.timestamp === "number" ? message.timestamp : Date.parse(String(e["timestamp"])),
+        context: context.messages(),
+        ...(typeof message["provider"] === "string" ? { provider: message["provider"] } : {}),
+        ...(typeof message["model"] === "string" ? { model: message["model"] } : {}),
+        ...(typeof message["api"] === "string" ? { api: message["api"] } : {}),
+        ...(usage ? { usage } : {}),
+        stateEntries,
+      });
+      stateEntries = [];
+    }
+    context.add(e);
   }
   return { ...(cwd !== undefined ? { cwd } : {}), requests, skippedLines };
 }
