@@ -170,6 +170,45 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
         `copies of pi-ai: ${facts.piAiCopies}, of pi-tui: ${facts.piTuiCopies}`,
     );
 
+    // The hash check: an upstream file that is not the one the patch was made for stops pi before it runs.
+    const loop = join(installedPi, "node_modules", "@mariozechner", "pi-agent-core", "dist", "agent-loop.js");
+    const pristineLoop = readFileSync(loop);
+    writeFileSync(loop, `${pristineLoop}\n// edited\n`);
+    const refused = spawnSync("pi", ["--version"], { cwd: home, env: userEnv, encoding: "utf8" });
+    writeFileSync(loop, pristineLoop);
+    facts.refusal = { code: refused.status, stderr: refused.stderr };
+    console.log(`  with pi-agent-core's dist/agent-loop.js edited, pi exits ${refused.status}:`);
+    console.log(refused.stderr.trim().split("\n").slice(0, 4).join("\n").replace(/^/gm, "    "));
+
+    // A user who already has stock pi: npm refuses the second `pi` (EEXIST); the documented side-by-side path.
+    const stockPrefix = join(scratch, "stock-user", "npm-prefix");
+    const sidePrefix = join(scratch, "stock-user", "pi-rails-prefix");
+    const stockEnv = {
+      ...userEnv,
+      npm_config_prefix: stockPrefix,
+      PATH: `${join(stockPrefix, "bin")}:${process.env.PATH}`,
+    };
+    await step("stock pi installed globally, then npm i -g @pi-rails/pi; then the side-by-side prefix", () => {
+      sh("npm", ["i", "-g", "@mariozechner/pi-coding-agent@0.73.1", "--ignore-scripts"], { cwd: home, env: stockEnv });
+      const clash = spawnSync("npm", ["i", "-g", "@pi-rails/pi", "--ignore-scripts"], {
+        cwd: home,
+        env: stockEnv,
+        encoding: "utf8",
+      });
+      facts.clash = { code: clash.status, output: `${clash.stdout}${clash.stderr}` };
+      console.log(
+        `  npm i -g @pi-rails/pi exits ${clash.status}: ${facts.clash.output.match(/EEXIST[^\n]*/)?.[0] ?? "(no EEXIST)"}`,
+      );
+      sh("npm", ["i", "-g", "--prefix", sidePrefix, "@pi-rails/pi", "--ignore-scripts"], { cwd: home, env: stockEnv });
+      facts.sideBySide = {
+        stock: sh("pi", ["--version"], { cwd: home, env: stockEnv }).trim(),
+        piRails: sh(join(sidePrefix, "bin", "pi-rails"), ["--version"], { cwd: home, env: stockEnv }).trim(),
+      };
+      console.log(
+        `  pi --version: ${facts.sideBySide.stock}; ~/.pi-rails/bin/pi-rails --version: ${facts.sideBySide.piRails}`,
+      );
+    });
+
     await step("pi install npm:@pi-rails/<name>, for each of the four extensions", () => {
       for (const name of EXTENSIONS) {
         console.log(`  $ pi install npm:@pi-rails/${name}`);
@@ -215,13 +254,12 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     );
 
     // 3. One package released on its own, and `pi update` on the user's machine.
+    const installedVersion = (name) => {
+      const file = join(prefix, "lib", "node_modules", name, "package.json");
+      return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")).version : undefined;
+    };
     const before = Object.fromEntries(
-      published
-        .map(({ name }) => [
-          name,
-          JSON.parse(readFileSync(join(prefix, "lib", "node_modules", name, "package.json"), "utf8")).version,
-        ])
-        .filter(([name]) => existsSync(join(prefix, "lib", "node_modules", name))),
+      published.map(({ name }) => [name, installedVersion(name)]).filter(([, version]) => version !== undefined),
     );
     await step(`a changeset for ${INDEPENDENT} only; pnpm version-packages; commit; pnpm release`, () => {
       writeFileSync(
@@ -240,12 +278,7 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     facts.update = await step("pi update (on the user's machine)", () => user("pi", ["update"]));
     console.log(facts.update.trimEnd().replace(/^/gm, "  "));
     facts.before = before;
-    facts.after = Object.fromEntries(
-      Object.keys(before).map((name) => [
-        name,
-        JSON.parse(readFileSync(join(prefix, "lib", "node_modules", name, "package.json"), "utf8")).version,
-      ]),
-    );
+    facts.after = Object.fromEntries(Object.keys(before).map((name) => [name, installedVersion(name)]));
     facts.stockPiGlobal = existsSync(join(prefix, "lib", "node_modules", "@mariozechner", "pi-coding-agent"));
     for (const name of Object.keys(before)) console.log(`  ${name}: ${before[name]} → ${facts.after[name]}`);
     return facts;
@@ -278,6 +311,17 @@ export function installedChecks(facts) {
       `@pi-rails/pi adds ${(facts.ownBytes / 1048576).toFixed(2)} MB to stock pi's dependencies`,
     ),
     check(facts.piAiCopies === 1 && facts.piTuiCopies === 1, "one copy of pi-ai and one of pi-tui"),
+    check(
+      facts.refusal?.code === 1 && facts.refusal.stderr.includes("refusing to start"),
+      "an edited upstream file: pi refuses to start, naming it",
+    ),
+    check(
+      facts.clash?.code !== 0 &&
+        /EEXIST/.test(facts.clash.output) &&
+        facts.sideBySide?.stock === "0.73.1" &&
+        facts.sideBySide?.piRails.startsWith("0.73.1 (pi-rails"),
+      "stock pi installed: EEXIST, and the side-by-side prefix gives pi (stock) and pi-rails",
+    ),
     check(
       EXTENSIONS.every((name) => facts.list?.includes(`npm:@pi-rails/${name}`)),
       "pi list shows the four extensions",
