@@ -172,7 +172,7 @@ describe("the session's current context", () => {
     const manager = t.session.sessionManager;
     const ours = contextOfBranch(manager.getBranch());
     const pis = buildSessionContext(manager.getEntries(), manager.getLeafId()).messages as ViewMessage[];
-    const keys = (ms: readonly ViewMessage[]) => ms.map((m, i) => messageKeyAt(ms, i));
+    const keys = (ms: readonly ViewMessage[]) => ms.map((_m, i) => messageKeyAt(ms, i));
     expect(keys(ours)).toEqual(keys(pis));
     expect(ours.length).toBeGreaterThan(2);
   });
