@@ -1,7 +1,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { NoticeBoard } from "@pi-rails/agent-core/kit";
 import { Type } from "typebox";
-import { cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
+import { applyBuffer, cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
 import { SessionView } from "./engine/session-view.ts";
 import type { ViewMessage } from "./model/messages.ts";
 import { contextOfBranch } from "./model/session-context.ts";
@@ -40,18 +40,8 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
       if (entry) pi.appendEntry(STATE_ENTRY_TYPE, entry);
     };
     /** The TTL for the current model: settings, else its API and pi-ai's retention; a buffer that eats it is off. */
-    const currentTtl = (ctx: ExtensionContext): ResolvedTtl => {
-      const ttl = resolveTtl(view.settings.ttlSeconds, ctx.model, cacheRetention());
-      const buffer = view.settings.bufferSeconds;
-      if (ttl.seconds !== undefined && ttl.seconds <= buffer) {
-        return {
-          seconds: undefined,
-          source: "off",
-          reason: `cacheTtl.bufferSeconds (${buffer}) is not less than the TTL of ${ttl.seconds}s (${ttl.reason})`,
-        };
-      }
-      return ttl;
-    };
+    const currentTtl = (ctx: ExtensionContext): ResolvedTtl =>
+      applyBuffer(resolveTtl(view.settings.ttlSeconds, ctx.model, cacheRetention()), view.settings.bufferSeconds);
     const stateOfBranch = (ctx: ExtensionContext): unknown[] => {
       const datas: unknown[] = [];
       for (const entry of ctx.sessionManager.getBranch()) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SessionBuilder } from "../testing/fixtures.ts";
 import { describeCache, inferTouch, judgeCache, ttlForJudgement } from "./cache-clock.ts";
-import { cacheRetention, resolveTtl } from "./ttl.ts";
+import { applyBuffer, cacheRetention, resolveTtl } from "./ttl.ts";
 
 const base = { now: 0, touchAt: 0, ttlSeconds: 300, bufferSeconds: 10, warmGapSeconds: 0 };
 
@@ -84,6 +84,14 @@ describe("resolveTtl", () => {
     expect(r.seconds).toBeUndefined();
     expect(r.reason).toContain("loopback/loopback-model (api openai-completions)");
     expect(r.reason).toContain("set cacheTtl.ttlSeconds");
+  });
+
+  it("a buffer that eats the derived TTL turns pruning off, naming the setting and the TTL", () => {
+    const derived = resolveTtl(undefined, { api: "google-generative-ai", provider: "google", id: "g" }, "short");
+    expect(applyBuffer(derived, 10)).toBe(derived);
+    const off = applyBuffer(derived, 300);
+    expect(off.seconds).toBeUndefined();
+    expect(off.reason).toContain("cacheTtl.bufferSeconds (300) is not less than the TTL of 300s");
   });
 
   it("reads PI_CACHE_RETENTION as pi-ai 0.73.1 does: none still sends the default markers, so it is short", () => {

@@ -100,3 +100,13 @@ export function resolveTtl(
   const seconds = long ? row.long : row.short;
   return { seconds, source: "api", reason: `${model.api} ${long ? "long" : "short"} retention: ${row.note}` };
 }
+
+/** A TTL the buffer eats entirely (`bufferSeconds >= ttl`) would make every request expired: pruning is off then. */
+export function applyBuffer(ttl: ResolvedTtl, bufferSeconds: number): ResolvedTtl {
+  if (ttl.seconds === undefined || ttl.seconds > bufferSeconds) return ttl;
+  return {
+    seconds: undefined,
+    source: "off",
+    reason: `cacheTtl.bufferSeconds (${bufferSeconds}) is not less than the TTL of ${ttl.seconds}s (${ttl.reason})`,
+  };
+}
