@@ -127,24 +127,23 @@ export function renderMessage(
       const tool = blocks.find((b) => b.kind === "tool" && b.resultMsg === index) as
         | Extract<Block, { kind: "tool" }>
         | undefined;
-      const idChange = tool !== undefined && reasoningDropped(analysis, tool.callMsg, pruned);
-      const base = idChange ? { ...t, toolCallId: withoutItemId(t.toolCallId) } : t;
+      const toolCallId =
+        tool !== undefined && reasoningDropped(analysis, tool.callMsg, pruned)
+          ? withoutItemId(t.toolCallId)
+          : t.toolCallId;
       if (tool && pruned.has(tool.id)) {
         // The summary replaces the text; images stay (or become markers) under the image budget.
         const r = replacement(tool) as Extract<Replacement, { kind: "tool" }>;
-        const images = replaceContentParts(
-          t.content.filter((part) => part.type === "image"),
-          blocks,
-          pruned,
-          replacement,
-          imagePartIndexes(t.content),
-        );
-        return { ...base, content: [{ type: "text", text: r.summary }, ...images] } as ToolResultMsg;
+        const content: ToolResultMsg["content"] = [{ type: "text", text: r.summary }];
+        if (blocks.length > 1) {
+          const indexes = imagePartIndexes(t.content);
+          const images = indexes.map((p) => t.content[p] as ImagePart);
+          content.push(...replaceContentParts(images, blocks, pruned, replacement, indexes));
+        }
+        return { ...t, toolCallId, content };
       }
-      return {
-        ...base,
-        content: replaceContentParts(t.content, blocks, pruned, replacement) as ToolResultMsg["content"],
-      };
+      const content = replaceContentParts(t.content, blocks, pruned, replacement) as ToolResultMsg["content"];
+      return { ...t, toolCallId, content };
     }
     case "user":
     case "custom": {
