@@ -2,10 +2,13 @@
 // `pnpm release [--dry-run]`: build every package, check what each tarball would hold, then publish with
 // changesets (only packages whose version is not on the registry yet; one git tag per package, e.g.
 // `@pi-rails/rulebook@0.1.0`). Run `pnpm version-packages` first and commit its result (see README "Releasing").
-// With --dry-run nothing is published: each package goes through `pnpm publish --dry-run`, so a broken tarball
-// fails here, in CI, before a release.
+// With --dry-run nothing is published: each package is packed (`pnpm pack`, as `pnpm publish` packs it) and checked,
+// so a broken tarball fails here, in CI, before a release. Packing asks no registry anything (`pnpm publish
+// --dry-run` refuses a version the registry already has, which is every unchanged package of a later release).
+// `changeset publish` publishes to the registry npm's configuration names (npm_config_registry, .npmrc).
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -59,19 +62,23 @@ if (isMain) {
   try {
     run("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only"], { stdio: "inherit" });
     let failed = false;
-    for (const { dir, manifest } of publishable()) {
-      const out = run("pnpm", ["publish", "--dry-run", "--no-git-checks", "--json"], { cwd: join(root, dir) });
-      const report = JSON.parse(out.slice(out.indexOf("{")))[manifest.name];
-      const problems = tarballProblems(
-        manifest,
-        report.files.map((file) => file.path),
-      );
-      const size = `${(report.size / 1024).toFixed(0)} kB packed, ${(report.unpackedSize / 1024).toFixed(0)} kB unpacked`;
-      console.log(
-        `${problems.length ? "✗" : "✓"} ${manifest.name}@${manifest.version} (${size}, ${report.files.length} files)`,
-      );
-      for (const problem of problems) console.error(`    ${problem}`);
-      failed ||= problems.length > 0;
+    const packed = mkdtempSync(join(tmpdir(), "pi-rails-release-"));
+    try {
+      for (const { dir, manifest } of publishable()) {
+        const out = run("pnpm", ["pack", "--json", "--pack-destination", packed], { cwd: join(root, dir) });
+        const report = JSON.parse(out.slice(out.indexOf("{")));
+        const files = report.files.map((file) => file.path);
+        const problems = tarballProblems(manifest, files);
+        const unpacked = files.reduce((sum, path) => sum + statSync(join(root, dir, path)).size, 0);
+        const size = `${(statSync(report.filename).size / 1024).toFixed(0)} kB packed, ${(unpacked / 1024).toFixed(0)} kB unpacked`;
+        console.log(
+          `${problems.length ? "✗" : "✓"} ${manifest.name}@${manifest.version} (${size}, ${files.length} files)`,
+        );
+        for (const problem of problems) console.error(`    ${problem}`);
+        failed ||= problems.length > 0;
+      }
+    } finally {
+      rmSync(packed, { recursive: true, force: true });
     }
     if (failed) throw new Error("a tarball is not fit to publish");
     if (dryRun) {

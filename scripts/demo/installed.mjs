@@ -180,33 +180,38 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     console.log(`  with pi-agent-core's dist/agent-loop.js edited, pi exits ${refused.status}:`);
     console.log(refused.stderr.trim().split("\n").slice(0, 4).join("\n").replace(/^/gm, "    "));
 
-    // A user who already has stock pi: npm refuses the second `pi` (EEXIST); the documented side-by-side path.
+    // A user who already has stock pi: npm refuses a second `pi` (EEXIST); then both ways out that
+    // packages/pi/README.md documents: keep both (own prefix, `pi-rails` linked onto the PATH), or replace.
+    const stockHome = join(scratch, "stock-user", "home");
     const stockPrefix = join(scratch, "stock-user", "npm-prefix");
-    const sidePrefix = join(scratch, "stock-user", "pi-rails-prefix");
+    const localBin = join(stockHome, ".local", "bin");
+    mkdirSync(localBin, { recursive: true });
     const stockEnv = {
       ...userEnv,
+      HOME: stockHome,
+      npm_config_userconfig: join(home, ".npmrc"),
       npm_config_prefix: stockPrefix,
-      PATH: `${join(stockPrefix, "bin")}:${process.env.PATH}`,
+      PATH: `${join(stockPrefix, "bin")}:${localBin}:${process.env.PATH}`,
     };
-    await step("stock pi installed globally, then npm i -g @pi-rails/pi; then the side-by-side prefix", () => {
-      sh("npm", ["i", "-g", "@mariozechner/pi-coding-agent@0.73.1", "--ignore-scripts"], { cwd: home, env: stockEnv });
-      const clash = spawnSync("npm", ["i", "-g", "@pi-rails/pi", "--ignore-scripts"], {
-        cwd: home,
-        env: stockEnv,
-        encoding: "utf8",
-      });
+    const stock = (command, args) => sh(command, args, { cwd: stockHome, env: stockEnv });
+    await step("stock pi installed globally: npm i -g @pi-rails/pi (EEXIST), keep both, replace", () => {
+      stock("npm", ["i", "-g", "@mariozechner/pi-coding-agent@0.73.1", "--ignore-scripts"]);
+      const clash = spawnSync("npm", ["i", "-g", "@pi-rails/pi"], { cwd: stockHome, env: stockEnv, encoding: "utf8" });
       facts.clash = { code: clash.status, output: `${clash.stdout}${clash.stderr}` };
       console.log(
-        `  npm i -g @pi-rails/pi exits ${clash.status}: ${facts.clash.output.match(/EEXIST[^\n]*/)?.[0] ?? "(no EEXIST)"}`,
+        `  $ npm i -g @pi-rails/pi\n  exit ${clash.status}: ${facts.clash.output.match(/EEXIST[^\n]*/)?.[0] ?? "(no EEXIST)"}`,
       );
-      sh("npm", ["i", "-g", "--prefix", sidePrefix, "@pi-rails/pi", "--ignore-scripts"], { cwd: home, env: stockEnv });
-      facts.sideBySide = {
-        stock: sh("pi", ["--version"], { cwd: home, env: stockEnv }).trim(),
-        piRails: sh(join(sidePrefix, "bin", "pi-rails"), ["--version"], { cwd: home, env: stockEnv }).trim(),
-      };
-      console.log(
-        `  pi --version: ${facts.sideBySide.stock}; ~/.pi-rails/bin/pi-rails --version: ${facts.sideBySide.piRails}`,
-      );
+      console.log("  $ npm i -g --prefix ~/.pi-rails @pi-rails/pi");
+      stock("npm", ["i", "-g", "--prefix", join(stockHome, ".pi-rails"), "@pi-rails/pi"]);
+      console.log("  $ ln -s ~/.pi-rails/bin/pi-rails ~/.local/bin/pi-rails");
+      stock("ln", ["-s", join(stockHome, ".pi-rails", "bin", "pi-rails"), join(localBin, "pi-rails")]);
+      facts.sideBySide = { stock: stock("pi", ["--version"]).trim(), piRails: stock("pi-rails", ["--version"]).trim() };
+      console.log(`  pi --version: ${facts.sideBySide.stock}\n  pi-rails --version: ${facts.sideBySide.piRails}`);
+      console.log("  $ npm uninstall -g @mariozechner/pi-coding-agent && npm i -g @pi-rails/pi");
+      stock("npm", ["uninstall", "-g", "@mariozechner/pi-coding-agent"]);
+      stock("npm", ["i", "-g", "@pi-rails/pi"]);
+      facts.replaced = stock("pi", ["--version"]).trim();
+      console.log(`  pi --version: ${facts.replaced}`);
     });
 
     await step("pi install npm:@pi-rails/<name>, for each of the four extensions", () => {
@@ -320,8 +325,9 @@ export function installedChecks(facts) {
         /EEXIST/.test(facts.clash.output) &&
         facts.sideBySide?.stock === "0.73.1" &&
         facts.sideBySide?.piRails.startsWith("0.73.1 (pi-rails"),
-      "stock pi installed: EEXIST, and the side-by-side prefix gives pi (stock) and pi-rails",
+      "stock pi installed: EEXIST; keeping both gives pi (stock) and pi-rails",
     ),
+    check(facts.replaced?.startsWith("0.73.1 (pi-rails"), "stock pi installed: replacing it gives the patched pi"),
     check(
       EXTENSIONS.every((name) => facts.list?.includes(`npm:@pi-rails/${name}`)),
       "pi list shows the four extensions",

@@ -47,9 +47,12 @@ describe("pnpm demo --installed", () => {
     expect(stdout).toMatch(/\$ pi --version\n {2}0\.73\.1 \(pi-rails 0\.1\.0/);
     expect(stdout).toMatch(/✓ @pi-rails\/pi adds \d\.\d\d MB/);
     expect(stdout).toContain("✓ one copy of pi-ai and one of pi-tui");
-    expect(stdout).toContain("pi-rails: refusing to start: the installed pi is not the one the pi-rails patch was made for.");
+    expect(stdout).toContain(
+      "pi-rails: refusing to start: the installed pi is not the one the pi-rails patch was made for.",
+    );
     expect(stdout).toContain("✓ an edited upstream file: pi refuses to start, naming it");
-    expect(stdout).toContain("✓ stock pi installed: EEXIST, and the side-by-side prefix gives pi (stock) and pi-rails");
+    expect(stdout).toContain("✓ stock pi installed: EEXIST; keeping both gives pi (stock) and pi-rails");
+    expect(stdout).toContain("✓ stock pi installed: replacing it gives the patched pi");
     expect(stdout).toContain("✓ pi list shows the four extensions");
     expect(stdout).toContain("✓ pi install -l (npm install --prefix) installed into the project");
     // The installed pi on the embedded model, with the installed extensions (no -e, nothing from the checkout).

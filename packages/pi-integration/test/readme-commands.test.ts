@@ -42,6 +42,36 @@ const RUN_BY: { command: RegExp; by: string; evidence: string }[] = [
   { command: /^pnpm test$/, by: ".ci/run", evidence: "step pnpm test" },
   { command: /^pnpm demo$/, by: "packages/pi-integration/test/demo.test.ts", evidence: '["demo"]' },
   { command: /^pnpm release --dry-run$/, by: ".ci/run", evidence: "step pnpm release --dry-run" },
+  // The install path and the release flow: `pnpm demo --installed` runs them against a local registry.
+  {
+    command: /^pnpm demo --installed$/,
+    by: "packages/pi-integration/test/installed-pi.e2e.test.ts",
+    evidence: '"--installed"',
+  },
+  { command: /^pnpm release$/, by: "scripts/demo/installed.mjs", evidence: '["release"]' },
+  { command: /^npm i -g @pi-rails\/pi$/, by: "scripts/demo/installed.mjs", evidence: '"i", "-g", "@pi-rails/pi"' },
+  { command: /^pi --version$/, by: "scripts/demo/installed.mjs", evidence: '("pi", ["--version"])' },
+  {
+    command: /^pi install npm:@pi-rails\/[a-z-]+$/,
+    by: "scripts/demo/installed.mjs",
+    evidence: 'user("pi", ["install", `npm:@pi-rails/',
+  },
+  { command: /^pi update$/, by: "scripts/demo/installed.mjs", evidence: '("pi", ["update"])' },
+  {
+    command: /^npm uninstall -g @mariozechner\/pi-coding-agent && npm i -g @pi-rails\/pi$/,
+    by: "scripts/demo/installed.mjs",
+    evidence: '["uninstall", "-g", "@mariozechner/pi-coding-agent"]',
+  },
+  {
+    command: /^npm i -g --prefix ~\/\.pi-rails @pi-rails\/pi$/,
+    by: "scripts/demo/installed.mjs",
+    evidence: '"--prefix", join(stockHome, ".pi-rails")',
+  },
+  {
+    command: /^ln -s ~\/\.pi-rails\/bin\/pi-rails ~\/\.local\/bin\/pi-rails$/,
+    by: "scripts/demo/installed.mjs",
+    evidence: '("ln", ["-s"',
+  },
   {
     command: /^pnpm version-packages$/,
     by: "packages/pi-integration/test/release.test.ts",
@@ -99,7 +129,6 @@ const NOT_RUN: { command: RegExp; why: string }[] = [
     command: /^pnpm changeset$/,
     why: "interactive (changesets' own prompt); what it writes is checked by pnpm changesets:check",
   },
-  { command: /^pnpm release$/, why: "publishes to npm; everything before the publish runs in pnpm release --dry-run" },
   { command: /^git push --follow-tags$/, why: "pushes to the real remote" },
   {
     command: /^(flock \S+ )?pnpm patch-commit /,
