@@ -6,14 +6,26 @@ import type { ViewMessage } from "./messages.ts";
  * to `context_restore`, stable across processes so persisted prune sets apply after a reload.
  */
 
-/** 32-bit FNV-1a as 8 hex chars. */
-export function shortHash(text: string): string {
+/** 32-bit FNV-1a of `prefix + text` (without building that string), as an unsigned number. */
+export function hash32(prefix: string, text: string): number {
   let h = 0x811c9dc5;
+  for (let i = 0; i < prefix.length; i++) {
+    h ^= prefix.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return (h >>> 0).toString(16).padStart(8, "0");
+  return h >>> 0;
+}
+
+/** A 32-bit hash as 8 hex chars. */
+export const hex8 = (h: number): string => h.toString(16).padStart(8, "0");
+
+/** 32-bit FNV-1a as 8 hex chars. */
+export function shortHash(text: string): string {
+  return hex8(hash32("", text));
 }
 
 /** Key of a message (before de-duplication of equal keys). */
@@ -51,9 +63,9 @@ export function findMessageKeys(messages: readonly ViewMessage[], wanted: Readon
   return found;
 }
 
-/** Block id of a tool call and its result. */
-export const toolBlockId = (toolCallId: string): string => shortHash(`t:${toolCallId}`);
-/** Block id of a message's prose (user / assistant text and thinking / custom / user bash), by its raw key. */
-export const textBlockId = (rawKey: string): string => shortHash(`m:${rawKey}`);
-/** Block id of one image part of a message, by its raw key. */
-export const imageBlockId = (rawKey: string, part: number): string => shortHash(`i:${rawKey}#${part}`);
+/** Block id hash of a tool call and its result. */
+export const toolBlockHash = (toolCallId: string): number => hash32("t:", toolCallId);
+/** Block id hash of a message's prose (user / assistant text and thinking / custom / user bash), by its raw key. */
+export const textBlockHash = (rawKey: string): number => hash32("m:", rawKey);
+/** Block id hash of one image part of a message, by its raw key. */
+export const imageBlockHash = (rawKey: string, part: number): number => hash32("i:", `${rawKey}#${part}`);

@@ -1,4 +1,4 @@
-import { imageBlockId, rawMessageKey, textBlockId, toolBlockId } from "../model/ids.ts";
+import { hex8, imageBlockHash, rawMessageKey, textBlockHash, toolBlockHash } from "../model/ids.ts";
 import {
   isAssistant,
   isBashExecution,
@@ -82,12 +82,19 @@ export function touches(analysis: Analysis, i: number, ids: ReadonlySet<string>)
  */
 class IdAllocator {
   // Every source (a tool call at its position, a message key, an image part) occurs once per message list, so a
-  // hash seen before is a collision.
-  #used = new Set<string>();
-  id(hash: string): string {
-    let id = hash;
-    for (let n = 2; this.#used.has(id); n++) id = `${hash}.${n}`;
-    this.#used.add(id);
+  // hash seen before is a collision. Plain hashes are kept as numbers (no string per block in the set).
+  #used = new Set<number>();
+  #suffixed: Set<string> | undefined;
+  id(hash: number): string {
+    const plain = hex8(hash);
+    if (!this.#used.has(hash)) {
+      this.#used.add(hash);
+      return plain;
+    }
+    this.#suffixed ??= new Set();
+    let id = `${plain}.2`;
+    for (let n = 3; this.#suffixed.has(id); n++) id = `${plain}.${n}`;
+    this.#suffixed.add(id);
     return id;
   }
 }
@@ -151,7 +158,7 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
           if (resultMsg > i) analysis.resultTool[resultMsg] = blocks.length;
           blocks.push({
             kind: "tool",
-            id: ids.id(toolBlockId(call.id)),
+            id: ids.id(toolBlockHash(call.id)),
             age,
             callMsg: i,
             callPart: p,
@@ -162,28 +169,28 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
         else if (part?.type === "thinking") reasoning = true;
       }
       if (prose || reasoning) {
-        const id = ids.id(textBlockId(rawMessageKey(m)));
+        const id = ids.id(textBlockHash(rawMessageKey(m)));
         analysis.textBlock[i] = blocks.length;
         blocks.push({ kind: "text", id, age, msg: i, ...(reasoning ? { reasoning } : {}) });
       }
     } else if (isUser(m) || isCustom(m) || isToolResult(m)) {
       const content = m.content;
       if (typeof content === "string") {
-        blocks.push({ kind: "text", id: ids.id(textBlockId(rawMessageKey(m))), age, msg: i });
+        blocks.push({ kind: "text", id: ids.id(textBlockHash(rawMessageKey(m))), age, msg: i });
         continue;
       }
       let prose = false;
       for (let p = 0; p < content.length; p++) {
         const part = content[p];
         if (part?.type === "image") {
-          const id = ids.id(imageBlockId(rawMessageKey(m), p));
+          const id = ids.id(imageBlockHash(rawMessageKey(m), p));
           blocks.push({ kind: "image", id, age, msg: i, part: p, chars: part.data.length });
         } else if (part?.type === "text") prose = true;
       }
       if (prose && !isToolResult(m))
-        blocks.push({ kind: "text", id: ids.id(textBlockId(rawMessageKey(m))), age, msg: i });
+        blocks.push({ kind: "text", id: ids.id(textBlockHash(rawMessageKey(m))), age, msg: i });
     } else if (isBashExecution(m)) {
-      blocks.push({ kind: "text", id: ids.id(textBlockId(rawMessageKey(m))), age, msg: i });
+      blocks.push({ kind: "text", id: ids.id(textBlockHash(rawMessageKey(m))), age, msg: i });
     }
   }
   analysis.first[n] = blocks.length;
