@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// Verify that every patch in patches/ applies cleanly to the pristine upstream tarball of the pinned version.
-// Pristine copies come from the npm registry (`npm pack`), never from node_modules (which is already patched).
+// Verify the core patch: every dist patch in patches/ applies cleanly to the pristine upstream tarball of the
+// pinned version, and equals, byte for byte, what patches:build generates from the TypeScript series in
+// patches/source/ (so nobody edits compiled output by hand). Pristine copies come from the npm registry
+// (`npm pack`), never from node_modules (which is already patched). --apply-only skips the regeneration.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
+import { buildFromSeries, PACKAGES, pinnedVersions } from "./patches/lib.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const workspace = parse(readFileSync(join(root, "pnpm-workspace.yaml"), "utf8"));
@@ -38,5 +41,38 @@ for (const [spec, patchPath] of Object.entries(patched)) {
 if (Object.keys(patched).length === 0) {
   console.error("no patchedDependencies in pnpm-workspace.yaml");
   process.exit(1);
+}
+
+if (!process.argv.includes("--apply-only")) {
+  const pins = pinnedVersions();
+  const version = pins[PACKAGES[0].name].version;
+  try {
+    const result = buildFromSeries(version);
+    if (!result.ok) {
+      failures++;
+      console.error(`FAIL  patches/source: the series does not apply to pi ${version}: ${result.am.stopped}`);
+    } else {
+      for (const problem of [...result.problems, ...result.newErrors]) {
+        failures++;
+        console.error(`FAIL  patches/source: ${problem}`);
+      }
+      for (const pkg of PACKAGES) {
+        const patchPath = pins[pkg.name].patchPath;
+        const committed = readFileSync(join(root, patchPath), "utf8");
+        if (committed === result.patches[pkg.name]) {
+          console.log(`ok    ${patchPath} equals the patch generated from patches/source/`);
+        } else {
+          failures++;
+          console.error(
+            `FAIL  ${patchPath} differs from the patch generated from patches/source/: ` +
+              "edit the series, never the dist patch, and run `pnpm patches:build`",
+          );
+        }
+      }
+    }
+  } catch (error) {
+    failures++;
+    console.error(`FAIL  patches/source: ${error.message}`);
+  }
 }
 process.exit(failures > 0 ? 1 : 0);
