@@ -20,8 +20,13 @@ export function hash32(prefix: string, text: string): number {
   return h >>> 0;
 }
 
-/** A 32-bit hash as 8 hex chars. */
-export const hex8 = (h: number): string => h.toString(16).padStart(8, "0");
+const HEX = "0123456789abcdef";
+
+/** A 32-bit hash as 8 hex chars (one string allocation: this runs for every block of every pass). */
+export function hex8(h: number): string {
+  const c = (shift: number) => HEX.charCodeAt((h >>> shift) & 15);
+  return String.fromCharCode(c(28), c(24), c(20), c(16), c(12), c(8), c(4), c(0));
+}
 
 /** 32-bit FNV-1a as 8 hex chars. */
 export function shortHash(text: string): string {
@@ -36,13 +41,32 @@ export function rawMessageKey(m: ViewMessage): string {
 }
 
 /**
+ * What a raw key can only match: the tool call id of a result, else the timestamp. Scans compare these fields and
+ * build a message's key only on a hit (building 100k key strings costs more than the rest of the scan).
+ */
+function discriminator(m: ViewMessage): unknown {
+  return m.role === "toolResult" ? (m as { toolCallId?: unknown }).toolCallId : m.timestamp;
+}
+
+function discriminatorOfKey(raw: string): unknown {
+  if (raw.startsWith("r:")) return raw.slice(2);
+  const ts = raw.slice(raw.lastIndexOf(":") + 1);
+  return ts === "" ? undefined : Number(ts);
+}
+
+/**
  * Key of message `i`: its raw key, with `#2`, `#3`, ... when the same raw key occurred before it. Computed on
  * demand (one scan): keeping the keys of every message between requests would cost more than the view itself.
  */
 export function messageKeyAt(messages: readonly ViewMessage[], i: number): string {
-  const raw = rawMessageKey(messages[i] as ViewMessage);
+  const target = messages[i] as ViewMessage;
+  const raw = rawMessageKey(target);
+  const d = discriminator(target);
   let n = 1;
-  for (let k = 0; k < i; k++) if (rawMessageKey(messages[k] as ViewMessage) === raw) n++;
+  for (let k = 0; k < i; k++) {
+    const m = messages[k] as ViewMessage;
+    if (discriminator(m) === d && rawMessageKey(m) === raw) n++;
+  }
   return n === 1 ? raw : `${raw}#${n}`;
 }
 
@@ -50,10 +74,17 @@ export function messageKeyAt(messages: readonly ViewMessage[], i: number): strin
 export function findMessageKeys(messages: readonly ViewMessage[], wanted: ReadonlySet<string>): Map<string, number> {
   const found = new Map<string, number>();
   const raws = new Set<string>();
-  for (const key of wanted) raws.add(key.replace(/#\d+$/, ""));
+  const candidates = new Set<unknown>();
+  for (const key of wanted) {
+    const raw = key.replace(/#\d+$/, "");
+    raws.add(raw);
+    candidates.add(discriminatorOfKey(raw));
+  }
   const seen = new Map<string, number>();
   for (let i = 0; i < messages.length && found.size < wanted.size; i++) {
-    const raw = rawMessageKey(messages[i] as ViewMessage);
+    const m = messages[i] as ViewMessage;
+    if (!candidates.has(discriminator(m))) continue;
+    const raw = rawMessageKey(m);
     if (!raws.has(raw)) continue;
     const n = (seen.get(raw) ?? 0) + 1;
     seen.set(raw, n);
