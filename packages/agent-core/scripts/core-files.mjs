@@ -8,10 +8,13 @@ import { fileURLToPath } from "node:url";
 
 export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const repoRoot = join(packageRoot, "..", "..");
-export const patchFile = join(repoRoot, "patches", "@mariozechner__pi-agent-core@0.73.1.patch");
+// patches:rebase runs the suite against another version's patched core: PI_RAILS_CORE_DIR / PI_RAILS_CORE_PATCH.
+export const patchFile =
+  process.env.PI_RAILS_CORE_PATCH ?? join(repoRoot, "patches", "@mariozechner__pi-agent-core@0.73.1.patch");
 
 /** The installed (patched) pi-agent-core package folder. */
 export function patchedCoreDir() {
+  if (process.env.PI_RAILS_CORE_DIR) return process.env.PI_RAILS_CORE_DIR;
   const require = createRequire(join(packageRoot, "package.json"));
   return dirname(require.resolve("@mariozechner/pi-agent-core/package.json"));
 }
@@ -21,7 +24,9 @@ export function patchedCoreDir() {
  * `@mariozechner/pi-ai` import resolves to the same pi-ai. Used by the bench and the "hook absent" test.
  */
 export function ensureUpstreamCore() {
-  const target = join(packageRoot, ".cache", "upstream-pi-agent-core");
+  const target = process.env.PI_RAILS_CORE_DIR
+    ? join(process.env.PI_RAILS_CORE_DIR, "..", "upstream-pi-agent-core")
+    : join(packageRoot, ".cache", "upstream-pi-agent-core");
   const marker = join(target, "dist", "agent-loop.js");
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(patchFile).mtimeMs) return target;
   const scratch = mkdtempSync(join(tmpdir(), "pi-rails-upstream-"));

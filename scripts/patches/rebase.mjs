@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// pnpm patches:rebase <version>: move the core patch to another pi release without switching the pin. Fetches
+// that version's tarballs from the npm registry, recovers its sources, applies the series with a 3-way merge
+// and names each hunk that needs a hand; on success writes the regenerated dist patches into a temp dir and
+// runs the patched-core suite (packages/agent-core) against that version's pi-agent-core with the patch applied.
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { buildFromSeries, PACKAGES, root, run, seriesLineCounts } from "./lib.mjs";
+
+const version = process.argv[2];
+if (!version || !/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version)) {
+  console.error("usage: pnpm patches:rebase <version>   e.g. pnpm patches:rebase 0.73.0");
+  process.exit(2);
+}
+console.log(`patches:rebase: the series in patches/source/ onto pi ${version}`);
+const result = buildFromSeries(version, { threeWay: true, keep: true, log: (line) => console.log(`  ${line}`) });
+console.log(`  work tree: ${result.tree}`);
+if (!result.ok) {
+  console.log(`\nneeds a hand: git am stopped at ${result.am.stopped}`);
+  const unmerged = result.am.status
+    .split("\n")
+    .filter((line) => /^(UU|AA|DU|UD) /.test(line))
+    .map((line) => line.slice(3));
+  for (const file of unmerged) {
+    const lines = readFileSync(join(result.tree, file), "utf8").split("\n");
+    lines.forEach((line, i) => {
+      if (line.startsWith("<<<<<<<")) {
+        const end = lines.findIndex((l, j) => j > i && l.startsWith(">>>>>>>"));
+        console.log(`  ${file}:${i + 1}-${end + 1}: conflict`);
+      }
+    });
+  }
+  if (unmerged.length === 0) console.log(result.am.output.trim());
+  console.log(
+    `\nResolve in ${result.tree} (git am --continue after each), then export the series with\n` +
+      `  git -C ${result.tree} format-patch --no-signature --zero-commit --no-numbered v${version}..HEAD -o patches/source`,
+  );
+  process.exit(1);
+}
+console.log("  the series applies");
+for (const problem of [...result.problems, ...result.newErrors]) console.log(`  warning: ${problem}`);
+const out = join(result.scratch, "dist-patches");
+mkdirSync(out, { recursive: true });
+for (const pkg of PACKAGES) {
+  const file = join(out, `${pkg.name.replace("/", "__")}@${version}.patch`);
+  writeFileSync(file, result.patches[pkg.name]);
+  const files = result.patches[pkg.name].match(/^diff --git /gm)?.length ?? 0;
+  console.log(`  wrote ${file} (${files} files)`);
+}
+for (const count of seriesLineCounts()) console.log(`  series ${count.file}: +${count.added} lines`);
+
+// pi-agent-core at that version with the regenerated patch applied, resolving pi-ai like the installed one.
+const corePatch = join(out, `@mariozechner__pi-agent-core@${version}.patch`);
+const coreDir = join(result.scratch, "patched-pi-agent-core");
+cpSync(result.packageDirs["@mariozechner/pi-agent-core"], coreDir, { recursive: true });
+run("git", ["apply", corePatch], { cwd: coreDir });
+const installed = realpathSync(join(root, "node_modules", "@mariozechner", "pi-agent-core"));
+symlinkSync(resolve(installed, "..", ".."), join(coreDir, "node_modules"));
+console.log(`\nrunning the patched-core suite (packages/agent-core) against pi-agent-core ${version} + the patch`);
+const suite = spawnSync("pnpm", ["--filter", "@pi-rails/agent-core", "exec", "vitest", "run", "test/"], {
+  cwd: root,
+  stdio: "inherit",
+  env: { ...process.env, PI_RAILS_CORE_DIR: coreDir, PI_RAILS_CORE_PATCH: corePatch },
+});
+console.log(
+  suite.status === 0
+    ? `\npatches:rebase: pi ${version} OK. To move the pin: bump the three @mariozechner/pi-* versions, then ` +
+        `pnpm patches:build (it reads the version from patchedDependencies).`
+    : `\npatches:rebase: the series applies to pi ${version} but the patched-core suite fails (see above)`,
+);
+process.exit(suite.status ?? 1);
