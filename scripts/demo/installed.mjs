@@ -27,6 +27,7 @@ import { runCacheTtlStage } from "./cache-ttl.mjs";
 import { runSteeringStage } from "./steering.mjs";
 import { installedTarget } from "./target.mjs";
 import { runTtsrStage } from "./ttsr.mjs";
+import { hasTmux, runTuiCheck } from "./tui.mjs";
 
 export const EXTENSIONS = ["pi-ttsr", "rulebook", "steering-bridge", "cache-ttl-view"];
 /** The package the independent release bumps: no other package depends on it. */
@@ -194,22 +195,34 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
       PATH: `${join(stockPrefix, "bin")}:${localBin}:${process.env.PATH}`,
     };
     const stock = (command, args) => sh(command, args, { cwd: stockHome, env: stockEnv });
+    // These installs reuse what the first one fetched (--prefer-offline: no revalidation round trips); the
+    // user's own installs and `pi update` below always ask the registry.
+    const offline = "--prefer-offline";
     await step("stock pi installed globally: npm i -g @pi-rails/pi (EEXIST), keep both, replace", () => {
-      stock("npm", ["i", "-g", "@mariozechner/pi-coding-agent@0.73.1", "--ignore-scripts"]);
-      const clash = spawnSync("npm", ["i", "-g", "@pi-rails/pi"], { cwd: stockHome, env: stockEnv, encoding: "utf8" });
+      stock("npm", ["i", "-g", "@mariozechner/pi-coding-agent@0.73.1", "--ignore-scripts", offline]);
+      const clash = spawnSync("npm", ["i", "-g", "@pi-rails/pi", offline], {
+        cwd: stockHome,
+        env: stockEnv,
+        encoding: "utf8",
+      });
       facts.clash = { code: clash.status, output: `${clash.stdout}${clash.stderr}` };
       console.log(
         `  $ npm i -g @pi-rails/pi\n  exit ${clash.status}: ${facts.clash.output.match(/EEXIST[^\n]*/)?.[0] ?? "(no EEXIST)"}`,
       );
       console.log("  $ npm i -g --prefix ~/.pi-rails @pi-rails/pi");
-      stock("npm", ["i", "-g", "--prefix", join(stockHome, ".pi-rails"), "@pi-rails/pi"]);
+      stock("npm", ["i", "-g", "--prefix", join(stockHome, ".pi-rails"), "@pi-rails/pi", offline]);
       console.log("  $ ln -s ~/.pi-rails/bin/pi-rails ~/.local/bin/pi-rails");
       stock("ln", ["-s", join(stockHome, ".pi-rails", "bin", "pi-rails"), join(localBin, "pi-rails")]);
-      facts.sideBySide = { stock: stock("pi", ["--version"]).trim(), piRails: stock("pi-rails", ["--version"]).trim() };
+      // Stock pi prints its version on stderr when stdout is not a terminal; both streams are read.
+      const stockVersion = spawnSync("pi", ["--version"], { cwd: stockHome, env: stockEnv, encoding: "utf8" });
+      facts.sideBySide = {
+        stock: `${stockVersion.stdout}${stockVersion.stderr}`.trim(),
+        piRails: stock("pi-rails", ["--version"]).trim(),
+      };
       console.log(`  pi --version: ${facts.sideBySide.stock}\n  pi-rails --version: ${facts.sideBySide.piRails}`);
       console.log("  $ npm uninstall -g @mariozechner/pi-coding-agent && npm i -g @pi-rails/pi");
       stock("npm", ["uninstall", "-g", "@mariozechner/pi-coding-agent"]);
-      stock("npm", ["i", "-g", "@pi-rails/pi"]);
+      stock("npm", ["i", "-g", "@pi-rails/pi", offline]);
       facts.replaced = stock("pi", ["--version"]).trim();
       console.log(`  pi --version: ${facts.replaced}`);
     });
@@ -257,6 +270,15 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     facts.steering = await step("stage 3 on the installed pi: steering-bridge and pi-steer", () =>
       runSteeringStage({ root, bold, dim, target }),
     );
+
+    if (hasTmux()) {
+      facts.tui = await step("the TUI of the installed pi, in tmux", () => runTuiCheck({ root, target }));
+      console.log(
+        `  the screen shows: ${facts.tui.notice ?? "(no notice)"}; the retried answer: ${facts.tui.finalAnswerShown ? "yes" : "no"}`,
+      );
+    } else {
+      console.log("  tmux is not installed: the TUI is not checked");
+    }
 
     // 3. One package released on its own, and `pi update` on the user's machine.
     const installedVersion = (name) => {
@@ -350,6 +372,14 @@ export function installedChecks(facts) {
       facts.cacheTtl?.fileGone && facts.cacheTtl?.noticeSeen && facts.cacheTtl?.originalKept,
       "a prune after the TTL",
     ),
+    ...(facts.tui
+      ? [
+          check(
+            facts.tui.notice && facts.tui.finalAnswerShown && !facts.tui.partialShown && !facts.tui.failureShown,
+            "the TUI: the interrupt notice and only the retried answer",
+          ),
+        ]
+      : []),
     check(
       facts.secondRelease?.[INDEPENDENT]?.join() === "0.1.0,0.1.1" &&
         others.every((name) => facts.secondRelease[name].join() === "0.1.0"),

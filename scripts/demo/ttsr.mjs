@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { checkoutTarget, piOptions } from "./target.mjs";
 
-const RULES = {
+export const RULES = {
   ".pi/rules/no-legacy-fetch.md": `---
 description: legacyFetch() was removed in v3
 condition: "legacyFetch\\\\("
@@ -27,14 +27,14 @@ Use vitest. Create real files in temp dirs; never mock the module under test.
 `,
 };
 
-const VIOLATING = `To load the user you can call the helper directly:
+export const VIOLATING = `To load the user you can call the helper directly:
 
 \`\`\`ts
 const user = await legacyFetch("/api/user", { retries: 3 });
 \`\`\`
 
 This retries three times and throws on failure, so wrap it in try/catch. ${"It also caches the response. ".repeat(12)}`;
-const COMPLIANT = `Use \`fetchV2\`, which replaced \`legacyFetch\` in v3:
+export const COMPLIANT = `Use \`fetchV2\`, which replaced \`legacyFetch\` in v3:
 
 \`\`\`ts
 const result = await fetchV2("/api/user", { timeoutMs: 5_000 });

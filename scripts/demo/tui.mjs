@@ -1,0 +1,68 @@
+// The interactive TUI of a pi (checkout or installed) in a real terminal (tmux): the user types a question, the
+// model starts to break a pi-ttsr rule, and the screen shows the patched one-line notice and only the retried
+// answer. Used by `pnpm demo --installed` to show that the TUI works as in stock pi, with the patch.
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { COMPLIANT, RULES, VIOLATING } from "./ttsr.mjs";
+
+export const hasTmux = () => spawnSync("tmux", ["-V"]).status === 0;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function pane(session) {
+  return execFileSync("tmux", ["capture-pane", "-p", "-J", "-S", "-200", "-t", session], { encoding: "utf8" });
+}
+
+async function waitForPane(session, pattern, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let screen = "";
+  while (Date.now() < deadline) {
+    screen = pane(session);
+    if (pattern.test(screen)) return screen;
+    await sleep(200);
+  }
+  throw new Error(`timed out waiting for ${pattern} in the TUI:\n${screen}`);
+}
+
+/** Runs the TUI once; returns the final screen and what it showed. */
+export async function runTuiCheck({ root, target }) {
+  const { prepareCliHome, startModelServer } = await import(join(root, "packages/testkit/dist/index.js"));
+  const server = await startModelServer({
+    script: (request) =>
+      JSON.stringify(request.messages).includes("rule_violation")
+        ? { text: COMPLIANT, chunkSize: 4, delayMs: 1 }
+        : { text: VIOLATING, chunkSize: 4, delayMs: 4 },
+  });
+  const home = prepareCliHome({ server, files: RULES, settings: target.settings });
+  const session = `pi-rails-demo-${process.pid}`;
+  try {
+    const env = { ...home.env, ...target.env, TERM: "xterm-256color" };
+    const exports = Object.entries(env)
+      .filter(([key, value]) => value !== undefined && /^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
+      .map(([key, value]) => `export ${key}='${String(value).replaceAll("'", "'\\''")}'`);
+    const launcher = join(home.root, "launch.sh");
+    const args = target.args(["pi-ttsr", "rulebook"]).map((arg) => `'${arg}'`);
+    writeFileSync(
+      launcher,
+      `#!/bin/sh\n${exports.join("\n")}\ncd '${home.cwd}'\nexec '${process.execPath}' '${target.piCli}' ${args.join(" ")}\n`,
+    );
+    chmodSync(launcher, 0o755);
+    execFileSync("tmux", ["new-session", "-d", "-s", session, "-x", "140", "-y", "45", launcher]);
+    await waitForPane(session, /loopback-model/, 30_000);
+    execFileSync("tmux", ["send-keys", "-t", session, "-l", "How do I load the current user?"]);
+    execFileSync("tmux", ["send-keys", "-t", session, "Enter"]);
+    const screen = await waitForPane(session, /timeoutMs: 5_000/, 60_000);
+    return {
+      screen,
+      notice: screen.match(/[^\n]*interrupted by rule[^\n]*/)?.[0]?.trim() ?? null,
+      finalAnswerShown: screen.includes("fetchV2"),
+      partialShown: screen.includes('legacyFetch("/api/user"'),
+      failureShown: /Operation aborted|Request was aborted|Error:/.test(screen),
+    };
+  } finally {
+    spawnSync("tmux", ["kill-session", "-t", session]);
+    await server.close();
+    home.dispose();
+  }
+}
