@@ -118,6 +118,18 @@ export function renderMessage(
 ): ViewMessage {
   const m = messages[index] as ViewMessage;
   if (!touches(analysis, index, pruned)) return m;
+  return renderTouched(messages, analysis, index, pruned, replacement);
+}
+
+/** `renderMessage` for a message known to be touched by the pruned set. */
+function renderTouched(
+  messages: readonly ViewMessage[],
+  analysis: Analysis,
+  index: number,
+  pruned: ReadonlySet<string>,
+  replacement: (block: Block) => Replacement,
+): ViewMessage {
+  const m = messages[index] as ViewMessage;
   const blocks = blocksOf(analysis, index);
   switch (m.role) {
     case "assistant":
@@ -181,7 +193,7 @@ export function patchFor(
   if (pruned.size > 0) {
     for (let index = 0; index < messages.length; index++) {
       if (!touches(analysis, index, pruned)) continue;
-      const view = renderMessage(messages, analysis, index, pruned, replacement);
+      const view = renderTouched(messages, analysis, index, pruned, replacement);
       if (view !== messages[index]) replaced.push([index, view]);
     }
   }

@@ -137,6 +137,7 @@ export function replacementFor(messages: readonly ViewMessage[], block: Block, c
     // Images of the result are blocks of their own (the image budget decides them), so they are not counted here.
     const images: { mimeType: string; chars: number }[] = [];
     const args = call.arguments && typeof call.arguments === "object" ? call.arguments : {};
+    const argsJson = JSON.stringify(args);
     const view = renderToolView(
       {
         tool: call.name,
@@ -149,9 +150,10 @@ export function replacementFor(messages: readonly ViewMessage[], block: Block, c
         hasResult: result !== undefined,
       },
       caps,
+      argsJson,
     );
-    const origChars = JSON.stringify(args).length + resultText.length;
-    const newChars = JSON.stringify(view.args).length + view.summary.length;
+    const origChars = argsJson.length + resultText.length;
+    const newChars = view.argsJson.length + view.summary.length;
     let longestArg = 0;
     for (const value of Object.values(args)) {
       if (typeof value === "string" && value.length > longestArg) longestArg = value.length;

@@ -18,16 +18,24 @@ export const TOOL_VIEWS: ReadonlyMap<string, ToolViewFn> = new Map([
 export interface RenderedToolView {
   /** Arguments the pruned tool call is sent with. */
   args: Record<string, unknown>;
+  /** `JSON.stringify(args)`. */
+  argsJson: string;
   /** The compact JSON summary that replaces the tool result. */
   summary: string;
 }
 
-/** Render the replacement of one tool call + result pair. */
-export function renderToolView(input: ToolViewInput, caps: Caps): RenderedToolView {
+/**
+ * Render the replacement of one tool call + result pair. `argsJson` is the call's own arguments serialised, reused
+ * when the view keeps them as they are. The summary is `JSON.stringify({tool, tool_call_id, id, params, result})`,
+ * assembled from the serialised parts (each is serialised once per block).
+ */
+export function renderToolView(input: ToolViewInput, caps: Caps, argsJson?: string): RenderedToolView {
   const view = TOOL_VIEWS.get(input.tool) ?? defaultView;
   const { params, result } = view(input, caps);
-  const summary = JSON.stringify({ tool: input.tool, tool_call_id: input.callId, id: input.id, params, result });
-  return { args: params, summary };
+  const paramsJson = params === input.args && argsJson !== undefined ? argsJson : JSON.stringify(params);
+  const resultJson = result === undefined ? "" : `,"result":${JSON.stringify(result)}`;
+  const summary = `{"tool":${JSON.stringify(input.tool)},"tool_call_id":${JSON.stringify(input.callId)},"id":${JSON.stringify(input.id)},"params":${paramsJson}${resultJson}}`;
+  return { args: params, argsJson: paramsJson, summary };
 }
 
 export type { Caps } from "./caps.ts";

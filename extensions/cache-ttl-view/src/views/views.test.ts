@@ -157,4 +157,19 @@ describe("per-tool views", () => {
     expect(r.startsWith("[TRUNCATED] ")).toBe(true);
     for (const ref of refs) expect(r).toContain(ref);
   });
+
+  it("the summary is exactly JSON.stringify({tool, tool_call_id, id, params, result}) (assembled from parts)", () => {
+    for (const over of [
+      { tool: "read", args: { path: "a.ts" }, resultText: "x\ny" },
+      { tool: "bash", args: { command: 'echo "hi"\n' }, resultText: "out ".repeat(100) },
+      { tool: "web_search", args: { q: "ü \u2028" }, resultText: JSON.stringify([{ url: "u", title: "t" }]) },
+    ]) {
+      const argsJson = JSON.stringify(over.args);
+      const r = renderToolView(input(over), caps, argsJson);
+      const { result } = JSON.parse(r.summary);
+      const expected = { tool: over.tool, tool_call_id: "call_1", id: "abcdef01", params: r.args, result };
+      expect(r.summary).toBe(JSON.stringify(expected));
+      expect(r.argsJson).toBe(JSON.stringify(r.args));
+    }
+  });
 });
