@@ -93,6 +93,93 @@ describe("a torn last line in the session file (pi CLI)", () => {
   });
 });
 
+/** An extension that writes a custom entry right after each user message (a real pi.appendEntry). */
+const MARK_EXTENSION = `export default function (pi) {
+  pi.on("message_end", (event) => {
+    if (event.message.role === "user") pi.appendEntry("crash-mark", { at: Date.now() });
+  });
+}
+`;
+
+type Line = { type?: string; id?: string; customType?: string; message?: { role?: string } };
+const parse = (line: string): Line | undefined => {
+  try {
+    return JSON.parse(line) as Line;
+  } catch {
+    return undefined;
+  }
+};
+
+// Issue 25: a crash while pi writes the session file, at each point of the first flush and after it. pi writes
+// nothing until the first assistant message, then every entry at once, so a crash can cut any of them.
+describe("a crash while the session file is written, at every point (pi CLI)", () => {
+  const crashPoints: { name: string; line: (lines: Line[]) => number; torn: boolean }[] = [
+    { name: "header only", line: () => 1, torn: false },
+    { name: "the header", line: () => 0, torn: true },
+    { name: "the first user message", line: (l) => l.findIndex((e) => e.message?.role === "user"), torn: true },
+    { name: "a custom entry", line: (l) => l.findIndex((e) => e.customType === "crash-mark"), torn: true },
+    {
+      name: "the first (only) assistant message",
+      line: (l) => l.findIndex((e) => e.message?.role === "assistant"),
+      torn: true,
+    },
+    { name: "a later message", line: (l) => l.findLastIndex((e) => e.message?.role === "assistant"), torn: true },
+  ];
+
+  it.each(crashPoints)("cut in $name: one header, unique ids, every entry kept, nothing glued", async (point) => {
+    const server = await startModelServer({ script: (_request, index) => ({ text: `answer ${index + 1}` }) });
+    const home: CliHome = prepareCliHome({ server, files: { "mark.ts": MARK_EXTENSION } });
+    cleanups.push(
+      () => server.close(),
+      () => home.dispose(),
+    );
+    const pi = (args: string[]) => runPi(["-e", "./mark.ts", ...args], { home: home.home, cwd: home.cwd });
+    expect((await pi(["-p", "question 1"])).code).toBe(0);
+    if (point.name === "a later message") expect((await pi(["-p", "--continue", "question 2"])).code).toBe(0);
+    const [file] = sessionFiles(home.agentDir);
+    const lines = readFileSync(file!, "utf8").trimEnd().split("\n");
+    const cut = point.line(lines.map((line) => parse(line) ?? {}));
+    expect(cut).toBeGreaterThanOrEqual(0);
+
+    // The crash: everything before line `cut` complete, line `cut` cut in the middle (or not written at all).
+    const kept = lines.slice(0, cut);
+    const torn = point.torn ? lines[cut]!.slice(0, Math.floor(lines[cut]!.length / 2)) : undefined;
+    const before = torn === undefined ? `${kept.join("\n")}\n` : [...kept, torn].join("\n");
+    writeFileSync(file!, before);
+
+    const next = await pi(["-p", "--continue", "question 9"]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout.trim()).toMatch(/^answer \d+$/);
+
+    const after = readFileSync(file!, "utf8");
+    if (cut === 0) {
+      // No valid header: --continue cannot resume this file; it starts a new one and leaves this one untouched.
+      expect(after).toBe(before);
+      return;
+    }
+    const afterLines = after.split("\n").filter((line) => line.length > 0);
+    // Every entry the file held before, unchanged and in place; the torn line kept on its own line.
+    expect(afterLines.slice(0, cut)).toEqual(kept);
+    if (torn !== undefined) expect(afterLines[cut]).toBe(torn);
+    const appended = afterLines.slice(cut + (torn === undefined ? 0 : 1));
+    for (const line of appended) expect(parse(line), line).toBeDefined();
+    expect(appended.join("\n")).toContain("question 9");
+    // One header, unique ids.
+    const entries = afterLines.map(parse).filter((entry): entry is Line => entry !== undefined);
+    expect(entries.filter((entry) => entry.type === "session")).toHaveLength(1);
+    const ids = entries.filter((entry) => entry.type !== "session").map((entry) => entry.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // The next run resumes the same history and the file stays whole.
+    const again = await pi(["-p", "--continue", "question 10"]);
+    expect(again.code, again.stderr).toBe(0);
+    const final = readFileSync(file!, "utf8")
+      .split("\n")
+      .filter((line) => line.length > 0);
+    expect(final.slice(0, afterLines.length)).toEqual(afterLines);
+    expect(final.map(parse).filter((entry) => entry?.type === "session")).toHaveLength(1);
+  });
+});
+
 describe("the stream-abort cap (real pi session file)", () => {
   it("persists the turn's error, not the violating text", async () => {
     const violating = "Sure: FORBIDDEN_API(token) does it, and then some more words.";
