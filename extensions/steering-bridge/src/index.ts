@@ -1,3 +1,4 @@
+export { resolveCallId } from "./bridge/call-ids.ts";
 export {
   type CancelCapableApi,
   type CancelToolCallOptions,
@@ -17,24 +18,58 @@ export {
   UnavailableError,
 } from "./bridge/steering-bridge.ts";
 export { ToolTracker } from "./bridge/tool-tracker.ts";
-export { SteeringClient, SteeringRpcError } from "./client/client.ts";
-export { findSessions, resolveSession, SessionChoiceError } from "./client/discover.ts";
+export {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  RequestTimeoutError,
+  SteeringClient,
+  SteeringRpcError,
+  withSteeringClient,
+} from "./client/client.ts";
+export { findSessions, nearestSessions, resolveSession, SessionChoiceError } from "./client/discover.ts";
+export { type Checked, MAX_BATCH_REQUESTS, type ParsedFrame, parseFrame, serializeReply } from "./endpoint/envelope.ts";
 export { type FrameEvent, LineFramer, MAX_FRAME_BYTES } from "./endpoint/framing.ts";
-export { ensurePrivateDir, resolveAgentDir, sessionPaths, steeringDir, UnsafePathError } from "./endpoint/paths.ts";
+export {
+  ensurePrivateDir,
+  resolveAgentDir,
+  runtimeSocketDir,
+  sessionPaths,
+  steeringDir,
+  UnsafePathError,
+} from "./endpoint/paths.ts";
 export {
   CancelParams,
   ERROR_CODES,
   InjectParams,
+  MAX_CONTENT_BYTES,
+  MAX_PENDING_PAGE,
+  MAX_PREVIEW_CHARS,
   METHODS,
   NOTIFICATIONS,
+  type PendingItemSummary,
+  PendingParams,
   type PendingResult,
   PostEventParams,
   type SteeringMethods,
   type SteeringNotifications,
   type SubscribeResult,
 } from "./endpoint/protocol.ts";
-export { type Endpoint, type EndpointOptions, startEndpoint } from "./endpoint/server.ts";
-export { isPidAlive, listSessions, type SessionInfo } from "./endpoint/session-registry.ts";
+export {
+  ENDPOINT_LIMITS,
+  type Endpoint,
+  type EndpointLimits,
+  type EndpointOptions,
+  SessionTakenError,
+  startEndpoint,
+} from "./endpoint/server.ts";
+export {
+  isOwnerAlive,
+  isPidAlive,
+  isSessionLive,
+  listSessions,
+  pidStartTime,
+  probeSocket,
+  type SessionInfo,
+} from "./endpoint/session-registry.ts";
 export {
   STEERING_EVENTS,
   type SteeringApi,
@@ -44,6 +79,7 @@ export {
 } from "./events.ts";
 export { findQueueSnapshot, QUEUE_SNAPSHOT_TYPE, type QueueSnapshot } from "./pi/snapshot.ts";
 export { parseSteerCommand } from "./pi/steer-command.ts";
+export { PendingCursorError, type PendingPageOptions, pagePending } from "./queue/pending-page.ts";
 export {
   isAuditMessage,
   renderItem,
@@ -54,7 +90,14 @@ export {
   type SteeringCustomMessage,
   type SteeringMessageDetails,
 } from "./queue/render.ts";
-export { SteeringInputError, SteeringQueue, type SteeringQueueOptions } from "./queue/steering-queue.ts";
+export {
+  contentBytes,
+  QUEUE_LIMITS,
+  QueueFullError,
+  SteeringInputError,
+  SteeringQueue,
+  type SteeringQueueOptions,
+} from "./queue/steering-queue.ts";
 export type {
   Ack,
   AckState,
@@ -68,3 +111,6 @@ export type {
   SteeringItemInput,
 } from "./queue/types.ts";
 export { formatSeamLog, SeamLog } from "./seams/seam-log.ts";
+export { type JournalRecord, type JournalState, QueueJournal, replayJournal } from "./store/journal.ts";
+export { acquireSessionLock, type LockOwner, type LockResult } from "./store/session-lock.ts";
+export { openSessionStore, type SessionStore } from "./store/session-store.ts";
