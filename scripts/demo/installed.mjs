@@ -134,7 +134,8 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
       git("commit", "-q", "-m", "Version packages");
     });
     await step("pnpm release (npm_config_registry and an npmrc token name the local registry)", () => {
-      sh("pnpm", ["release"], { cwd: clone, env: releaseEnv });
+      const out = sh("pnpm", ["release"], { cwd: clone, env: releaseEnv });
+      for (const line of out.split("\n").filter((l) => /^[✓✗] @pi-rails\//.test(l))) console.log(`  ${line}`);
     });
     facts.firstRelease = {};
     for (const { name } of published) facts.firstRelease[name] = await registry.versions(name);
@@ -308,6 +309,28 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     facts.after = Object.fromEntries(Object.keys(before).map((name) => [name, installedVersion(name)]));
     facts.stockPiGlobal = existsSync(join(prefix, "lib", "node_modules", "@mariozechner", "pi-coding-agent"));
     for (const name of Object.keys(before)) console.log(`  ${name}: ${before[name]} → ${facts.after[name]}`);
+
+    // A release of @pi-rails/pi itself: `pi update --self` installs it (stock pi's self-update would have
+    // installed @mariozechner/pi-coding-agent instead).
+    await step("a changeset for @pi-rails/pi; version; commit; release; pi update --self", () => {
+      writeFileSync(join(clone, ".changeset", "pi-release.md"), `---\n"@pi-rails/pi": patch\n---\n\nA new pi-rails.\n`);
+      sh("pnpm", ["version-packages"], { cwd: clone, env: maintainerEnv });
+      git("add", "-A");
+      git("commit", "-q", "-m", "Version @pi-rails/pi");
+      sh("pnpm", ["release"], { cwd: clone, env: releaseEnv });
+      facts.selfUpdate = user("pi", ["update", "--self"]);
+      console.log(facts.selfUpdate.trimEnd().replace(/^/gm, "  "));
+    });
+    facts.selfUpdatedVersion = user("pi", ["--version"]).trim();
+    facts.selfUpdatedStockPiGlobal = existsSync(
+      join(prefix, "lib", "node_modules", "@mariozechner", "pi-coding-agent"),
+    );
+    facts.selfUpdatedExtensions = Object.fromEntries(
+      Object.keys(before)
+        .filter((name) => name !== "@pi-rails/pi")
+        .map((name) => [name, installedVersion(name)]),
+    );
+    console.log(`  $ pi --version\n  ${facts.selfUpdatedVersion}`);
     return facts;
   } finally {
     await registry?.close();
@@ -393,5 +416,11 @@ export function installedChecks(facts) {
       `pi update brought exactly that update`,
     ),
     check(facts.after?.["@pi-rails/pi"] === "0.1.0" && !facts.stockPiGlobal, "pi update kept the user on @pi-rails/pi"),
+    check(
+      /^0\.73\.1 \(pi-rails 0\.1\.1/.test(facts.selfUpdatedVersion ?? "") &&
+        !facts.selfUpdatedStockPiGlobal &&
+        Object.entries(facts.selfUpdatedExtensions ?? {}).every(([name, version]) => version === facts.after[name]),
+      "pi update --self installed @pi-rails/pi 0.1.1 (not stock pi) and left the extensions alone",
+    ),
   ];
 }

@@ -50,7 +50,14 @@ export async function runTuiCheck({ root, target }) {
     chmodSync(launcher, 0o755);
     execFileSync("tmux", ["new-session", "-d", "-s", session, "-x", "140", "-y", "45", launcher]);
     await waitForPane(session, /loopback-model/, 30_000);
-    execFileSync("tmux", ["send-keys", "-t", session, "-l", "How do I load the current user?"]);
+    // Type until the editor shows the text (keys sent while pi is still starting up are lost), then submit.
+    const question = "How do I load the current user?";
+    for (let attempt = 0; !pane(session).includes(question); attempt++) {
+      if (attempt === 20) throw new Error(`the TUI never showed the typed question:\n${pane(session)}`);
+      execFileSync("tmux", ["send-keys", "-t", session, "C-u"]);
+      execFileSync("tmux", ["send-keys", "-t", session, "-l", question]);
+      await sleep(500);
+    }
     execFileSync("tmux", ["send-keys", "-t", session, "Enter"]);
     const screen = await waitForPane(session, /timeoutMs: 5_000/, 60_000);
     return {

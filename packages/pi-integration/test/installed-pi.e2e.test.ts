@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { request } from "node:http";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -70,6 +70,15 @@ describe("pnpm demo --installed", () => {
     expect(stdout).toContain("@pi-rails/cache-ttl-view: 0.1.0 → 0.1.1");
     expect(stdout).toContain("✓ pi update brought exactly that update");
     expect(stdout).toContain("✓ pi update kept the user on @pi-rails/pi");
+    expect(stdout).toContain(
+      "✓ pi update --self installed @pi-rails/pi 0.1.1 (not stock pi) and left the extensions alone",
+    );
+    // The TUI, where tmux is installed (.ci/run installs it).
+    if (spawnSync("tmux", ["-V"]).status === 0) {
+      expect(stdout).toContain("✓ the TUI: the interrupt notice and only the retried answer");
+    } else {
+      expect(stdout).toContain("tmux is not installed: the TUI is not checked");
+    }
     expect(stdout).not.toContain("✗");
     // Wall time per step, and no registry left behind.
     expect(stdout).toMatch(/wall time per step:\n(\s+\d+\.\d s {2}.+\n)+\s+\d+\.\d s {2}total/);
