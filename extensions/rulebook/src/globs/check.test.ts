@@ -26,5 +26,10 @@ describe("checkGlob: globs the glob library would read literally are reported, o
 
   it("backslash paths are still read as folders (a backslash inside, not at the end)", () => {
     expect(checkGlob("src\\api\\users.ts")).toEqual(expect.objectContaining({ glob: "src/api/users.ts" }));
+    // the README's example: a backslash next to ** is a separator, not an escape
+    expect(checkGlob("src\\**\\*.ts")).toEqual({
+      glob: "src/**/*.ts",
+      issue: { kind: "glob-normalized", message: 'glob "src\\\\**\\\\*.ts" uses backslashes; read as "src/**/*.ts"' },
+    });
   });
 });

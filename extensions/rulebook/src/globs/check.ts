@@ -59,7 +59,9 @@ export function checkGlob(raw: string): GlobCheck {
       },
     };
   }
-  if (body.includes("\\") && !/\\[*?[\]{}!]/.test(body)) {
+  // A Windows path (`src\api\x.ts`, `src\**\*.ts`): no backslash escapes a glob character, or one sits next to
+  // `**` (nobody escapes a star right before or after a globstar; `src\**\*.ts` means src/**/*.ts)
+  if (body.includes("\\") && (!/\\[*?[\]{}!]/.test(body) || /\\\*\*|\*\*\\/.test(body))) {
     const glob = bang + body.replace(/\\/g, "/");
     return {
       glob,
