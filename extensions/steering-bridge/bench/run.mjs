@@ -3,10 +3,12 @@
 // - 10,000 items drained in one seam (budget 50 ms): take, render, acknowledge
 // - inject round trip over the Unix socket (client -> JSON-RPC -> queue -> answer)
 // - inject to delivery: inject over the socket, the next seam drains it, the subscriber receives the ack
+// - the journal (accepted = on disk): an in-process inject with its accept line written, and the 10,000-item drain
+//   with its settle lines written
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SteeringBridge, SteeringClient, startEndpoint } from "../dist/index.js";
+import { QueueJournal, SteeringBridge, SteeringClient, SteeringQueue, startEndpoint } from "../dist/index.js";
 
 const json = process.argv.includes("--json");
 const loadAverage = (await import("node:os")).loadavg()[0];
@@ -36,8 +38,18 @@ async function emptyPass() {
   return stats(samples);
 }
 
-async function drain10k() {
-  const bridge = new SteeringBridge({ sessionId: "bench-10k", cwd: "/" });
+/** A bridge whose queue takes 10,000 items (the default limit is 1,000), journaled when `journal` is given. */
+function bigBridge(sessionId, journal) {
+  const queue = new SteeringQueue({ maxPendingItems: 10_000 });
+  if (journal) {
+    queue.onAccept((item) => journal.accept(item));
+    queue.onAck((ack) => journal.settle(ack));
+  }
+  return new SteeringBridge({ sessionId, cwd: "/", queue });
+}
+
+async function drain10k(journal) {
+  const bridge = bigBridge("bench-10k", journal);
   let acks = 0;
   bridge.onAck(() => acks++);
   const samples = [];
@@ -60,6 +72,28 @@ async function drain10k() {
   return stats(samples);
 }
 
+async function journaled() {
+  const dir = mkdtempSync(join(tmpdir(), "steer-bench-journal-"));
+  const { journal } = QueueJournal.open(join(dir, "bench.journal"));
+  try {
+    const bridge = bigBridge("bench-journal", journal);
+    const accept = [];
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 5000; i++) {
+        const t = performance.now();
+        bridge.inject({ content: `accepted ${i}: keep the public API stable`, mode: "finish_step", kind: "message" });
+        accept.push((performance.now() - t) * 1000);
+      }
+      await bridge.drain("iteration_start", round + 1);
+    }
+    const drain = await drain10k(journal);
+    return { accept: stats(accept), drain };
+  } finally {
+    journal.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function socketBench() {
   const agentDir = mkdtempSync(join(tmpdir(), "steer-bench-"));
   const bridge = new SteeringBridge({ sessionId: "bench-socket", cwd: "/" });
@@ -73,6 +107,7 @@ async function socketBench() {
       const t = performance.now();
       await client.inject({ content: `round trip ${i}`, mode: "finish_step" });
       roundTrip.push((performance.now() - t) * 1000);
+      if (i % 500 === 499) await bridge.drain("iteration_start", 2); // stay under the 1,000-item limit
     }
     await bridge.drain("iteration_start", 2);
 
@@ -102,6 +137,7 @@ async function socketBench() {
 const empty = await emptyPass();
 const tenK = await drain10k();
 const socket = await socketBench();
+const journal = await journaled();
 const emptyUs = empty.p50 * 1000;
 const rows = [
   { case: "empty checkpoint pass (1 seam, nothing queued)", p50_us: emptyUs, p99_us: empty.p99 * 1000, ratio: 1 },
@@ -122,6 +158,18 @@ const rows = [
     p50_us: socket.toDelivery.p50,
     p99_us: socket.toDelivery.p99,
     ratio: socket.toDelivery.p50 / emptyUs,
+  },
+  {
+    case: "inject in-process, accept line on disk (journal)",
+    p50_us: journal.accept.p50,
+    p99_us: journal.accept.p99,
+    ratio: journal.accept.p50 / emptyUs,
+  },
+  {
+    case: "10,000 items drained, settle lines on disk",
+    p50_us: journal.drain.p50 * 1000,
+    p99_us: journal.drain.p99 * 1000,
+    ratio: (journal.drain.p50 * 1000) / emptyUs,
   },
 ];
 const withinBudget = tenK.p50 <= BUDGET_10K_MS;
