@@ -178,7 +178,9 @@ export default function steeringBridge(pi: ExtensionAPI): void {
 
   pi.on("agent_start", () => bridge?.setRunning(true));
   pi.on("agent_end", () => bridge?.setRunning(false));
-  pi.on("tool_execution_start", (event) => bridge?.tools.start(event.toolCallId, event.toolName));
+  pi.on("tool_execution_start", (event) =>
+    bridge?.tools.start(event.toolCallId, event.toolName, undefined, Date.now(), event.args),
+  );
   pi.on("tool_execution_end", (event) => bridge?.tools.end(event.toolCallId));
 
   pi.on("checkpoint", async (event) => {

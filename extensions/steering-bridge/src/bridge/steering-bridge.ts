@@ -10,6 +10,7 @@ import { SteeringQueue } from "../queue/steering-queue.ts";
 import type { Ack, EnqueueResult, RevokeResult, SteeringItem, SteeringItemInput } from "../queue/types.ts";
 import { resolveCallId } from "./call-ids.ts";
 import type { CancelToolCallOptions, CancelToolCallResult, ToolCallInFlight } from "./cancel.ts";
+import { releaseCancelledCall } from "./release.ts";
 import { ToolTracker } from "./tool-tracker.ts";
 
 /** Result of an inject / remind / postEvent. */
@@ -244,7 +245,14 @@ export class SteeringBridge {
       callId,
       this.#cancel.inFlight().map((call) => call.callId),
     );
-    return this.#cancel.cancel(target ?? callId, options);
+    const id = target ?? callId;
+    const args = this.tools.argsOf(id);
+    const result = await this.#cancel.cancel(id, options);
+    if ((result.status === "cancelled" || result.status === "timeout") && result.tool !== undefined) {
+      // What the abort signal could not reach (a read blocked on a FIFO) is released, so the work really stops.
+      releaseCancelledCall(result.tool, args, this.cwd);
+    }
+    return result;
   }
 
   status(): BridgeStatus {

@@ -6,19 +6,28 @@ import type { ToolCallInFlight } from "./cancel.ts";
  */
 export class ToolTracker {
   readonly #running = new Map<string, ToolCallInFlight>();
+  readonly #args = new Map<string, unknown>();
 
-  start(callId: string, tool: string, iteration?: number, startedAt = Date.now()): void {
+  start(callId: string, tool: string, iteration?: number, startedAt = Date.now(), args?: unknown): void {
     const call: ToolCallInFlight = { callId, tool, startedAt };
     if (iteration !== undefined) call.iteration = iteration;
     this.#running.set(callId, call);
+    if (args !== undefined) this.#args.set(callId, args);
   }
 
   end(callId: string): void {
     this.#running.delete(callId);
+    this.#args.delete(callId);
   }
 
   clear(): void {
     this.#running.clear();
+    this.#args.clear();
+  }
+
+  /** The arguments a running call was started with (from pi's tool_execution_start). */
+  argsOf(callId: string): unknown {
+    return this.#args.get(callId);
   }
 
   list(): ToolCallInFlight[] {

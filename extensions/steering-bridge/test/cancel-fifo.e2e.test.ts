@@ -1,0 +1,38 @@
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { PACKAGE_DIR, runSteer } from "./steer-cli.ts";
+
+let server: ModelServer | undefined;
+let home: CliHome | undefined;
+afterEach(async () => {
+  await server?.close();
+  home?.dispose();
+  server = undefined;
+  home = undefined;
+});
+
+describe("cancelled means the work stopped", () => {
+  it("a cancelled read of a FIFO (no writer) releases what it blocked: pi -p finishes and exits", async () => {
+    server = await startModelServer({
+      script: [{ toolCalls: [{ id: "r1", name: "read", arguments: { path: "pipe" } }] }, { text: "READ-CANCELLED" }],
+    });
+    home = prepareCliHome({ server });
+    execFileSync("mkfifo", [join(home.cwd, "pipe")]);
+    const pi = runPi(["-e", PACKAGE_DIR, "-p", "read the pipe"], { home, timeoutMs: 30_000 });
+    let status: { toolCallsInFlight: unknown[] } = { toolCallsInFlight: [] };
+    for (const deadline = Date.now() + 20_000; status.toolCallsInFlight.length === 0 && Date.now() < deadline; ) {
+      const result = await runSteer(["status", "--json"], home);
+      if (result.code === 0) status = JSON.parse(result.stdout);
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status.toolCallsInFlight).toMatchObject([{ callId: "r1", tool: "read" }]);
+    const cancelled = await runSteer(["cancel", "r1", "--json"], home);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ status: "cancelled", tool: "read" });
+    const result = await pi;
+    expect(result.timedOut).toBe(false);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("READ-CANCELLED");
+  }, 60_000);
+});
