@@ -25,6 +25,19 @@ export type {
   ToolCallCancellation,
   ToolCallInFlight,
 } from "@mariozechner/pi-agent-core";
+export { AGENT_DIR_ENV, expandTilde, homeDir, resolveAgentDir } from "./kit/agent-dir.ts";
+export {
+  type FieldSchema,
+  formatSettingsIssue,
+  type LoadedSettings,
+  loadSettings,
+  parseSettingsSection,
+  piSettingsFiles,
+  readSettingsDocuments,
+  type SettingsFields,
+  type SettingsIssue,
+  type SettingsSpec,
+} from "./kit/settings.ts";
 export {
   detectPiPatch,
   hasPiPatchFeature,

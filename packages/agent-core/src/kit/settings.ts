@@ -1,0 +1,181 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * One settings rule for every extension: each extension owns one key of pi's settings files (`ttsr`, `rulebook`,
+ * `cacheTtl`) and declares only its schema. Files are read user first, then project; a project key overrides the
+ * user's. **A bad key is said once (file, `section.key`, what is wrong) and ignored: the lower-precedence file's
+ * value or the default applies, and every other key is kept.** In a list, a bad entry is said and dropped, the
+ * other entries kept. A file that is not JSON, or a section that is not an object, is said once and skipped.
+ */
+
+/** A bad settings value: the file, the key (`ttsr.repeatGap`) and what is wrong with it. */
+export interface SettingsIssue {
+  file: string;
+  key: string;
+  message: string;
+}
+
+/** `<file>: <key>: <message>`, the one wording of a settings issue. */
+export function formatSettingsIssue(issue: SettingsIssue): string {
+  return `${issue.file}: ${issue.key}: ${issue.message}`;
+}
+
+/** pi's settings files in precedence order (later wins): `<agentDir>/settings.json`, `<cwd>/.pi/settings.json`. */
+export function piSettingsFiles(cwd: string, agentDir: string): string[] {
+  return [join(agentDir, "settings.json"), join(cwd, ".pi", "settings.json")];
+}
+
+/**
+ * What the loader needs of a field schema: zod's `safeParse` (typed structurally, so the kit has no zod of its
+ * own and each extension keeps its zod import lazy).
+ */
+export interface FieldSchema {
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true; data: unknown }
+    | { success: false; error: { issues: readonly { message: string; path: readonly PropertyKey[] }[] } };
+}
+
+export type SettingsFields = Readonly<Record<string, FieldSchema>>;
+
+/** One extension's settings: its key in the settings files, its defaults and its fields (loaded only when used). */
+export interface SettingsSpec<T extends object> {
+  section: string;
+  defaults: T;
+  /** The per-key schemas (e.g. a zod object's `.shape`); called only when a file has the section. */
+  fields: () => SettingsFields | Promise<SettingsFields>;
+}
+
+export interface LoadedSettings<T extends object> {
+  settings: T;
+  issues: SettingsIssue[];
+  /** The file each key's value came from (a key left at its default is absent): to say where a switch was set. */
+  from: Partial<Record<keyof T, string>>;
+  /** Every settings file that parsed as a JSON object, in precedence order (for keys another extension owns). */
+  documents: { file: string; json: Record<string, unknown> }[];
+}
+
+interface SettingsDocument {
+  file: string;
+  json: Record<string, unknown>;
+}
+
+/** Reads the JSON objects of `files`; a missing file is skipped, an unreadable or non-JSON one is an issue. */
+export function readSettingsDocuments(
+  files: readonly string[],
+  section: string,
+): { documents: SettingsDocument[]; issues: SettingsIssue[] } {
+  const documents: SettingsDocument[] = [];
+  const issues: SettingsIssue[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+        issues.push({ file, key: section, message: `cannot read the file (${(error as Error).message}); ignored` });
+      continue;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      issues.push({
+        file,
+        key: section,
+        message: `settings file is not valid JSON (${(error as Error).message}); ignored`,
+      });
+      continue;
+    }
+    if (isRecord(json)) documents.push({ file, json });
+  }
+  return { documents, issues };
+}
+
+/**
+ * Validates one raw section key by key under the rule above. Returns only the keys that are valid (to merge over
+ * the lower-precedence values). Settings are data: `constructor` or `__proto__` are unknown keys, never members.
+ */
+export function parseSettingsSection(
+  raw: unknown,
+  file: string,
+  section: string,
+  fields: SettingsFields,
+): { values: Record<string, unknown>; issues: SettingsIssue[] } {
+  const values: Record<string, unknown> = {};
+  const issues: SettingsIssue[] = [];
+  if (raw === undefined) return { values, issues };
+  if (!isRecord(raw)) {
+    issues.push({ file, key: section, message: `must be an object, got ${describe(raw)}; ignored` });
+    return { values, issues };
+  }
+  for (const [key, value] of Object.entries(raw)) {
+    const name = `${section}.${key}`;
+    const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    if (!field) {
+      issues.push({ file, key: name, message: `unknown key (known: ${Object.keys(fields).join(", ")}); ignored` });
+      continue;
+    }
+    let result = field.safeParse(value);
+    if (!result.success && Array.isArray(value)) {
+      // A list with bad entries: say each and keep the others, when the rest is a valid list.
+      const bad = new Map<number, string>();
+      for (const issue of result.error.issues) {
+        const at = issue.path[0];
+        if (typeof at === "number" && !bad.has(at)) bad.set(at, issue.message);
+      }
+      const kept = value.filter((_, i) => !bad.has(i));
+      const retry = bad.size > 0 ? field.safeParse(kept) : result;
+      if (retry.success) {
+        for (const [i, message] of bad)
+          issues.push({ file, key: `${name}[${i}]`, message: `${message} (got ${describe(value[i])}); ignored` });
+      }
+      result = retry;
+    }
+    if (result.success) values[key] = result.data;
+    else {
+      const first = result.error.issues[0];
+      const at = first?.path.length ? `[${first.path.map(String).join("][")}]` : "";
+      issues.push({
+        file,
+        key: `${name}${at}`,
+        message: `${first?.message ?? "invalid value"} (got ${describe(value)}); ignored`,
+      });
+    }
+  }
+  return { values, issues };
+}
+
+/** Reads `spec.section` from `files` (see the rule above). Never throws. */
+export async function loadSettings<T extends object>(
+  spec: SettingsSpec<T>,
+  files: readonly string[],
+): Promise<LoadedSettings<T>> {
+  const { documents, issues } = readSettingsDocuments(files, spec.section);
+  const withSection = documents.filter((d) => Object.hasOwn(d.json, spec.section));
+  // The schema is loaded only when there is something to validate: most sessions never pay for it.
+  const fields = withSection.length > 0 ? await spec.fields() : {};
+  const settings: Record<string, unknown> = { ...(spec.defaults as Record<string, unknown>) };
+  const from: Record<string, string> = {};
+  for (const { file, json } of withSection) {
+    const parsed = parseSettingsSection(json[spec.section], file, spec.section, fields);
+    issues.push(...parsed.issues);
+    for (const [key, value] of Object.entries(parsed.values)) {
+      settings[key] = value;
+      from[key] = file;
+    }
+  }
+  return { settings: settings as T, issues, from: from as LoadedSettings<T>["from"], documents };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "undefined";
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
