@@ -109,8 +109,10 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
 
     // 1. The maintainer's flow, in a clone.
     const clone = join(scratch, "pi-rails");
-    const maintainerEnv = cleanEnv();
-    const releaseEnv = cleanEnv(registry.env);
+    // The clone's builds share the checkout's turbo cache: entries are keyed by the hash of their inputs, so a hit
+    // is byte for byte what the clone would build (and CI's checkout has just built the same commit).
+    const maintainerEnv = cleanEnv({ TURBO_CACHE_DIR: join(root, ".turbo", "cache") });
+    const releaseEnv = { ...maintainerEnv, ...registry.env };
     const git = (...args) => sh("git", args, { cwd: clone, env: maintainerEnv });
     await step("git clone this repository into a temp folder; pnpm install", () => {
       sh("git", ["clone", "-q", root, clone], { cwd: scratch, env: maintainerEnv });
