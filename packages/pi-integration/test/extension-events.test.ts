@@ -63,11 +63,13 @@ describe("stream_text in a real pi session", () => {
       type: string;
       customType?: string;
       display?: boolean;
-      message?: { role: string };
+      message?: { role: string; stopReason?: string; content?: unknown[] };
     }[];
     const assistantEntries = entries.filter((entry) => entry.type === "message" && entry.message?.role === "assistant");
-    expect(assistantEntries).toHaveLength(1);
-    expect(JSON.stringify(assistantEntries[0])).not.toContain("FORBIDDEN_API");
+    // The answer, and the aborted attempt's record (its usage, no content: see aborted-attempt-usage.test.ts).
+    expect(assistantEntries.map((entry) => entry.message?.stopReason)).toEqual(["aborted", "stop"]);
+    expect(assistantEntries[0]!.message?.content).toEqual([]);
+    expect(JSON.stringify(assistantEntries)).not.toContain("FORBIDDEN_API");
     const injected = entries.find((entry) => entry.type === "custom_message");
     expect(injected).toMatchObject({ customType: "fixture-rule", display: false });
     expect(test.events.some((event) => event.type === "stream_abort")).toBe(true);

@@ -195,7 +195,11 @@ describe("the stream-abort cap (real pi session file)", () => {
       type: string;
       message?: { role: string; content: unknown[]; stopReason?: string; errorMessage?: string };
     }[];
-    const assistants = entries.filter((entry) => entry.type === "message" && entry.message?.role === "assistant");
+    const all = entries.filter((entry) => entry.type === "message" && entry.message?.role === "assistant");
+    // The three retried attempts are kept only as usage records (no content); the fourth ends the turn.
+    const records = all.filter((entry) => entry.message?.stopReason === "aborted");
+    expect(records.map((entry) => entry.message!.content)).toEqual([[], [], []]);
+    const assistants = all.filter((entry) => entry.message?.stopReason !== "aborted");
     expect(assistants).toHaveLength(1);
     expect(assistants[0]!.message).toMatchObject({ stopReason: "error", content: [] });
     expect(assistants[0]!.message!.errorMessage).toMatch(/aborted 4 consecutive responses in this turn \(cap: 3\)/);
