@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { getAgentDir } from "@mariozechner/pi-coding-agent";
+import { resolveAgentDir } from "@pi-rails/agent-core/kit";
 import {
   compileGlobMatchers,
   FILE_TOOLS,
@@ -69,7 +69,7 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
 
     const load = async (ctx: ExtensionContext): Promise<SessionState> => {
       const home = options.home ?? homedir();
-      const agentDir = options.agentDir ?? getAgentDir();
+      const agentDir = options.agentDir ?? resolveAgentDir();
       const { settings, errors, ttsrDisabledRules } = await readRulebookSettings(ctx.cwd, agentDir);
       let result: RuleLoadResult;
       try {

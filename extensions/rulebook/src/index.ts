@@ -48,9 +48,9 @@ export {
   type ShadowedRule,
   type SkippedRule,
 } from "./rule.ts";
+export { DEFAULT_SETTINGS } from "./settings/defaults.ts";
 export { readRulebookSettings, settingsFiles } from "./settings/read.ts";
 export {
-  DEFAULT_SETTINGS,
   PROVIDER_IDS,
   parseRulebookSettings,
   type RulebookSettings,

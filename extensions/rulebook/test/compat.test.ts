@@ -8,7 +8,7 @@ import { doctorReport } from "../src/cli/report.ts";
 import { loadRules } from "../src/discovery/load.ts";
 import { clearParseCache } from "../src/discovery/parse-cache.ts";
 import rulebook, { WARNINGS_ENTRY } from "../src/extension.ts";
-import { DEFAULT_SETTINGS } from "../src/settings/schema.ts";
+import { DEFAULT_SETTINGS } from "../src/settings/defaults.ts";
 import { tempWorld, writeTree } from "../src/testing/tree.ts";
 
 /** Issue 25: what hostile and real inputs (and users arriving from oh-my-pi) still broke. */

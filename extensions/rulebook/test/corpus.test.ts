@@ -6,7 +6,8 @@ import { doctorReport } from "../src/cli/report.ts";
 import { loadRules } from "../src/discovery/load.ts";
 import { clearParseCache } from "../src/discovery/parse-cache.ts";
 import type { RuleLoadResult } from "../src/rule.ts";
-import { DEFAULT_SETTINGS, type RulebookSettings } from "../src/settings/schema.ts";
+import { DEFAULT_SETTINGS } from "../src/settings/defaults.ts";
+import type { RulebookSettings } from "../src/settings/schema.ts";
 import { tempWorld } from "../src/testing/tree.ts";
 
 /**

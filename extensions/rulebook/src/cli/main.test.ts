@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { clearParseCache } from "../discovery/parse-cache.ts";
 import { tempWorld, writeTree } from "../testing/tree.ts";
@@ -69,7 +70,7 @@ describe("rulebook CLI", () => {
     ]);
     const messages = report.warnings.map((w: { message: string }) => w.message);
     expect(messages).toEqual([
-      expect.stringMatching(/unknown key "rulebook\.nope"/),
+      expect.stringMatching(/rulebook\.nope: unknown key/),
       expect.stringMatching(/alwaysApply: ignored "true"/),
     ]);
   });
@@ -81,4 +82,25 @@ describe("rulebook CLI", () => {
     expect(out).toContain("Loaded but not delivered (1):");
     expect((await run("frobnicate")).code).toBe(2);
   });
+
+  it.each(["~", "~/x"])(
+    "reads user rules and settings from PI_CODING_AGENT_DIR=%s under --home, as pi does",
+    async (value) => {
+      const agentDir = value === "~" ? world.home : join(world.home, "x");
+      await writeTree(agentDir, {
+        "rules/mine.md": "---\nalwaysApply: true\n---\nMine.",
+        "settings.json": JSON.stringify({ rulebook: { typo: 1 } }),
+      });
+      const out: string[] = [];
+      const code = await runCli(
+        ["doctor", "--json", "--cwd", world.cwd, "--home", world.home],
+        { out: (t) => out.push(t), err: () => {} },
+        { PI_CODING_AGENT_DIR: value },
+      );
+      expect(code).toBe(0);
+      const text = out.join("\n");
+      expect(text).toContain(join(agentDir, "rules", "mine.md"));
+      expect(text).toContain(`${join(agentDir, "settings.json")}: rulebook.typo: unknown key`);
+    },
+  );
 });

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { resolveAgentDir } from "@pi-rails/agent-core/kit";
 import { bucketOf, bucketRules } from "../buckets/buckets.ts";
 import { loadRules } from "../discovery/load.ts";
 import { stripControl } from "../prompt/escape.ts";
@@ -66,7 +67,7 @@ async function run(argv: readonly string[], io: CliIO, env: NodeJS.ProcessEnv): 
   // `pnpm rulebook` runs in the repo root; INIT_CWD is where the user typed it.
   const cwd = resolve(values.cwd ?? env["INIT_CWD"] ?? process.cwd());
   const home = resolve(values.home ?? env["HOME"] ?? homedir());
-  const agentDir = resolve(values["agent-dir"] ?? env["PI_CODING_AGENT_DIR"] ?? join(home, ".pi", "agent"));
+  const agentDir = resolve(values["agent-dir"] ?? resolveAgentDir({ ...env, HOME: home, USERPROFILE: home }));
   const cwdStats = statSync(cwd, { throwIfNoEntry: false });
   if (!cwdStats?.isDirectory()) {
     io.err(`rulebook: --cwd ${cwd} ${cwdStats ? "is not a folder" : "does not exist"}`);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { bucketRules } from "../buckets/buckets.ts";
 import { RuleSchema } from "../rule.ts";
-import { DEFAULT_SETTINGS } from "../settings/schema.ts";
+import { DEFAULT_SETTINGS } from "../settings/defaults.ts";
 import { tempWorld, writeTree } from "../testing/tree.ts";
 import { loadRules } from "./load.ts";
 import { clearParseCache, parseCacheStats } from "./parse-cache.ts";
@@ -324,8 +324,8 @@ describe("loadRules: settings", () => {
     const result = await loadRules({ cwd: world.cwd, home: world.home, agentDir: world.agentDir });
     expect(result.rules).toEqual([]);
     expect(result.warnings.map((w) => w.message)).toEqual([
-      expect.stringMatching(/agent\/settings\.json: "rulebook\.maxRuleChars": .*using the default/),
-      expect.stringMatching(/\.pi\/settings\.json: unknown key "rulebook\.bogus"/),
+      expect.stringMatching(/agent\/settings\.json: rulebook\.maxRuleChars: .*; ignored/),
+      expect.stringMatching(/\.pi\/settings\.json: rulebook\.bogus: unknown key/),
     ]);
   });
 });

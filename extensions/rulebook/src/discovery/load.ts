@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { resolveAgentDir } from "@pi-rails/agent-core/kit";
 import { dedupeByName } from "../precedence/dedupe.ts";
 import { orderProviders } from "../precedence/order.ts";
 import type { PiContextFile, ProviderReport, Rule, RuleLoadResult, SkippedRule } from "../rule.ts";
@@ -18,7 +19,7 @@ export interface LoadRulesOptions {
   cwd: string;
   /** Default `os.homedir()`: where `~/.cursor`, `~/.codeium`, `~/.claude` live. */
   home?: string;
-  /** Default `<home>/.pi/agent`: user rules in `<agentDir>/rules`, settings in `<agentDir>/settings.json`. */
+  /** Default `<home>/.pi/agent` when `home` is given, else pi's agent dir: user rules in `<agentDir>/rules`, settings in `<agentDir>/settings.json`. */
   agentDir?: string;
   /**
    * Already-parsed settings. When omitted they are read from pi's settings files (user, then project),
@@ -47,7 +48,7 @@ export interface LoadRulesOptions {
 export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResult> {
   const started = performance.now();
   const home = options.home ?? homedir();
-  const agentDir = options.agentDir ?? join(home, ".pi", "agent");
+  const agentDir = options.agentDir ?? (options.home ? join(home, ".pi", "agent") : resolveAgentDir());
   const warnings: RuleLoadResult["warnings"] = [];
   let settings = options.settings;
   let ttsrDisabled = options.ttsrDisabledRules ?? [];

@@ -1,3 +1,4 @@
+import { formatSettingsIssue, type SettingsIssue } from "@pi-rails/agent-core/kit";
 import type { RuleLoadResult, RuleWarning, SkippedRule } from "../rule.ts";
 
 /**
@@ -15,6 +16,11 @@ export function warningMessage(warning: RuleWarning): string {
   return warning.path && !warning.message.startsWith(warning.path)
     ? `${warning.path}: ${warning.message}`
     : warning.message;
+}
+
+/** A settings issue (the kit's one wording) as one of rulebook's warnings. */
+export function settingsWarning(issue: SettingsIssue): RuleWarning {
+  return { path: issue.file, key: issue.key, kind: "settings", message: formatSettingsIssue(issue) };
 }
 
 /**

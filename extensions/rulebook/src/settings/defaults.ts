@@ -1,14 +1,10 @@
 import type { RulebookSettings } from "./schema.ts";
 
 /**
- * The defaults and provider ids without zod: a session whose settings files have no `rulebook` key never loads
- * the schema (zod costs about 60 ms of start-up), see `readRulebookSettings`.
+ * The defaults without zod: a session whose settings files have no `rulebook` key never loads the schema (zod
+ * costs about 60 ms of start-up), see `readRulebookSettings`. A test holds this object equal to
+ * `RulebookSettingsSchema.parse({})`.
  */
-
-/** Provider ids a user can disable. */
-export const PROVIDER_IDS = ["native", "extra", "cursor", "windsurf", "claude", "cline", "copilot"] as const;
-export type ProviderId = (typeof PROVIDER_IDS)[number];
-
 export const DEFAULT_SETTINGS: RulebookSettings = {
   disabledRules: [],
   disabledProviders: [],

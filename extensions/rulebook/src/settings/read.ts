@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { loadSettings, piSettingsFiles, type SettingsSpec } from "@pi-rails/agent-core/kit";
+import { settingsWarning } from "../report/messages.ts";
 import type { RuleWarning } from "../rule.ts";
 import { DEFAULT_SETTINGS } from "./defaults.ts";
 import type { RulebookSettings } from "./schema.ts";
@@ -11,57 +11,30 @@ export interface SettingsFiles {
 
 /** pi's two settings files: `<agentDir>/settings.json` and `<cwd>/.pi/settings.json`. */
 export function settingsFiles(cwd: string, agentDir: string): SettingsFiles {
-  return { user: join(agentDir, "settings.json"), project: join(cwd, ".pi", "settings.json") };
+  const [user, project] = piSettingsFiles(cwd, agentDir) as [string, string];
+  return { user, project };
 }
 
+/** The `rulebook` key of pi's settings files; zod is loaded only when a file has the key. */
+export const RULEBOOK_SETTINGS: SettingsSpec<RulebookSettings> = {
+  section: "rulebook",
+  defaults: DEFAULT_SETTINGS,
+  fields: async () => (await import("./schema.ts")).RulebookSettingsSchema.shape,
+};
+
 /**
- * Read the `rulebook` key from pi's user and project settings; project keys override user keys.
- * Missing files are fine; unreadable JSON and bad values become errors naming the file and key.
+ * Read the `rulebook` key from pi's user and project settings; project keys override user keys (the kit's rule
+ * for bad keys). Missing files are fine; unreadable JSON and bad values become errors naming the file and key.
  */
 export async function readRulebookSettings(
   cwd: string,
   agentDir: string,
 ): Promise<{ settings: RulebookSettings; errors: RuleWarning[]; files: SettingsFiles; ttsrDisabledRules: string[] }> {
   const files = settingsFiles(cwd, agentDir);
-  const errors: RuleWarning[] = [];
-  let merged: RulebookSettings = { ...DEFAULT_SETTINGS };
+  const loaded = await loadSettings(RULEBOOK_SETTINGS, [files.user, files.project]);
   let ttsrDisabledRules: string[] = [];
-  for (const file of [files.user, files.project]) {
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-        errors.push({
-          path: file,
-          kind: "settings",
-          message: `${file}: cannot read settings: ${(error as Error).message}`,
-        });
-      }
-      continue;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      errors.push({
-        path: file,
-        kind: "settings",
-        message: `${file}: not valid JSON (${(error as Error).message}); rulebook settings ignored`,
-      });
-      continue;
-    }
-    if (json === null || typeof json !== "object" || Array.isArray(json)) continue;
-    ttsrDisabledRules = readTtsrDisabledRules(json) ?? ttsrDisabledRules;
-    const raw = Object.hasOwn(json, "rulebook") ? (json as Record<string, unknown>)["rulebook"] : undefined;
-    if (raw === undefined) continue;
-    // The schema (zod) is loaded only when there is something to validate: most sessions never pay for it.
-    const { parsePartialRulebookSettings } = await import("./schema.ts");
-    const { settings, errors: keyErrors } = parsePartialRulebookSettings(raw, file);
-    errors.push(...keyErrors);
-    merged = { ...merged, ...settings };
-  }
-  return { settings: merged, errors, files, ttsrDisabledRules };
+  for (const { json } of loaded.documents) ttsrDisabledRules = readTtsrDisabledRules(json) ?? ttsrDisabledRules;
+  return { settings: loaded.settings, errors: loaded.issues.map(settingsWarning), files, ttsrDisabledRules };
 }
 
 /**

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, parseRulebookSettings } from "./schema.ts";
+import { DEFAULT_SETTINGS } from "./defaults.ts";
+import { parseRulebookSettings, RulebookSettingsSchema } from "./schema.ts";
 
 describe("parseRulebookSettings", () => {
+  it("the zod-free defaults are the schema's defaults", () => {
+    expect(DEFAULT_SETTINGS).toEqual(RulebookSettingsSchema.parse({}));
+  });
+
   it("defaults when absent", () => {
     expect(parseRulebookSettings(undefined, "s.json")).toEqual({ settings: DEFAULT_SETTINGS, errors: [] });
   });
@@ -11,17 +16,20 @@ describe("parseRulebookSettings", () => {
       { globAttach: false, maxRuleChars: -5, disabledProviders: ["cursor", "nope"], colour: "red" },
       "/p/.pi/settings.json",
     );
-    expect(settings).toEqual({ ...DEFAULT_SETTINGS, globAttach: false });
+    expect(settings).toEqual({ ...DEFAULT_SETTINGS, globAttach: false, disabledProviders: ["cursor"] });
     expect(errors.map((e) => [e.key, e.message])).toEqual([
-      ["rulebook.maxRuleChars", expect.stringMatching(/^\/p\/\.pi\/settings\.json: "rulebook\.maxRuleChars": /)],
-      ["rulebook.disabledProviders", expect.stringMatching(/"rulebook\.disabledProviders\[1\]"/)],
-      ["rulebook.colour", expect.stringMatching(/unknown key "rulebook\.colour" \(known keys: disabledRules/)],
+      [
+        "rulebook.maxRuleChars",
+        expect.stringMatching(/^\/p\/\.pi\/settings\.json: rulebook\.maxRuleChars: .*; ignored$/),
+      ],
+      ["rulebook.disabledProviders[1]", expect.stringMatching(/rulebook\.disabledProviders\[1\]: .*\(got "nope"\)/)],
+      ["rulebook.colour", expect.stringMatching(/rulebook\.colour: unknown key \(known: disabledRules/)],
     ]);
   });
 
   it("a non-object value is one error", () => {
     expect(parseRulebookSettings("yes", "s.json").errors).toEqual([
-      expect.objectContaining({ message: 's.json: "rulebook" must be an object, got string' }),
+      expect.objectContaining({ message: 's.json: rulebook: must be an object, got "yes"; ignored' }),
     ]);
   });
 });
