@@ -122,6 +122,8 @@ export function makeSourceTree(dir, version, packageDirs) {
   mkdirSync(dir, { recursive: true });
   git(dir, ["init", "-q", "-b", "main"]);
   for (const pkg of PACKAGES) {
+    mkdirSync(join(dir, pkg.repoDir), { recursive: true });
+    writeFileSync(join(dir, pkg.repoDir, "package.json"), readFileSync(join(packageDirs[pkg.name], "package.json")));
     for (const [path, text] of recoverSources(packageDirs[pkg.name])) {
       const target = join(dir, pkg.repoDir, path);
       mkdirSync(dirname(target), { recursive: true });
@@ -154,7 +156,7 @@ export function seriesFiles() {
 }
 
 /** Where the installed dependencies of a package live (for type resolution while compiling). */
-function dependencyDir(name) {
+export function dependencyDir(name) {
   const pkgDir = realpathSync(join(root, "node_modules", name));
   return resolve(pkgDir, "..", ...(name.startsWith("@") ? [".."] : []));
 }
@@ -169,7 +171,8 @@ export function compileTree(tree) {
   const errors = [];
   for (const pkg of PACKAGES) {
     const dir = join(tree, pkg.repoDir);
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: pkg.name, type: "module" }));
+    if (!existsSync(join(dir, "package.json")))
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
     const nodeModules = join(dir, "node_modules");
     if (!existsSync(nodeModules)) symlinkSync(dependencyDir(pkg.name), nodeModules);
     const paths =

@@ -1,0 +1,58 @@
+/**
+ * The core patch's TypeScript series (patches/source/): `pnpm patches:branch` puts it on a pi-mono-shaped
+ * checkout at the release tag (a git tree of pi 0.73.1's sources, recovered from the installed packages' source
+ * maps and tagged as pi-mono tags releases), `git am` applies every commit, and the series' own tests pass there.
+ * That the dist patches equal what the series generates is `pnpm patches:check` (CI).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+// @ts-expect-error: a plain .mjs script without types
+import { dependencyDir, git, makeSourceTree, PACKAGES, seriesFiles } from "../../../scripts/patches/lib.mjs";
+
+const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
+let scratch: string | undefined;
+afterEach(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  scratch = undefined;
+});
+
+type Pkg = { name: string; repoDir: string };
+
+describe("the patch series (patches/source/)", () => {
+  it("goes on a branch at v0.73.1 with patches:branch, and its tests pass there", () => {
+    scratch = mkdtempSync(join(tmpdir(), "pi-rails-series-"));
+    const packageDirs: Record<string, string> = {};
+    for (const pkg of PACKAGES as Pkg[]) packageDirs[pkg.name] = realpathSync(join(repoRoot, "node_modules", pkg.name));
+    const tree: string = makeSourceTree(join(scratch, "pi-mono"), "0.73.1", packageDirs);
+
+    const branch = spawnSync("node", ["scripts/patches/branch.mjs", tree], { cwd: repoRoot, encoding: "utf8" });
+    expect(branch.status, branch.stderr).toBe(0);
+    const subjects = (git(tree, ["log", "--format=%s", "v0.73.1..HEAD"]) as string).trim().split("\n").reverse();
+    const series = (seriesFiles() as string[]).map((file) => readFileSync(file, "utf8"));
+    expect(subjects).toHaveLength(series.filter((text) => !/^Subject: .*\(local only/m.test(text)).length);
+    expect(subjects[0]).toMatch(/stream hook/);
+    expect(git(tree, ["rev-parse", "--abbrev-ref", "HEAD"]).trim()).toBe("pi-rails/stream-hook-0.73.1");
+    // The local-only marker stays out of the upstream branch; the hook is in.
+    const session = readFileSync(join(tree, "packages/coding-agent/src/core/agent-session.ts"), "utf8");
+    expect(session).not.toContain("@pi-rails/pi-patch");
+    expect(readFileSync(join(tree, "packages/agent/src/agent-loop.ts"), "utf8")).toContain("onStreamText");
+
+    // The series' own tests (pi's style: vitest next to each package) against the branch's sources.
+    symlinkSync(join(repoRoot, "node_modules"), join(tree, "node_modules"));
+    for (const pkg of PACKAGES as Pkg[]) {
+      symlinkSync(dependencyDir(pkg.name), join(tree, pkg.repoDir, "node_modules"));
+      const vitest = join(repoRoot, "node_modules", ".bin", "vitest");
+      const run = spawnSync(vitest, ["run", "test", "--reporter=dot"], {
+        cwd: join(tree, pkg.repoDir),
+        encoding: "utf8",
+        env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
+      });
+      expect(run.status, `${pkg.repoDir}: ${run.stdout}${run.stderr}`).toBe(0);
+      expect(run.stdout).toMatch(/Tests\s+\d+ passed/);
+    }
+  }, 120_000);
+});
