@@ -2,10 +2,11 @@
  * Aborted attempts are paid for: on every wire format, after a pi-ttsr interrupt and retry, `stream_abort`
  * carries the usage the server had billed for the aborted attempt (what its stream had told the client when
  * pi cut it: Anthropic input and cache usage from `message_start`, Gemini the prompt with every chunk; chat
- * completions and Responses report usage only at the end).
+ * completions and Responses report usage only at the end), and the session's tokens and cost equal the sum
+ * the server billed over all attempts, the aborted one included.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { createTestSession, type ReportedUsage, type TestSession } from "@pi-rails/testkit";
+import { createTestSession, type RecordedRequest, type ReportedUsage, type TestSession } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectAllAccepted, FORMATS, LONG_TAIL, ruleFile, script, TTSR_DIR, useStrictServers } from "./helpers.ts";
 
@@ -19,8 +20,20 @@ afterEach(async () => {
 const NO_EVAL = ruleFile({ condition: "\\beval\\(", scope: "text" }, "Never call eval().");
 const ZERO: ReportedUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 
+function billed(requests: RecordedRequest[]): ReportedUsage {
+  return requests.reduce<ReportedUsage>((sum, r) => {
+    const u = r.usageReported ?? ZERO;
+    return {
+      input: sum.input + u.input,
+      output: sum.output + u.output,
+      cacheRead: sum.cacheRead + u.cacheRead,
+      cacheWrite: sum.cacheWrite + u.cacheWrite,
+    };
+  }, ZERO);
+}
+
 /** One interrupted turn: the first attempt is aborted by a pi-ttsr rule, the retry completes. */
-async function interruptedTurn(format: (typeof FORMATS)[number]) {
+async function interruptedTurn(format: (typeof FORMATS)[number], contextMode: "discard" | "keep" = "discard") {
   const requests = script(servers[format], [
     {
       thinking: "Plan.",
@@ -43,6 +56,7 @@ async function interruptedTurn(format: (typeof FORMATS)[number]) {
       (pi: ExtensionAPI) => pi.on("stream_abort", (event) => void aborts.push(event as (typeof aborts)[number])),
     ],
     files: { ".pi/rules/no-eval.md": NO_EVAL },
+    projectSettings: { ttsr: { contextMode } },
   });
   await t.prompt("parse this");
   const [aborted, retry] = requests();
@@ -65,4 +79,24 @@ describe.each(FORMATS)("usage of aborted attempts on %s (strict)", (format) => {
     expect(aborts).toHaveLength(1);
     expect(aborts[0]?.usage).toMatchObject(aborted.usageReported ?? ZERO);
   });
+});
+
+describe.each(FORMATS)("session totals with aborted attempts on %s (strict)", (format) => {
+  it.each(["discard"] as const)(
+    "contextMode %s: the session's tokens and cost are what the server billed over all attempts, the aborted one included",
+    async (contextMode) => {
+      const { requests, session } = await interruptedTurn(format, contextMode);
+      const expected = billed(requests);
+      const stats = session.session.getSessionStats();
+      expect(stats.tokens).toMatchObject(expected);
+      const price = session.model.cost;
+      const cost =
+        (expected.input * price.input +
+          expected.output * price.output +
+          expected.cacheRead * price.cacheRead +
+          expected.cacheWrite * price.cacheWrite) /
+        1_000_000;
+      expect(stats.cost).toBeCloseTo(cost, 9);
+    },
+  );
 });
