@@ -3,6 +3,7 @@
  * delivers its decisions through pi. All policy lives in the manager and delivery modules.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { formatSettingsIssue, resolveAgentDir } from "@pi-rails/agent-core/kit";
 import {
   type DeliveryKind,
   followUpMessage,
@@ -31,8 +32,7 @@ import { type RuleMatch, TtsrManager } from "./manager/ttsr-manager.ts";
 import { hasStreamTextHook } from "./patch.ts";
 import { loadTtsrRules } from "./rules/load.ts";
 import { formatIssue, type StreamSource } from "./rules/types.ts";
-import { formatSettingsIssue } from "./settings/defaults.ts";
-import { defaultAgentDir, readTtsrSettings } from "./settings/read.ts";
+import { readTtsrSettings } from "./settings/read.ts";
 
 /** Handoff to rulebook: while this is active, rules with a stream condition are ours. */
 export const TTSR_STATUS_EVENT = "pi-rails:ttsr:status";
@@ -117,7 +117,7 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
 
   pi.on("session_start", async (_event, ctx) => {
     patched = hasStreamTextHook();
-    const agentDir = defaultAgentDir();
+    const agentDir = resolveAgentDir();
     const { settings, issues: settingsIssues } = await readTtsrSettings(ctx.cwd, agentDir);
     for (const issue of settingsIssues) tell(ctx, `pi-ttsr: ${formatSettingsIssue(issue)}`);
     let loaded: Awaited<ReturnType<typeof loadTtsrRules>> = { rules: [], issues: [], dropped: [] };

@@ -4,6 +4,7 @@
  * `src/extension.ts` (bundled as the package's `pi.extensions` entry, `dist/pi/extension.js`); nothing here imports pi.
  */
 
+export { resolveAgentDir as defaultAgentDir } from "@pi-rails/agent-core/kit";
 export { main as runCli, processIo, USAGE } from "./cli/main.ts";
 export {
   followUpMessage,
@@ -55,5 +56,6 @@ export { type InlineFlagsResult, translateInlineFlags } from "./rules/inline-fla
 export { type LoadedRules, loadTtsrRules } from "./rules/load.ts";
 export { isFileGlobCondition, normalizeRule, parseScope } from "./rules/normalize.ts";
 export type { InterruptMode, RuleIssue, RuleScope, StreamSource, ToolScope, TtsrRule } from "./rules/types.ts";
-export { defaultAgentDir, readTtsrSettings } from "./settings/read.ts";
-export { DEFAULT_TTSR_SETTINGS, parseTtsrSettings, type TtsrSettings, TtsrSettingsSchema } from "./settings/schema.ts";
+export { DEFAULT_TTSR_SETTINGS } from "./settings/defaults.ts";
+export { readTtsrSettings, TTSR_SETTINGS } from "./settings/read.ts";
+export { parseTtsrSettings, type TtsrSettings, TtsrSettingsSchema } from "./settings/schema.ts";

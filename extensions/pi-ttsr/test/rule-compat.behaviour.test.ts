@@ -162,7 +162,7 @@ describe("rules written for other engines", () => {
     const status = probe.status[0] as { active: boolean; warnings: string[] };
     expect(status.active).toBe(true);
     for (const key of ["constructor", "toString", "hasOwnProperty", "__proto__"]) {
-      expect(status.warnings.join("\n")).toContain(`.pi/settings.json: ttsr.${key}: unknown setting`);
+      expect(status.warnings.join("\n")).toContain(`.pi/settings.json: ttsr.${key}: unknown key`);
     }
   });
 });

@@ -1,11 +1,12 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { formatSettingsIssue, resolveAgentDir } from "@pi-rails/agent-core/kit";
 import { buildRegistry } from "../manager/build-registry.ts";
 import type { RuleRegistry } from "../manager/registry.ts";
 import { loadTtsrRules } from "../rules/load.ts";
 import { formatIssue } from "../rules/types.ts";
-import { defaultAgentDir, readTtsrSettings } from "../settings/read.ts";
-import { formatSettingsIssue, type TtsrSettings } from "../settings/schema.ts";
+import { readTtsrSettings } from "../settings/read.ts";
+import type { TtsrSettings } from "../settings/schema.ts";
 import { type CliIo, UsageError } from "./io.ts";
 
 export interface CliRules {
@@ -24,7 +25,7 @@ export async function loadCliRules(io: CliIo, options: { cwd?: string; ruleFiles
   const info = await stat(cwd).catch(() => undefined);
   if (!info) throw new UsageError(`--cwd ${options.cwd ?? "."}: no such directory (${cwd})`);
   if (!info.isDirectory()) throw new UsageError(`--cwd ${options.cwd ?? "."}: not a directory (${cwd})`);
-  const agentDir = defaultAgentDir(io.env);
+  const agentDir = resolveAgentDir(io.env);
   const { settings, issues, from } = await readTtsrSettings(cwd, agentDir);
   const loaded = await loadTtsrRules({
     cwd,

@@ -212,4 +212,21 @@ describe("ttsr CLI", () => {
     const miss = sandbox({ ".pi/rules/rs.md": '---\ncondition: "*.rs"\n---\nRust.\n' });
     expect(await main(["test", "fn main() {}", "--path", "src/main.go", "--tool", "write"], miss.io)).toBe(0);
   });
+
+  it.each(["~", "~/x"])(
+    "reads rules and settings from PI_CODING_AGENT_DIR=%s under HOME, as pi does",
+    async (value) => {
+      const s = sandbox({ "README.md": "x" });
+      const home = join(s.cwd, "..", "home");
+      const agentDir = value === "~" ? home : join(home, "x");
+      mkdirSync(join(agentDir, "rules"), { recursive: true });
+      writeFileSync(join(agentDir, "rules", "mine.md"), NO_CONSOLE);
+      writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ ttsr: { typo: 1 } }));
+      const io = { ...s.io, env: { HOME: home, PI_CODING_AGENT_DIR: value } };
+      expect(await main(["list", "--json"], io)).toBe(0);
+      const json = JSON.parse(s.out());
+      expect(json.rules.map((r: { name: string }) => r.name)).toContain("mine");
+      expect(json.warnings).toContainEqual(expect.stringContaining(`${join(agentDir, "settings.json")}: ttsr.typo`));
+    },
+  );
 });

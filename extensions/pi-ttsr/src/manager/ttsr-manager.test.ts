@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_TTSR_SETTINGS, type TtsrSettings } from "../settings/schema.ts";
+import { DEFAULT_TTSR_SETTINGS } from "../settings/defaults.ts";
+import type { TtsrSettings } from "../settings/schema.ts";
 import { testRule } from "../testing/rule-fixture.ts";
 import { admitsSource, gate } from "./registry.ts";
 import { TtsrManager } from "./ttsr-manager.ts";

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_TTSR_SETTINGS } from "../settings/schema.ts";
+import { DEFAULT_TTSR_SETTINGS } from "../settings/defaults.ts";
 import { loadTtsrRules } from "./load.ts";
 
 function project(files: Record<string, string>) {
