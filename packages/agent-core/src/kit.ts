@@ -27,6 +27,22 @@ export type {
 } from "@mariozechner/pi-agent-core";
 export { AGENT_DIR_ENV, expandTilde, homeDir, resolveAgentDir } from "./kit/agent-dir.ts";
 export {
+  type CliOutput,
+  COMMON_OPTIONS,
+  EXIT,
+  type ExitCode,
+  formatHelp,
+  type HelpText,
+  invocationCwd,
+  parseCliArgs,
+  processOutput,
+  quietOnClosedPipe,
+  RefusedError,
+  runCommand,
+  UsageError,
+  writeJson,
+} from "./kit/cli.ts";
+export {
   type FieldSchema,
   formatSettingsIssue,
   type LoadedSettings,

@@ -1,10 +1,11 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { EXIT } from "@pi-rails/agent-core/kit";
 import ignore, { type Ignore } from "ignore";
 import { TtsrManager } from "../manager/ttsr-manager.ts";
 import type { StreamSource } from "../rules/types.ts";
 import { type CliRules, loadCliRules } from "./context.ts";
-import { type CliIo, EXIT_MATCH, EXIT_NO_MATCH, EXIT_USAGE, lineColumn, UsageError } from "./io.ts";
+import { type CliIo, lineColumn, UsageError } from "./io.ts";
 import { fileTools, simulate, simulateTools } from "./simulate.ts";
 
 export interface CommonFlags {
@@ -96,7 +97,7 @@ export async function testCommand(io: CliIo, args: string[], flags: CommonFlags)
       io.stdout(`MATCH ${h.rule} (${h.delivery}${via}) at ${h.line}:${h.column}  ${h.file}\n`);
     }
   }
-  return located.length > 0 ? EXIT_MATCH : EXIT_NO_MATCH;
+  return located.length > 0 ? EXIT.refused : EXIT.ok;
 }
 
 /** `ttsr list`: the rules a session here would watch, and why others would not load. */
@@ -123,7 +124,7 @@ export async function listCommand(io: CliIo, flags: CommonFlags): Promise<number
     io.stdout(
       `${JSON.stringify({ enabled: rules.settings.enabled, settings: rules.settings, rules: rows, skipped, warnings: rules.warnings }, null, 2)}\n`,
     );
-    return EXIT_NO_MATCH;
+    return EXIT.ok;
   }
   if (!rules.settings.enabled) io.stdout("ttsr.enabled is false: a session would not watch these rules\n");
   io.stdout(`${rows.length} rule${rows.length === 1 ? "" : "s"}\n`);
@@ -142,7 +143,7 @@ export async function listCommand(io: CliIo, flags: CommonFlags): Promise<number
   if (skipped.length > 0) io.stdout(`\nnot loaded:\n`);
   for (const s of skipped) io.stdout(`  ${s.name} (${s.path}): ${s.reason}\n`);
   if (rules.warnings.length > 0) io.stdout(`\nwarnings:\n${rules.warnings.map((w) => `  ${w}\n`).join("")}`);
-  return EXIT_NO_MATCH;
+  return EXIT.ok;
 }
 
 function scopeText(scope: {
@@ -181,7 +182,7 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
       printWarnings(io, rules.warnings);
       io.stdout(`${reason}\n`);
     }
-    return EXIT_NO_MATCH;
+    return EXIT.ok;
   }
   const manager = new TtsrManager(rules.registry, { settings: { ...rules.settings, enabled: true }, cwd: rules.cwd });
   const tools = flags.tool ? [flags.tool] : fileTools(rules);
@@ -226,7 +227,7 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
       `${findings.length} finding${findings.length === 1 ? "" : "s"} in ${files} files, ${rules.registry.rules.length} rules\n`,
     );
   }
-  return findings.length > 0 ? EXIT_MATCH : EXIT_NO_MATCH;
+  return findings.length > 0 ? EXIT.refused : EXIT.ok;
 }
 
 type IgnoreRules = Array<{ base: string; ig: Ignore }>;
@@ -276,5 +277,3 @@ async function* walk(root: string, inherited: IgnoreRules = []): AsyncGenerator<
     }
   }
 }
-
-export { EXIT_USAGE };
