@@ -28,8 +28,8 @@ afterEach(async () => {
 async function cli(...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { out: (s) => out.push(s), err: (s) => err.push(s) }, {});
-  return { code, out: out.join("\n"), err: err.join("\n") };
+  const code = await runCli(argv, { stdout: (s) => out.push(s), stderr: (s) => err.push(s) }, {});
+  return { code, out: out.join("").replace(/\n$/, ""), err: err.join("").replace(/\n$/, "") };
 }
 
 const warnedIn = (session: TestSession): string[] =>

@@ -29,8 +29,8 @@ const load = (settings: Partial<RulebookSettings> = {}) =>
 async function cli(...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { out: (t) => out.push(t), err: (t) => err.push(t) }, {});
-  return { code, out: out.join("\n"), err: err.join("\n") };
+  const code = await runCli(argv, { stdout: (t) => out.push(t), stderr: (t) => err.push(t) }, {});
+  return { code, out: out.join("").replace(/\n$/, ""), err: err.join("").replace(/\n$/, "") };
 }
 
 describe("settings are data", () => {
@@ -233,8 +233,16 @@ describe("CLI edges", () => {
   it("--cwd pointing at a file or a missing folder: a clear message and exit 2", async () => {
     await writeTree(world.cwd, { "file.txt": "x" });
     const file = await cli("doctor", "--cwd", join(world.cwd, "file.txt"));
-    expect(file).toEqual({ code: 2, out: "", err: `rulebook: --cwd ${join(world.cwd, "file.txt")} is not a folder` });
+    expect({ ...file, err: file.err.split("\n")[0] }).toEqual({
+      code: 2,
+      out: "",
+      err: `rulebook: --cwd ${join(world.cwd, "file.txt")} is not a folder`,
+    });
     const missing = await cli("list", "--cwd", join(world.cwd, "nope"));
-    expect(missing).toEqual({ code: 2, out: "", err: `rulebook: --cwd ${join(world.cwd, "nope")} does not exist` });
+    expect({ ...missing, err: missing.err.split("\n")[0] }).toEqual({
+      code: 2,
+      out: "",
+      err: `rulebook: --cwd ${join(world.cwd, "nope")} does not exist`,
+    });
   });
 });

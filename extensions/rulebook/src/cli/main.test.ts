@@ -24,10 +24,10 @@ async function run(...argv: string[]) {
   const err: string[] = [];
   const code = await runCli(
     [...argv, "--cwd", world.cwd, "--home", world.home],
-    { out: (t) => out.push(t), err: (t) => err.push(t) },
+    { stdout: (t) => out.push(t), stderr: (t) => err.push(t) },
     {},
   );
-  return { code, out: out.join("\n"), err: err.join("\n") };
+  return { code, out: out.join("").replace(/\n$/, ""), err: err.join("").replace(/\n$/, "") };
 }
 
 describe("rulebook CLI", () => {
@@ -50,7 +50,7 @@ describe("rulebook CLI", () => {
     expect(out.endsWith("\n\nTwo spaces.")).toBe(true);
     const missing = await run("show", "nope");
     expect(missing.code).toBe(1);
-    expect(missing.err).toBe('No rule named "nope". Rules: style, api, quoted');
+    expect(missing.err).toBe('rulebook: No rule named "nope". Rules: style, api, quoted');
   });
 
   it("doctor --json explains shadowed, skipped, undelivered rules and warnings", async () => {
@@ -94,11 +94,11 @@ describe("rulebook CLI", () => {
       const out: string[] = [];
       const code = await runCli(
         ["doctor", "--json", "--cwd", world.cwd, "--home", world.home],
-        { out: (t) => out.push(t), err: () => {} },
+        { stdout: (t) => out.push(t), stderr: () => {} },
         { PI_CODING_AGENT_DIR: value },
       );
       expect(code).toBe(0);
-      const text = out.join("\n");
+      const text = out.join("");
       expect(text).toContain(join(agentDir, "rules", "mine.md"));
       expect(text).toContain(`${join(agentDir, "settings.json")}: rulebook.typo: unknown key`);
     },
