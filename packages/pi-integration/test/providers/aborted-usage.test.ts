@@ -8,7 +8,16 @@
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { createTestSession, type RecordedRequest, type ReportedUsage, type TestSession } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectAllAccepted, FORMATS, LONG_TAIL, ruleFile, script, TTSR_DIR, useStrictServers } from "./helpers.ts";
+import {
+  ABORT_PACE_MS,
+  expectAllAccepted,
+  FORMATS,
+  LONG_TAIL,
+  ruleFile,
+  script,
+  TTSR_DIR,
+  useStrictServers,
+} from "./helpers.ts";
 
 const servers = useStrictServers();
 let t: TestSession | undefined;
@@ -38,7 +47,7 @@ async function interruptedTurn(format: (typeof FORMATS)[number], contextMode: "d
     {
       thinking: "Plan.",
       text: `Just eval(input) it.${LONG_TAIL}`,
-      delayMs: 2,
+      delayMs: ABORT_PACE_MS,
       usage: { prompt_tokens: 1000, completion_tokens: 600, cache_read_tokens: 4000, cache_write_tokens: 800 },
     },
     {

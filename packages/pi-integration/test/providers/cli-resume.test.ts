@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { type CliHome, prepareCliHome, runPi } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  ABORT_PACE_MS,
   expectAllAccepted,
   FORMATS,
   LONG_TAIL,
@@ -39,7 +40,7 @@ describe.each(FORMATS)("pi CLI with pi-ttsr on %s (strict)", (format) => {
   it("interrupts and retries in --mode json; --continue in a new process replays the signed turns", async () => {
     const requests = script(servers[format], [
       { thinking: "Read it first.", toolCalls: [{ name: "read", arguments: { path: "input.json" } }] },
-      { thinking: "Answer now.", text: `It is JSON: eval(input) it.${LONG_TAIL}`, delayMs: 2 },
+      { thinking: "Answer now.", text: `It is JSON: eval(input) it.${LONG_TAIL}`, delayMs: ABORT_PACE_MS },
       { thinking: "Parse instead.", text: "It is JSON: JSON.parse(input) it." },
       { thinking: "Still JSON.", text: "Yes, still JSON." },
     ]);

@@ -74,3 +74,11 @@ export function thinkingSent(request: RecordedRequest): unknown[] {
 
 /** Streams on after the point a rule fires, long enough that the abort reaches the server first. */
 export const LONG_TAIL = " And then I keep explaining at length.".repeat(150);
+
+/**
+ * Pause between the deltas of an answer a rule will cut (`delayMs`): LONG_TAIL then lasts about 14 s, so the
+ * abort reaches the server before the end even on a loaded machine, where the first stream of a session can
+ * stall the client for seconds (server and client share one event loop in-process). A passing run waits only
+ * for the few deltas before the match.
+ */
+export const ABORT_PACE_MS = 10;

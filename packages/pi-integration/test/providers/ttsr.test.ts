@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { createTestSession, messageText, type TestSession } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  ABORT_PACE_MS,
   expectAllAccepted,
   FORMATS,
   LONG_TAIL,
@@ -54,7 +55,7 @@ async function session(
 describe.each(FORMATS)("pi-ttsr on %s (strict)", (format) => {
   it("interrupts a text rule mid-stream and retries with the rule; the partial is gone", async () => {
     const requests = script(servers[format], [
-      { thinking: "Plan the answer.", text: `Easy: just call eval(input) on it.${LONG_TAIL}`, delayMs: 2 },
+      { thinking: "Plan the answer.", text: `Easy: just call eval(input) on it.${LONG_TAIL}`, delayMs: ABORT_PACE_MS },
       { thinking: "Use a parser.", text: "Use JSON.parse(input) instead." },
     ]);
     const s = await session({ ".pi/rules/no-eval.md": NO_EVAL }, servers[format]);
@@ -72,7 +73,7 @@ describe.each(FORMATS)("pi-ttsr on %s (strict)", (format) => {
 
   it("interrupts a thinking rule while the model thinks; the unsigned partial thinking is not sent back", async () => {
     const requests = script(servers[format], [
-      { thinking: `Simplest is rm -rf / and start over.${LONG_TAIL}`, text: "Done.", delayMs: 2 },
+      { thinking: `Simplest is rm -rf / and start over.${LONG_TAIL}`, text: "Done.", delayMs: ABORT_PACE_MS },
       { thinking: "Only clean the build folder.", text: "I will clean build/ only." },
     ]);
     const s = await session({ ".pi/rules/no-rm-rf.md": NO_RM_RF }, servers[format]);
@@ -104,7 +105,7 @@ describe.each(FORMATS)("pi-ttsr on %s (strict)", (format) => {
       {
         thinking: "Write the file.",
         toolCalls: [{ name: "write", arguments: { path: "src/a.ts", content: bad } }],
-        delayMs: 2,
+        delayMs: ABORT_PACE_MS,
       },
       {
         thinking: "Typed this time.",
@@ -131,7 +132,7 @@ describe.each(FORMATS)("pi-ttsr on %s (strict)", (format) => {
   it("retries after a tool ran: the retry carries the signed tool turn and its result, and the API accepts it", async () => {
     const requests = script(servers[format], [
       { thinking: "Read the file first.", toolCalls: [{ name: "read", arguments: { path: "input.json" } }] },
-      { thinking: "Now answer.", text: `It holds JSON; eval(input) reads it.${LONG_TAIL}`, delayMs: 2 },
+      { thinking: "Now answer.", text: `It holds JSON; eval(input) reads it.${LONG_TAIL}`, delayMs: ABORT_PACE_MS },
       { thinking: "Parse it properly.", text: "It holds JSON; JSON.parse(input) reads it." },
     ]);
     const s = await session({ ".pi/rules/no-eval.md": NO_EVAL, "input.json": '{"a":1}\n' }, servers[format]);
@@ -150,7 +151,11 @@ describe.each(FORMATS)("pi-ttsr on %s (strict)", (format) => {
 
   it("contextMode keep keeps only the partial text: the aborted attempt's thinking never reaches the retry", async () => {
     const requests = script(servers[format], [
-      { thinking: "ABORTED-THINKING plan.", text: `Start of the answer. Then eval(input) it.${LONG_TAIL}`, delayMs: 2 },
+      {
+        thinking: "ABORTED-THINKING plan.",
+        text: `Start of the answer. Then eval(input) it.${LONG_TAIL}`,
+        delayMs: ABORT_PACE_MS,
+      },
       { thinking: "Parse instead.", text: "Use JSON.parse(input)." },
     ]);
     const s = await session({ ".pi/rules/no-eval.md": NO_EVAL }, servers[format], { ttsr: { contextMode: "keep" } });
