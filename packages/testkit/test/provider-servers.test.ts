@@ -139,7 +139,7 @@ describe.each(WIRE_FORMATS)("%s server with pi-ai's real client", (format) => {
         {
           thinking: "x".repeat(400),
           chunkSize: 2,
-          delayMs: 5,
+          delayMs: 25, // 5 s for the whole answer: the abort comes long before, even on a loaded machine
           usage: { prompt_tokens: 70, completion_tokens: 200, cache_read_tokens: 30 },
         },
       ],
