@@ -38,7 +38,7 @@ export function shellCommands(markdown: string): string[] {
  * runs it (and its row), or take the command out of the README. `evidence` must appear in the file named by `by`.
  */
 const RUN_BY: { command: RegExp; by: string; evidence: string }[] = [
-  { command: /^pnpm install$/, by: ".ci/run", evidence: "step pnpm install" },
+  { command: /^(flock \S+ )?pnpm install$/, by: ".ci/run", evidence: "step pnpm install" },
   { command: /^pnpm test$/, by: ".ci/run", evidence: "step pnpm test" },
   { command: /^pnpm demo$/, by: "packages/pi-integration/test/demo.test.ts", evidence: '["demo"]' },
   { command: /^pnpm release --dry-run$/, by: ".ci/run", evidence: "step pnpm release --dry-run" },
@@ -78,6 +78,14 @@ const RUN_BY: { command: RegExp; by: string; evidence: string }[] = [
     evidence: "version-packages",
   },
   { command: /^pnpm patches:check( && pnpm test)?$/, by: ".ci/run", evidence: "step pnpm patches:check" },
+  // patches/README.md, changing the patch: patches:check regenerates the dist patches from the series as
+  // patches:build does; patch-series.test.ts puts the series on a branch.
+  { command: /^pnpm patches:build$/, by: "scripts/check-patches.mjs", evidence: "buildFromSeries" },
+  {
+    command: /^pnpm patches:branch \S+( --all)?$/,
+    by: "packages/pi-integration/test/patch-series.test.ts",
+    evidence: '"scripts/patches/branch.mjs"',
+  },
   { command: /^pnpm build && pnpm typecheck && pnpm test$/, by: ".ci/run", evidence: "step pnpm typecheck" },
   {
     command: /^pnpm pi install \.\/extensions\/[a-z-]+$/,
@@ -135,6 +143,10 @@ const NOT_RUN: { command: RegExp; why: string }[] = [
     why: "rewrites patches/ and reinstalls; its result is checked by pnpm patches:check",
   },
   { command: /^git add patches pnpm-lock\.yaml$/, why: "a git step of the patch workflow" },
+  {
+    command: /^(cd \S+ && git rebase -i \S+|git format-patch .*|cd \/path\/to\/pi-rails)$/,
+    why: "the maintainer's own git steps in a pi-mono tree (interactive rebase, export); patches:check checks the result",
+  },
   { command: /^pnpm bench$/, why: "minutes of measuring; .ci/run does not run benchmarks" },
 ];
 
