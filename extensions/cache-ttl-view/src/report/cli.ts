@@ -1,16 +1,18 @@
 import { readFileSync } from "node:fs";
+import {
+  type CliOutput,
+  EXIT,
+  formatHelp,
+  parseCliArgs,
+  RefusedError,
+  runCommand,
+  UsageError,
+} from "@pi-rails/agent-core/kit";
 import { cacheRetention } from "../clock/ttl.ts";
 import { defaultSettings, loadCacheTtlSettings } from "../settings/settings.ts";
 import { formatUsd, type Prices } from "./prices.ts";
 import { type ReplayReport, replaySession } from "./replay.ts";
 import { parseSessionFile } from "./session-file.ts";
-
-export interface Io {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
-const USAGE = "usage: cache-ttl report <session.jsonl> [--json] [--ttl <seconds>]";
 
 /** Model prices from pi-ai's catalogue, when pi-ai is installed and knows the model; else zero (tokens only). */
 async function pricesFor(provider: string | undefined, model: string | undefined): Promise<Prices> {
@@ -55,45 +57,47 @@ function table(report: ReplayReport): string {
   return lines.join("\n");
 }
 
-/** `cache-ttl report <session.jsonl> [--json] [--ttl <s>]`; returns the exit code. */
-export async function main(argv: string[], io: Io): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command !== "report") {
-    io.err(USAGE);
-    return 2;
+export const USAGE = formatHelp({
+  title: "cache-ttl: what pruning after the prompt cache expired would have saved in a recorded session",
+  commands: [
+    ["cache-ttl report <session.jsonl> [--ttl <seconds>]", "replay the session's requests with and without pruning"],
+  ],
+  options: [["--ttl <seconds>", "the provider's cache TTL (default: from the model's provider)"]],
+  exit1: "the session file cannot be read",
+});
+
+/** `cache-ttl report <session.jsonl> [--json] [--ttl <s>]`; returns the kit's exit code. Never throws. */
+export async function main(argv: string[], io: CliOutput): Promise<number> {
+  return runCommand("cache-ttl", { ...io, json: argv.includes("--json"), usage: USAGE }, () => runReport(argv, io));
+}
+
+async function runReport(argv: string[], io: CliOutput): Promise<number> {
+  const { values, positionals } = parseCliArgs(argv, { ttl: { type: "string" } });
+  if (values.help) {
+    io.stdout(USAGE);
+    return EXIT.ok;
   }
-  let json = false;
-  let ttl: number | undefined;
-  let file: string | undefined;
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i] as string;
-    if (arg === "--json") json = true;
-    else if (arg === "--ttl") ttl = Number(rest[++i]);
-    else if (!arg.startsWith("-") && file === undefined) file = arg;
-    else {
-      io.err(USAGE);
-      return 2;
-    }
-  }
-  if (!file || (ttl !== undefined && !(ttl > 0))) {
-    io.err(USAGE);
-    return 2;
-  }
+  const [command, file, ...extra] = positionals;
+  if (command !== "report") throw new UsageError(command ? `unknown command "${command}"` : "no command given");
+  if (!file) throw new UsageError("report: missing <session.jsonl>");
+  if (extra.length > 0) throw new UsageError(`report takes one session file (got also ${extra.join(", ")})`);
+  const ttl = values.ttl === undefined ? undefined : Number(values.ttl);
+  if (ttl !== undefined && !(ttl > 0))
+    throw new UsageError(`--ttl must be a number of seconds above 0 (got "${values.ttl}")`);
   let session: ReturnType<typeof parseSessionFile>;
   try {
     session = parseSessionFile(readFileSync(file, "utf8"), file);
   } catch (error) {
-    io.err(`cache-ttl: ${(error as Error).message}`);
-    return 1;
+    throw new RefusedError((error as Error).message);
   }
   if (session.skippedLines.length > 0) {
     const lines = session.skippedLines;
-    io.err(
-      `cache-ttl: ${file}: skipped ${lines.length} line(s) that are not JSON (as pi does): ${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", ..." : ""}`,
+    io.stderr(
+      `cache-ttl: ${file}: skipped ${lines.length} line(s) that are not JSON (as pi does): ${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", ..." : ""}\n`,
     );
   }
   const loaded = session.cwd ? loadCacheTtlSettings(session.cwd) : undefined;
-  for (const p of loaded?.problems ?? []) io.err(`cache-ttl: ${p.file}: ${p.key}: ${p.message} (using defaults)`);
+  for (const p of loaded?.problems ?? []) io.stderr(`cache-ttl: ${p.file}: ${p.key}: ${p.message} (using defaults)\n`);
   const settings = loaded?.valid ? loaded.settings : defaultSettings();
   const last = session.requests.at(-1);
   const report = replaySession(session, {
@@ -102,6 +106,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
     retention: cacheRetention(),
     prices: await pricesFor(last?.provider, last?.model),
   });
-  io.out(json ? JSON.stringify({ file, ...report }, null, 2) : table(report));
+  io.stdout(`${values.json ? JSON.stringify({ file, ...report }, null, 2) : table(report)}\n`);
   return 0;
 }

@@ -143,7 +143,7 @@ describe("replaySession", () => {
     writeFileSync(path, `${withState([]).file}not json at all\n{"type":"message","id":"x","mess`);
     const out: string[] = [];
     const err: string[] = [];
-    const code = await main(["report", path, "--json"], { out: (t) => out.push(t), err: (t) => err.push(t) });
+    const code = await main(["report", path, "--json"], { stdout: (t) => out.push(t), stderr: (t) => err.push(t) });
     expect(code).toBe(0);
     expect(err.join("\n")).toContain("skipped 2 line(s) that are not JSON (as pi does): 8, 9");
     expect(JSON.parse(out.join("")).requests).toHaveLength(3);

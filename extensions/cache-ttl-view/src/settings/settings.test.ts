@@ -106,3 +106,23 @@ describe("loadCacheTtlSettings", () => {
     expect(checkSection({ pins: { paths: [""] } }, "f")[0]?.key).toBe("cacheTtl.pins.paths.0");
   });
 });
+
+describe("the agent dir", () => {
+  it.each(["~", "~/x"])("reads the user settings from PI_CODING_AGENT_DIR=%s under HOME, as pi does", (value) => {
+    const { cwd, agentDir } = homes(undefined, undefined);
+    const home = join(agentDir, "..", "home");
+    const userDir = value === "~" ? home : join(home, "x");
+    mkdirSync(userDir, { recursive: true });
+    writeFileSync(join(userDir, "settings.json"), JSON.stringify({ cacheTtl: { keepRecentTurns: 2 } }));
+    const saved = { HOME: process.env["HOME"], PI_CODING_AGENT_DIR: process.env["PI_CODING_AGENT_DIR"] };
+    try {
+      Object.assign(process.env, { HOME: home, PI_CODING_AGENT_DIR: value });
+      expect(loadCacheTtlSettings(cwd).settings.keepRecentTurns).toBe(2);
+    } finally {
+      for (const [key, was] of Object.entries(saved)) {
+        if (was === undefined) delete process.env[key];
+        else process.env[key] = was;
+      }
+    }
+  });
+});

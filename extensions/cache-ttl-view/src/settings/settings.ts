@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { resolveAgentDir } from "@pi-rails/agent-core/kit";
 import { z } from "zod";
 
 const count = (min: number) => z.number().int().min(min);
@@ -121,7 +121,7 @@ export function checkSection(section: unknown, file: string): SettingsProblem[] 
  * Read `cacheTtl` from the user then the project settings file (project wins per key). Problems are returned,
  * never thrown; with any problem `valid` is false and defaults are returned.
  */
-export function loadCacheTtlSettings(cwd: string, agentDir = defaultAgentDir()): LoadedSettings {
+export function loadCacheTtlSettings(cwd: string, agentDir = resolveAgentDir()): LoadedSettings {
   const problems: SettingsProblem[] = [];
   const merged = new Map<string, unknown>();
   const files = [join(agentDir, "settings.json"), join(cwd, ".pi", "settings.json")];
@@ -152,8 +152,4 @@ export function loadCacheTtlSettings(cwd: string, agentDir = defaultAgentDir()):
     return { settings: defaultSettings(), problems, valid: false };
   }
   return { settings: parsed, problems, valid: true };
-}
-
-function defaultAgentDir(): string {
-  return process.env["PI_CODING_AGENT_DIR"] ?? join(homedir(), ".pi", "agent");
 }
