@@ -153,15 +153,18 @@ export async function startLocalRegistry(options: LocalRegistryOptions = {}): Pr
   mkdirSync(join(root, "storage"));
   writeFileSync(join(root, "config.yaml"), `${config}\n`);
 
+  // A preload that ends verdaccio when its stdin closes: the pipe closes when this process ends in any way (a
+  // test runner's SIGTERM or SIGKILL included), so no registry outlives the run that started it.
+  const watchdog = join(root, "exit-with-parent.cjs");
+  writeFileSync(
+    watchdog,
+    'process.stdin.on("end", () => process.exit(0)).on("error", () => process.exit(0)).resume();\n',
+  );
   let output = "";
   const child = spawn(
     process.execPath,
-    [verdaccioBin(), "--config", join(root, "config.yaml"), "--listen", `127.0.0.1:${port}`],
-    {
-      cwd: root,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
+    ["--require", watchdog, verdaccioBin(), "--config", join(root, "config.yaml"), "--listen", `127.0.0.1:${port}`],
+    { cwd: root, detached: true, stdio: ["pipe", "pipe", "pipe"] },
   );
   killOnExit(child);
   child.stdout?.on("data", (chunk) => {
