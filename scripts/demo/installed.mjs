@@ -237,6 +237,12 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
       }
     });
     facts.list = user("pi", ["list"]);
+    const listed = facts.list
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line.startsWith("/"));
+    facts.listedFromPrefix =
+      listed.length === EXTENSIONS.length && listed.every((path) => path.startsWith(prefix) && !path.startsWith(root));
     console.log(`  $ pi list\n${facts.list.trimEnd().replace(/^/gm, "  ")}`);
     const settings = JSON.parse(readFileSync(join(home, ".pi", "agent", "settings.json"), "utf8"));
     const project = join(home, "project");
@@ -378,6 +384,10 @@ export function installedChecks(facts) {
     check(
       EXTENSIONS.every((name) => facts.list?.includes(`npm:@pi-rails/${name}`)),
       "pi list shows the four extensions",
+    ),
+    check(
+      facts.listedFromPrefix,
+      "pi list: each extension is the one installed in the npm prefix, none from the checkout",
     ),
     check(facts.projectInstall, "pi install -l (npm install --prefix) installed into the project"),
     check(
