@@ -91,7 +91,7 @@ describe("liveness is more than the pid existing", () => {
     try {
       const started = Date.now();
       const result = await steer(["status", "--json", "--request-timeout", "500"], agentDir, agentDir);
-      expect(result.code).toBe(2);
+      expect(result.code).toBe(1);
       expect(Date.now() - started).toBeLessThan(5000);
       expect(JSON.parse(result.stdout)).toMatchObject({
         error: { kind: "timeout", method: "steer/status", message: expect.stringMatching(/suspended/) },
@@ -127,7 +127,7 @@ describe("pi-steer", () => {
   it("--json errors are JSON on stdout", async () => {
     const agentDir = tempDir();
     const none = await steer(["pending", "--json"], agentDir, agentDir);
-    expect(none.code).toBe(2);
+    expect(none.code).toBe(1);
     expect(JSON.parse(none.stdout)).toMatchObject({
       error: { kind: "session", message: expect.stringMatching(/no live pi session/) },
     });

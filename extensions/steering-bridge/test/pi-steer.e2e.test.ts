@@ -96,9 +96,9 @@ describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
       }),
     );
     expect(events.at(-1)).toMatchObject({ type: "checkpoint", kind: "loop_exit" });
-    // The session is gone: its registry file was removed, and pi-steer says so (exit 2).
+    // The session is gone: its registry file was removed, and pi-steer says so (exit 1, refused).
     const after = await runSteer(["status"], home);
-    expect(after.code).toBe(2);
+    expect(after.code).toBe(1);
     expect(after.stderr).toMatch(/no live pi session/);
   }, 120_000);
 
@@ -158,7 +158,7 @@ describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
   it("exit codes: usage errors and refusals", async () => {
     home = prepareCliHome();
     const none = await runSteer(["pending"], home);
-    expect(none.code).toBe(2);
+    expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/no live pi session with the steering bridge/);
     const noMode = await runSteer(["inject", "hello"], home);
     expect(noMode.code).toBe(2);

@@ -1,5 +1,14 @@
-import { parseArgs } from "node:util";
-import type { LoopCheckpoint } from "@pi-rails/agent-core/kit";
+import {
+  type CliOutput,
+  EXIT,
+  formatHelp,
+  invocationCwd,
+  type LoopCheckpoint,
+  parseCliArgs,
+  processOutput,
+  UsageError,
+  writeJson,
+} from "@pi-rails/agent-core/kit";
 import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   RequestTimeoutError,
@@ -12,61 +21,55 @@ import { resolveAgentDir } from "../endpoint/paths.ts";
 import { ERROR_CODES, type InjectParams, MAX_PENDING_PAGE, type PendingItemSummary } from "../endpoint/protocol.ts";
 import type { Ack } from "../queue/types.ts";
 
-export const USAGE = `pi-steer: steer a running pi session (steering-bridge)
+export const USAGE = formatHelp({
+  title: "pi-steer: steer a running pi session (steering-bridge)",
+  commands: [
+    ["pi-steer sessions", "live sessions of this user"],
+    [
+      "pi-steer inject <text> --mode M [--dedupe-key K] [--ttl MS] [--leftover carry|discard|audit] [--id ID]",
+      "queue a message for the model (--id: a safe retry)",
+    ],
+    ["pi-steer remind <text> --mode M [...]", "queue a hidden system reminder"],
+    ["pi-steer note <text> [--ttl MS] [...]", "post an inbox note (delivered at pre_compact / post_compact)"],
+    ["pi-steer status", "session, iteration, tool calls in flight (with ids)"],
+    ["pi-steer cancel <callId> [--reason R] [--timeout MS] [--no-reminder]", "cancel the tool call running now"],
+    ["pi-steer pending", "items waiting for a seam"],
+    ["pi-steer revoke <id>", "revoke a pending item"],
+    ["pi-steer watch [--count N]", "live seam passes and acknowledgements (stop after N)"],
+  ],
+  options: [
+    ["--session <id>", "optional with one live session in this directory or a parent of it"],
+    ["--request-timeout MS", "default 10000; a suspended pi never answers"],
+  ],
+  notes: `Modes: interrupt_immediate (stops the next tool batch), finish_step (next iteration boundary),
+       audit_only (written to the session at loop exit, never sent to the model).`,
+  exit1:
+    "refused (no live session, unknown id, call not found, cancel timed out, feature unavailable, queue full, no answer in time)",
+});
 
-Usage:
-  pi-steer sessions [--json]                       live sessions of this user
-  pi-steer inject <text> --mode M [--dedupe-key K] [--ttl MS] [--leftover carry|discard|audit] [--id ID]
-                                                   queue a message for the model (--id: a safe retry)
-  pi-steer remind <text> --mode M [...]            queue a hidden system reminder
-  pi-steer note <text> [--ttl MS] [...]            post an inbox note (delivered at pre_compact / post_compact)
-  pi-steer status [--json]                         session, iteration, tool calls in flight (with ids)
-  pi-steer cancel <callId> [--reason R] [--timeout MS] [--no-reminder]
-                                                   cancel the tool call running now
-  pi-steer pending [--json]                        items waiting for a seam
-  pi-steer revoke <id> [--json]                    revoke a pending item
-  pi-steer watch [--json] [--count N]              live seam passes and acknowledgements (stop after N)
-
-Modes: interrupt_immediate (stops the next tool batch), finish_step (next iteration boundary),
-       audit_only (written to the session at loop exit, never sent to the model).
-Every command takes --session <id> (optional with one live session in this directory or a parent of it),
---json (results and errors as JSON on stdout) and --request-timeout MS (default 10000; a suspended pi never
-answers).
-Exit codes: 0 ok, 1 refused (unknown id, call not found, cancel timed out, feature unavailable, queue full),
-2 usage or connection error (no session, bad params, no answer in time).
-`;
-
-export const EXIT_OK = 0;
-export const EXIT_REFUSED = 1;
-export const EXIT_USAGE = 2;
-
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
+export interface CliIo extends CliOutput {
   cwd: string;
   env: NodeJS.ProcessEnv;
 }
 
-class UsageError extends Error {}
-
-/** Runs pi-steer; returns the exit code. Never throws. With `--json`, errors are JSON on stdout too. */
+/** Runs pi-steer; returns the kit's exit code. Never throws. With `--json`, errors are JSON on stdout too. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const json = argv.includes("--json");
   const fail = (code: number, message: string, error: Record<string, unknown> = {}, usage = false) => {
     io.stderr(`pi-steer: ${message}\n${usage ? `\n${USAGE}` : ""}`);
-    if (json) io.stdout(`${JSON.stringify({ error: { ...error, message } })}\n`);
+    if (json) writeJson(io.stdout, { error: { ...error, message } });
     return code;
   };
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
   } catch (error) {
-    return fail(EXIT_USAGE, (error as Error).message, { kind: "usage" }, true);
+    return fail(EXIT.usage, (error as Error).message, { kind: "usage" }, true);
   }
   const { values, positionals } = parsed;
   if (values.help) {
     io.stdout(USAGE);
-    return EXIT_OK;
+    return EXIT.ok;
   }
   const [command, ...args] = positionals;
   const agentDir = resolveAgentDir(io.env);
@@ -80,7 +83,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         ? "no live pi session with the steering bridge"
         : sessions.map((s) => `${s.sessionId}  pid ${s.pid}  ${s.cwd}  since ${s.startedAt}`).join("\n"),
     );
-    return EXIT_OK;
+    return EXIT.ok;
   }
 
   try {
@@ -99,26 +102,28 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       timeoutMs: requestTimeoutMs,
     });
   } catch (error) {
-    if (error instanceof UsageError) return fail(EXIT_USAGE, error.message, { kind: "usage" }, true);
+    if (error instanceof UsageError) return fail(EXIT.usage, error.message, { kind: "usage" }, true);
     if (error instanceof SteeringRpcError) {
       const refused = error.code === ERROR_CODES.unavailable || error.code === ERROR_CODES.queueFull;
-      return fail(refused ? EXIT_REFUSED : EXIT_USAGE, error.message, {
+      return fail(refused ? EXIT.refused : EXIT.usage, error.message, {
         kind: "rpc",
         code: error.code,
         data: error.data,
       });
     }
     if (error instanceof SessionChoiceError) {
-      return fail(EXIT_USAGE, error.message, {
+      // Several sessions and no --session is a usage error; no live session is a refusal.
+      return fail(error.candidates.length > 1 ? EXIT.usage : EXIT.refused, error.message, {
         kind: "session",
         candidates: error.candidates.map((s) => s.sessionId),
       });
     }
     if (error instanceof RequestTimeoutError) {
-      return fail(EXIT_USAGE, error.message, { kind: "timeout", method: error.method, timeoutMs: error.timeoutMs });
+      return fail(EXIT.refused, error.message, { kind: "timeout", method: error.method, timeoutMs: error.timeoutMs });
     }
     const code = (error as NodeJS.ErrnoException).code;
-    return fail(EXIT_USAGE, (error as Error).message, { kind: "connection", ...(code ? { errno: code } : {}) });
+    if (code) return fail(EXIT.refused, (error as Error).message, { kind: "connection", errno: code });
+    return fail(EXIT.internal, error instanceof Error ? error.message : String(error), { kind: "internal" });
   }
 }
 
@@ -158,7 +163,7 @@ function buildRequest(command: string | undefined, args: string[], values: Value
           result.duplicate ? "already queued or settled: nothing queued again" : "",
         ].filter(Boolean);
         out(result, `queued ${result.id}${extra.length ? ` (${extra.join("; ")})` : ""}`);
-        return EXIT_OK;
+        return EXIT.ok;
       };
     }
     case "status":
@@ -177,7 +182,7 @@ function buildRequest(command: string | undefined, args: string[], values: Value
             calls.length > 0 ? `tool calls in flight:\n${calls.join("\n")}` : "no tool call in flight",
           ].join("\n"),
         );
-        return EXIT_OK;
+        return EXIT.ok;
       };
     case "cancel": {
       const [callId, ...rest] = args;
@@ -196,7 +201,7 @@ function buildRequest(command: string | undefined, args: string[], values: Value
             ? `timeout: ${call} did not stop within ${params.timeoutMs ?? 5000} ms; pi stopped waiting for it and the model was told it was cancelled, but its work may still be running`
             : `${result.status}: ${call}`,
         );
-        return result.status === "not_found" || result.status === "timeout" ? EXIT_REFUSED : EXIT_OK;
+        return result.status === "not_found" || result.status === "timeout" ? EXIT.refused : EXIT.ok;
       };
     }
     case "pending":
@@ -225,7 +230,7 @@ function buildRequest(command: string | undefined, args: string[], values: Value
                 )
                 .join("\n"),
         );
-        return EXIT_OK;
+        return EXIT.ok;
       };
     case "revoke": {
       const [id, ...rest] = args;
@@ -233,7 +238,7 @@ function buildRequest(command: string | undefined, args: string[], values: Value
       return async (client, out) => {
         const result = await client.revoke(id);
         out(result, result.status === "already_settled" ? `already ${result.state}: ${id}` : `${result.status}: ${id}`);
-        return result.status === "revoked" ? EXIT_OK : EXIT_REFUSED;
+        return result.status === "revoked" ? EXIT.ok : EXIT.refused;
       };
     }
     case "watch": {
@@ -244,7 +249,7 @@ function buildRequest(command: string | undefined, args: string[], values: Value
           let seen = 0;
           const done = () => {
             seen++;
-            if (count !== undefined && seen >= count) resolve(EXIT_OK);
+            if (count !== undefined && seen >= count) resolve(EXIT.ok);
           };
           client.on("steer/checkpoint", (c: LoopCheckpoint) => {
             out({ type: "checkpoint", ...c }, formatCheckpoint(c));
@@ -254,8 +259,8 @@ function buildRequest(command: string | undefined, args: string[], values: Value
             out({ type: "ack", ...ack }, formatAck(ack));
             done();
           });
-          client.onClose(() => resolve(EXIT_OK));
-          client.subscribe({}).then(undefined, () => resolve(EXIT_USAGE));
+          client.onClose(() => resolve(EXIT.ok));
+          client.subscribe({}).then(undefined, () => resolve(EXIT.usage));
         });
     }
     default:
@@ -296,34 +301,22 @@ function integer(flag: string, value: string): number {
 }
 
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-      session: { type: "string" },
-      mode: { type: "string" },
-      "dedupe-key": { type: "string" },
-      id: { type: "string" },
-      ttl: { type: "string" },
-      leftover: { type: "string" },
-      reason: { type: "string" },
-      timeout: { type: "string" },
-      "no-reminder": { type: "boolean" },
-      count: { type: "string" },
-      "request-timeout": { type: "string" },
-    },
+  return parseCliArgs(argv, {
+    session: { type: "string" },
+    mode: { type: "string" },
+    "dedupe-key": { type: "string" },
+    id: { type: "string" },
+    ttl: { type: "string" },
+    leftover: { type: "string" },
+    reason: { type: "string" },
+    timeout: { type: "string" },
+    "no-reminder": { type: "boolean" },
+    count: { type: "string" },
+    "request-timeout": { type: "string" },
   });
 }
 
-/** The process-backed IO for the bin. */
+/** The process-backed IO for the bin: quiet on a closed pipe, in the folder `pnpm pi-steer` was typed in. */
 export function processIo(): CliIo {
-  return {
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
-    cwd: process.cwd(),
-    env: process.env,
-  };
+  return { ...processOutput(), cwd: invocationCwd("pi-steer"), env: process.env };
 }

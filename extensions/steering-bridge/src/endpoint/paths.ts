@@ -1,20 +1,10 @@
 import { chmodSync, lstatSync, mkdirSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { resolveAgentDir } from "@pi-rails/agent-core/kit";
 
-/**
- * pi's agent dir, resolved the way pi's `getAgentDir()` does: `PI_CODING_AGENT_DIR` (with `~` expanded), else
- * `~/.pi/agent`. Restated here so the `pi-steer` client finds sessions without loading pi.
- */
-export function resolveAgentDir(env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env["PI_CODING_AGENT_DIR"];
-  if (fromEnv) {
-    if (fromEnv === "~") return homedir();
-    if (fromEnv.startsWith("~/")) return homedir() + fromEnv.slice(1);
-    return fromEnv;
-  }
-  return join(homedir(), ".pi", "agent");
-}
+/** pi's agent dir, resolved exactly as pi does (the kit's one resolution). */
+export { resolveAgentDir };
 
 /** `<agentDir>/steering`: one socket and one registry file per live session. */
 export function steeringDir(agentDir: string = resolveAgentDir()): string {
