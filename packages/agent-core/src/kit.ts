@@ -47,6 +47,7 @@ export {
   formatSettingsIssue,
   type LoadedSettings,
   loadSettings,
+  loadSettingsSync,
   parseSettingsSection,
   piSettingsFiles,
   readSettingsDocuments,

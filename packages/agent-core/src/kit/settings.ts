@@ -153,13 +153,30 @@ export async function loadSettings<T extends object>(
   spec: SettingsSpec<T>,
   files: readonly string[],
 ): Promise<LoadedSettings<T>> {
-  const { documents, issues } = readSettingsDocuments(files, spec.section);
-  const withSection = documents.filter((d) => Object.hasOwn(d.json, spec.section));
+  const read = readSettingsDocuments(files, spec.section);
   // The schema is loaded only when there is something to validate: most sessions never pay for it.
-  const fields = withSection.length > 0 ? await spec.fields() : {};
+  const fields = read.documents.some((d) => Object.hasOwn(d.json, spec.section)) ? await spec.fields() : {};
+  return mergeSettings(spec, read, fields);
+}
+
+/** `loadSettings` for a caller that must stay synchronous (its `fields` returns the schema directly). */
+export function loadSettingsSync<T extends object>(
+  spec: Omit<SettingsSpec<T>, "fields"> & { fields: () => SettingsFields },
+  files: readonly string[],
+): LoadedSettings<T> {
+  return mergeSettings(spec, readSettingsDocuments(files, spec.section), spec.fields());
+}
+
+function mergeSettings<T extends object>(
+  spec: Pick<SettingsSpec<T>, "section" | "defaults">,
+  read: { documents: SettingsDocument[]; issues: SettingsIssue[] },
+  fields: SettingsFields,
+): LoadedSettings<T> {
+  const issues = [...read.issues];
   const settings: Record<string, unknown> = { ...(spec.defaults as Record<string, unknown>) };
   const from: Record<string, string> = {};
-  for (const { file, json } of withSection) {
+  for (const { file, json } of read.documents) {
+    if (!Object.hasOwn(json, spec.section)) continue;
     const parsed = parseSettingsSection(json[spec.section], file, spec.section, fields);
     issues.push(...parsed.issues);
     for (const [key, value] of Object.entries(parsed.values)) {
@@ -167,7 +184,7 @@ export async function loadSettings<T extends object>(
       from[key] = file;
     }
   }
-  return { settings: settings as T, issues, from: from as LoadedSettings<T>["from"], documents };
+  return { settings: settings as T, issues, from: from as LoadedSettings<T>["from"], documents: read.documents };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
