@@ -57,7 +57,7 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
       const loaded = loadCacheTtlSettings(ctx.cwd);
       problems = loaded.problems;
       for (const p of problems) {
-        notices.once(ctx, `${p.file}:${p.key}`, `${p.file}: ${p.key || "(file)"}: ${p.message}; pruning is off`);
+        notices.once(ctx, `${p.file}:${p.key}`, `${p.file}: ${p.key}: ${p.message}`);
       }
       const settings = loaded.valid ? loaded.settings : { ...loaded.settings, enabled: false };
       view = new SessionView(settings, ctx.cwd);

@@ -97,7 +97,7 @@ async function runReport(argv: string[], io: CliOutput): Promise<number> {
     );
   }
   const loaded = session.cwd ? loadCacheTtlSettings(session.cwd) : undefined;
-  for (const p of loaded?.problems ?? []) io.stderr(`cache-ttl: ${p.file}: ${p.key}: ${p.message} (using defaults)\n`);
+  for (const p of loaded?.problems ?? []) io.stderr(`cache-ttl: ${p.file}: ${p.key}: ${p.message}\n`);
   const settings = loaded?.valid ? loaded.settings : defaultSettings();
   const last = session.requests.at(-1);
   const report = replaySession(session, {

@@ -21,8 +21,8 @@ export function statusReport(view: SessionView, input: StatusInput): string {
   const lines: string[] = [];
   const { settings, state } = view;
   if (input.problems.length > 0) {
-    lines.push("cache-ttl-view: settings problems, pruning is off:");
-    for (const p of input.problems) lines.push(`  ${p.file}: ${p.key || "(file)"}: ${p.message}`);
+    lines.push("cache-ttl-view: settings problems:");
+    for (const p of input.problems) lines.push(`  ${p.file}: ${p.key}: ${p.message}`);
   }
   if (!settings.enabled) lines.push("cache-ttl-view: Pruning is off.");
   else if (input.ttl.seconds === undefined) lines.push(`cache-ttl-view: Pruning is off: ${input.ttl.reason}.`);

@@ -42,13 +42,22 @@ describe("loadCacheTtlSettings", () => {
     });
   });
 
-  it("names the file and key of a bad value and turns pruning off (valid: false)", () => {
-    const h = homes(undefined, JSON.stringify({ cacheTtl: { bufferSecs: 5, keepRecentTurns: -1 } }));
-    const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
-    expect(valid).toBe(false);
+  it("names the file and key of a bad value once, ignores it and keeps the other keys (the kit's rule)", () => {
+    const h = homes(undefined, JSON.stringify({ cacheTtl: { bufferSecs: 5, keepRecentTurns: -1, maxTextChars: 100 } }));
+    const { problems, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(valid).toBe(true);
+    expect(settings).toMatchObject({ keepRecentTurns: 6, maxTextChars: 100 });
     expect(problems).toEqual([
-      expect.objectContaining({ file: h.projectFile, key: "cacheTtl.keepRecentTurns" }),
-      { file: h.projectFile, key: "cacheTtl.bufferSecs", message: "unknown key" },
+      expect.objectContaining({
+        file: h.projectFile,
+        key: "cacheTtl.bufferSecs",
+        message: expect.stringMatching(/^unknown key/),
+      }),
+      expect.objectContaining({
+        file: h.projectFile,
+        key: "cacheTtl.keepRecentTurns",
+        message: expect.stringMatching(/; ignored$/),
+      }),
     ]);
   });
 
@@ -69,8 +78,9 @@ describe("loadCacheTtlSettings", () => {
 
   it("rejects windows that would touch the current turn (keepRecentIntactTurns 0)", () => {
     const h = homes(undefined, JSON.stringify({ cacheTtl: { keepRecentTurns: 0, keepRecentIntactTurns: 0 } }));
-    const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
-    expect(valid).toBe(false);
+    const { problems, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(valid).toBe(true);
+    expect(settings.keepRecentIntactTurns).toBe(1);
     expect(problems.map((p) => p.key)).toEqual(["cacheTtl.keepRecentIntactTurns"]);
     expect(problems[0]?.message).toContain("the current turn");
   });
@@ -78,8 +88,8 @@ describe("loadCacheTtlSettings", () => {
   it("reports a file that is not JSON, and a cacheTtl that is not an object", () => {
     const h = homes("{ nope", JSON.stringify({ cacheTtl: [1] }));
     const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
-    expect(valid).toBe(false);
-    expect(problems.map((p) => p.key)).toEqual(["", "cacheTtl"]);
+    expect(valid).toBe(true);
+    expect(problems.map((p) => p.key)).toEqual(["cacheTtl", "cacheTtl"]);
     expect(problems[0]?.message).toMatch(/not valid JSON/);
   });
 
@@ -97,7 +107,15 @@ describe("loadCacheTtlSettings", () => {
       ].sort(),
     );
     const h = homes(undefined, `{"cacheTtl":${raw}}`);
-    expect(loadCacheTtlSettings(h.cwd, h.agentDir).valid).toBe(false);
+    const loaded = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(loaded.settings.enabled).toBe(true);
+    expect(loaded.problems.map((p) => p.key)).toEqual([
+      "cacheTtl.constructor",
+      "cacheTtl.toString",
+      "cacheTtl.hasOwnProperty",
+      "cacheTtl.__proto__",
+      "cacheTtl.pins",
+    ]);
   });
 
   it("accepts ttlSeconds <= 0 (it means off) and rejects non-numbers", () => {

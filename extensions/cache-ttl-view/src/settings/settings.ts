@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveAgentDir } from "@pi-rails/agent-core/kit";
+import { loadSettingsSync, piSettingsFiles, resolveAgentDir, type SettingsIssue } from "@pi-rails/agent-core/kit";
 import { z } from "zod";
 
 const count = (min: number) => z.number().int().min(min);
@@ -81,16 +81,13 @@ export function defaultSettings(overrides: Partial<CacheTtlSettings> = {}): Cach
   return { ...CacheTtlSettingsSchema.parse({}), ...overrides };
 }
 
-export interface SettingsProblem {
-  file: string;
-  key: string;
-  message: string;
-}
+/** A settings problem: the kit's one issue type. */
+export type SettingsProblem = SettingsIssue;
 
 export interface LoadedSettings {
   settings: CacheTtlSettings;
   problems: SettingsProblem[];
-  /** False when any problem was found: the extension then reports the clock but never prunes. */
+  /** False when fields conflict (see `loadCacheTtlSettings`): the extension then reports the clock but never prunes. */
   valid: boolean;
 }
 
@@ -117,39 +114,26 @@ export function checkSection(section: unknown, file: string): SettingsProblem[] 
   return problems;
 }
 
+/** The `cacheTtl` key of pi's settings files under the kit's settings rule. */
+export const CACHE_TTL_SETTINGS = {
+  section: "cacheTtl",
+  defaults: defaultSettings(),
+  fields: () => CacheTtlSettingsSchema.shape,
+};
+
 /**
- * Read `cacheTtl` from the user then the project settings file (project wins per key). Problems are returned,
- * never thrown; with any problem `valid` is false and defaults are returned.
+ * Read `cacheTtl` from the user then the project settings file (project wins per key) under the kit's rule: a bad
+ * key is said once and ignored, the other keys are kept. Problems are returned, never thrown. Fields that conflict
+ * (a buffer not below the TTL) are no single bad key: then `valid` is false and the session does not prune.
  */
 export function loadCacheTtlSettings(cwd: string, agentDir = resolveAgentDir()): LoadedSettings {
-  const problems: SettingsProblem[] = [];
-  const merged = new Map<string, unknown>();
-  const files = [join(agentDir, "settings.json"), join(cwd, ".pi", "settings.json")];
-  for (const file of files) {
-    if (!existsSync(file)) continue;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, "utf8"));
-    } catch (error) {
-      problems.push({ file, key: "", message: `not valid JSON: ${(error as Error).message}` });
-      continue;
-    }
-    if (!isRecord(raw) || !Object.hasOwn(raw, "cacheTtl")) continue;
-    const section = raw["cacheTtl"];
-    const found = checkSection(section, file);
-    problems.push(...found);
-    if (found.length === 0 && isRecord(section)) {
-      for (const key of Object.keys(section)) merged.set(key, section[key]);
-    }
-  }
-  if (problems.length > 0) return { settings: defaultSettings(), problems, valid: false };
+  const files = piSettingsFiles(cwd, agentDir);
+  const loaded = loadSettingsSync(CACHE_TTL_SETTINGS, files);
+  const problems: SettingsProblem[] = [...loaded.issues];
   // Relations between fields are checked on the merge (with defaults): a user TTL with a project buffer above it.
-  const parsed = CacheTtlSettingsSchema.parse(Object.fromEntries(merged));
-  const cross = crossFieldProblems(parsed);
-  if (cross.length > 0) {
-    const where = files.filter((f) => existsSync(f)).join(" + ");
-    for (const message of cross) problems.push({ file: where, key: "cacheTtl", message });
-    return { settings: defaultSettings(), problems, valid: false };
-  }
-  return { settings: parsed, problems, valid: true };
+  const cross = crossFieldProblems(loaded.settings);
+  if (cross.length === 0) return { settings: loaded.settings, problems, valid: true };
+  const where = files.filter((f) => existsSync(f)).join(" + ");
+  for (const message of cross) problems.push({ file: where, key: "cacheTtl", message: `${message}; pruning is off` });
+  return { settings: loaded.settings, problems, valid: false };
 }
