@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { loadSettingsSync, piSettingsFiles, resolveAgentDir, type SettingsIssue } from "@pi-rails/agent-core/kit";
 import { z } from "zod";
 
