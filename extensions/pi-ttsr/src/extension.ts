@@ -1,6 +1,8 @@
 /**
  * pi adapter for TTSR: loads rules at session start, feeds every streamed delta to the TtsrManager and
- * delivers its decisions through pi. All policy lives in the manager and delivery modules.
+ * delivers its decisions through pi. Matching and repeat policy live in the manager, what is injected in the
+ * delivery modules; this file still chooses between the patched host (abort and retry in the loop) and stock pi
+ * (follow-up after the turn) in its handlers.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { formatSettingsIssue, resolveAgentDir } from "@pi-rails/agent-core/kit";

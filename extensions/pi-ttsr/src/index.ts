@@ -25,7 +25,6 @@ export {
   interruptCostText,
   readAttemptUsage,
 } from "./delivery/interrupt-cost.ts";
-export { type PathBase, rulePathForModel } from "./delivery/rule-path.ts";
 export { INTERRUPT_TEMPLATE, REMINDER_TEMPLATE, renderInterrupt, renderReminder } from "./delivery/templates.ts";
 export { buildRegistry } from "./manager/build-registry.ts";
 export { canFire, type FiringRecord, shouldInterrupt } from "./manager/policy.ts";
@@ -55,6 +54,7 @@ export { BUILTIN_RULES_DIR, loadBuiltinRules } from "./rules/builtin.ts";
 export { type InlineFlagsResult, translateInlineFlags } from "./rules/inline-flags.ts";
 export { type LoadedRules, loadTtsrRules } from "./rules/load.ts";
 export { isFileGlobCondition, normalizeRule, parseScope } from "./rules/normalize.ts";
+export { type PathBase, rulePathForModel } from "./rules/rule-path.ts";
 export type { InterruptMode, RuleIssue, RuleScope, StreamSource, ToolScope, TtsrRule } from "./rules/types.ts";
 export { DEFAULT_TTSR_SETTINGS } from "./settings/defaults.ts";
 export { readTtsrSettings, TTSR_SETTINGS } from "./settings/read.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { rulePathForModel } from "../rules/rule-path.ts";
 import { testRule } from "../testing/rule-fixture.ts";
-import { rulePathForModel } from "./rule-path.ts";
 import { renderInterrupt, renderReminder } from "./templates.ts";
 
 const rule = (name: string, content: string) => testRule(name, { content, conditions: [{ source: "x", flags: "" }] });

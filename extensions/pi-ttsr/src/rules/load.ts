@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { loadRules } from "@pi-rails/rulebook/discovery";
-import { rulePathForModel } from "../delivery/rule-path.ts";
+import { loadRules, skippedMessage } from "@pi-rails/rulebook/discovery";
 import type { TtsrSettings } from "../settings/schema.ts";
 import { BUILTIN_PROVIDER, loadBuiltinRules, ruleFromText } from "./builtin.ts";
 import { isWindsurfActivation, normalizeRule } from "./normalize.ts";
+import { rulePathForModel } from "./rule-path.ts";
 import type { RuleIssue, SourceRule, TtsrRule } from "./types.ts";
 
 export interface LoadTtsrRulesOptions {
@@ -68,7 +68,8 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
           dropped.push({ name: skipped.rule ?? "", path: skipped.path, reason: skipped.reason });
           continue;
         }
-        issues.push({ path: skipped.path, message: `rule file skipped: ${skipped.reason}` });
+        // rulebook's wording, so a session with both extensions names the file one way.
+        issues.push({ path: skipped.path, message: skippedMessage(skipped) });
       }
       for (const w of result.warnings) {
         if (w.path && sources.some((r) => r.path === w.path && hasCondition(r))) {

@@ -70,7 +70,9 @@ export interface RuleIssue {
   message: string;
 }
 
+/** `<path> (<key>): <message>`; a message that already names its file (rulebook's `skipped <path>: ...`) as is. */
 export function formatIssue(issue: RuleIssue): string {
+  if (!issue.key && issue.message.includes(issue.path)) return issue.message;
   const where = issue.key ? `${issue.path} (${issue.key})` : issue.path;
   return `${where}: ${issue.message}`;
 }

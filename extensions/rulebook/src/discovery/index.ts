@@ -6,6 +6,7 @@
 
 export { type ParsedFrontmatter, parseFrontmatter } from "../frontmatter/parse.ts";
 export { checkGlob, type GlobCheck } from "../globs/check.ts";
+export { skippedMessage } from "../report/messages.ts";
 export type {
   PiContextFile,
   ProviderReport,
