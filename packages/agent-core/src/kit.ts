@@ -43,6 +43,12 @@ export {
   writeJson,
 } from "./kit/cli.ts";
 export {
+  type CodeFingerprintOptions,
+  cacheDirFromEnv,
+  codeFingerprint,
+  writeFileAtomicSync,
+} from "./kit/disk-cache.ts";
+export {
   type FieldSchema,
   formatSettingsIssue,
   type LoadedSettings,

@@ -1,0 +1,56 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { cacheDirFromEnv, codeFingerprint, writeFileAtomicSync } from "./disk-cache.ts";
+
+describe("cacheDirFromEnv", () => {
+  it("off is no cache, a value is the dir, unset or empty is the fallback", () => {
+    expect(cacheDirFromEnv("X_CACHE", "/agent/cache/x", { X_CACHE: "off" })).toBeUndefined();
+    expect(cacheDirFromEnv("X_CACHE", "/agent/cache/x", { X_CACHE: "/tmp/c" })).toBe("/tmp/c");
+    expect(cacheDirFromEnv("X_CACHE", "/agent/cache/x", { X_CACHE: "" })).toBe("/agent/cache/x");
+    expect(cacheDirFromEnv("X_CACHE", "/agent/cache/x", {})).toBe("/agent/cache/x");
+  });
+});
+
+describe("codeFingerprint", () => {
+  it("changes with the package's source bytes and version, and is the same from any module of a consumer", () => {
+    const root = mkdtempSync(join(tmpdir(), "kit-fp-"));
+    const pkg = join(root, "node_modules", "@x", "p");
+    mkdirSync(join(pkg, "src"), { recursive: true });
+    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@x/p", version: "1.0.0" }));
+    writeFileSync(join(pkg, "src", "a.ts"), "one");
+    const from = (where: string) => pathToFileURL(join(root, where)).href;
+    // Each call names a different module of the consumer (no memoised answer): the same code hashes the same.
+    const fingerprint = (at: string, sources = ["src/a.ts"]) =>
+      codeFingerprint({ packageName: "@x/p", from: from(at), sources, salt: "1" });
+    const first = fingerprint("index.js");
+    expect(fingerprint(join("deep", "er", "m.js"))).toBe(first);
+    writeFileSync(join(pkg, "src", "a.ts"), "two");
+    const edited = fingerprint("b.js");
+    expect(edited).not.toBe(first);
+    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@x/p", version: "1.0.1" }));
+    expect(fingerprint("c.js")).not.toBe(edited);
+    expect(fingerprint("d.js", ["src/a.ts", "src/missing.ts"])).not.toBe(fingerprint("d.js"));
+  });
+});
+
+describe("writeFileAtomicSync", () => {
+  it("creates the dir, replaces the file whole, leaves no temp file, owner-only", () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "kit-atomic-")), "a", "b");
+    const file = join(dir, "c.json");
+    writeFileAtomicSync(file, "old");
+    writeFileAtomicSync(file, "new");
+    expect(readFileSync(file, "utf8")).toBe("new");
+    expect(readdirSync(dir)).toEqual(["c.json"]);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("throws when the file cannot be written, and leaves no temp file behind", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kit-atomic-"));
+    mkdirSync(join(dir, "taken"));
+    expect(() => writeFileAtomicSync(join(dir, "taken"), "x")).toThrow();
+    expect(readdirSync(dir)).toEqual(["taken"]);
+  });
+});

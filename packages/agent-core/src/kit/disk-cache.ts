@@ -1,0 +1,105 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+/**
+ * What the extensions' disk caches (pi-ttsr's compiled rule sets, rulebook's parse store) share: a fingerprint of
+ * the code that produced an entry, one env switch convention, and atomic writes. Callers never fail on cache
+ * trouble; these helpers only throw from `writeFileAtomicSync`, which callers wrap.
+ */
+
+/**
+ * The cache dir an env variable names: `off` means no cache (`undefined`), any other value is the dir, unset or
+ * empty falls back to `fallback` (e.g. `<agent dir>/cache/<package>`). One convention for `PI_TTSR_CACHE_DIR` and
+ * `PI_RULEBOOK_CACHE_DIR`.
+ */
+export function cacheDirFromEnv(
+  variable: string,
+  fallback: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const value = env[variable];
+  if (value === "off") return undefined;
+  return value || fallback;
+}
+
+export interface CodeFingerprintOptions {
+  /** The package whose code is hashed, found by name (`@pi-rails/rulebook`). */
+  packageName: string;
+  /**
+   * A module URL to resolve the package from (the caller's `import.meta.url`): the same answer from src/ under
+   * tests, from dist/, and from another package's bundle that includes the caller.
+   */
+  from: string;
+  /** Files under the package root whose bytes decide what an entry holds (`src/matcher/compile.ts`). */
+  sources: readonly string[];
+  /** Packages whose versions decide it too (`gray-matter`), resolved from `from`. */
+  dependencies?: readonly string[];
+  /** The cache's own format number. */
+  salt?: string;
+}
+
+const fingerprints = new Map<string, string>();
+
+/**
+ * A hash of a package's own code: its version, the listed dependencies' versions and the bytes of the listed
+ * source files, so a changed producer never reads entries an older one wrote, even when the version number did not
+ * change (a development build, a patched install). A file or package that cannot be found is hashed as missing.
+ */
+export function codeFingerprint(options: CodeFingerprintOptions): string {
+  const key = JSON.stringify(options);
+  const known = fingerprints.get(key);
+  if (known !== undefined) return known;
+  const require = createRequire(options.from);
+  const hash = createHash("sha256").update(options.salt ?? "");
+  let root = "";
+  try {
+    const manifest = require.resolve(`${options.packageName}/package.json`);
+    root = dirname(manifest);
+    hash.update(`\0${options.packageName}@${versionOf(manifest)}`);
+  } catch {
+    hash.update(`\0missing ${options.packageName}`);
+  }
+  for (const name of options.dependencies ?? []) {
+    try {
+      hash.update(`\0${name}@${versionOf(require.resolve(`${name}/package.json`))}`);
+    } catch {
+      hash.update(`\0missing ${name}`);
+    }
+  }
+  for (const file of options.sources) {
+    try {
+      if (!root) throw new Error("package not found");
+      hash.update(readFileSync(join(root, file)));
+    } catch {
+      hash.update(`\0missing ${file}`);
+    }
+  }
+  const digest = hash.digest("hex");
+  fingerprints.set(key, digest);
+  return digest;
+}
+
+/** A manifest's version, read from disk (never the module cache, so an upgrade in place is seen). */
+function versionOf(manifest: string): string {
+  return String((JSON.parse(readFileSync(manifest, "utf8")) as { version?: unknown }).version);
+}
+
+let sequence = 0;
+
+/**
+ * Writes `text` to `file` so a reader sees the old file or the new one, never a torn one: a temp file in the same
+ * dir, then a rename (creating the dir). Throws on failure, after removing the temp file.
+ */
+export function writeFileAtomicSync(file: string, text: string, mode = 0o600): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.${sequence++}.tmp`;
+  try {
+    writeFileSync(temp, text, { mode });
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
