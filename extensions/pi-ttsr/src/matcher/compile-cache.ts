@@ -1,62 +1,33 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { codeFingerprint, writeFileAtomicSync } from "@pi-rails/agent-core/kit";
 import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec } from "./compile.ts";
 import { libraryVersions } from "./libs.ts";
 
 /**
  * Compiled rule sets on disk, so a session whose rules did not change starts without parsing a regex or even
  * loading the regex libraries. Keyed by a hash of the patterns, this format, pi-ttsr's version and the regex
- * libraries' versions; written atomically (`write-file-atomic`); a file that does not parse or does not
+ * libraries' versions; written atomically (the kit's `writeFileAtomicSync`); a file that does not parse or does not
  * fit is ignored and rewritten.
  */
 
 /** Bump when what compilePattern produces changes shape or meaning. */
 const FORMAT = 4;
 
-const require = createRequire(import.meta.url);
-
-let packageInfo: { root: string; version: string } | undefined;
-
-/**
- * This package's root and version, found by its own name: the same answer from src/ (tests), from the compiled
- * dist/ modules and from the bundled pi entry (dist/pi/), which sit at different depths.
- */
-function ownPackage(): { root: string; version: string } {
-  if (packageInfo) return packageInfo;
-  try {
-    const manifest = require.resolve("@pi-rails/pi-ttsr/package.json");
-    const { version } = require(manifest) as { version?: string };
-    packageInfo = { root: dirname(manifest), version: version ?? "?" };
-  } catch {
-    packageInfo = { root: "", version: "?" };
-  }
-  return packageInfo;
-}
-
 /** The compiler's modules, read from the package's shipped src/ so every build of it hashes the same files. */
 const COMPILER_SOURCES = ["compile", "analysis", "automaton", "language-check", "redos", "compile-cache"];
-let compilerHash: string | undefined;
 
 /**
- * A hash of the compiler's own code, so a changed compiler never reads entries an older one wrote, even when the
+ * A hash of the compiler's own code and pi-ttsr's version, so a changed compiler never reads entries an older one wrote, even when the
  * version number did not change (a development build, a patched install).
  */
 function compilerCode(): string {
-  if (compilerHash !== undefined) return compilerHash;
-  const hash = createHash("sha256");
-  for (const name of COMPILER_SOURCES) {
-    try {
-      const { root } = ownPackage();
-      if (!root) throw new Error("package not found");
-      hash.update(readFileSync(join(root, "src", "matcher", `${name}.ts`)));
-    } catch {
-      hash.update(`missing ${name}`);
-    }
-  }
-  compilerHash = hash.digest("hex");
-  return compilerHash;
+  return codeFingerprint({
+    packageName: "@pi-rails/pi-ttsr",
+    from: import.meta.url,
+    sources: COMPILER_SOURCES.map((name) => `src/matcher/${name}.ts`),
+  });
 }
 
 /** The cache file name for a set of patterns. */
@@ -65,7 +36,6 @@ export function cacheKey(specs: readonly PatternSpec[]): string {
   hash.update(
     JSON.stringify({
       format: FORMAT,
-      version: ownPackage().version,
       libs: libraryVersions(),
       compiler: compilerCode(),
     }),
@@ -110,11 +80,9 @@ function readCache(file: string, specs: readonly PatternSpec[]): CompileResult[]
   }
 }
 
-function writeCache(dir: string, file: string, results: CompileResult[]): void {
+function writeCache(_dir: string, file: string, results: CompileResult[]): void {
   try {
-    mkdirSync(dir, { recursive: true });
-    const writeFileAtomic = require("write-file-atomic") as typeof import("write-file-atomic");
-    writeFileAtomic.sync(file, JSON.stringify({ format: FORMAT, results: results.map(toJson) }));
+    writeFileAtomicSync(file, JSON.stringify({ format: FORMAT, results: results.map(toJson) }));
   } catch {}
 }
 

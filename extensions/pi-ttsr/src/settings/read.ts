@@ -1,5 +1,11 @@
 import { join } from "node:path";
-import { loadSettings, piSettingsFiles, resolveAgentDir, type SettingsSpec } from "@pi-rails/agent-core/kit";
+import {
+  cacheDirFromEnv,
+  loadSettings,
+  piSettingsFiles,
+  resolveAgentDir,
+  type SettingsSpec,
+} from "@pi-rails/agent-core/kit";
 import { DEFAULT_TTSR_SETTINGS } from "./defaults.ts";
 import type { TtsrSettings } from "./schema.ts";
 
@@ -8,10 +14,7 @@ import type { TtsrSettings } from "./schema.ts";
  * `PI_TTSR_CACHE_DIR` (`off`: nowhere), else `<agent dir>/cache/pi-ttsr`.
  */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const fromEnv = env["PI_TTSR_CACHE_DIR"];
-  if (fromEnv === "off") return undefined;
-  if (fromEnv) return fromEnv;
-  return join(resolveAgentDir(env), "cache", "pi-ttsr");
+  return cacheDirFromEnv("PI_TTSR_CACHE_DIR", join(resolveAgentDir(env), "cache", "pi-ttsr"), env);
 }
 
 /** The `ttsr` key of pi's settings files; zod is loaded only when a file has the key. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { cacheDirFromEnv, codeFingerprint, writeFileAtomicSync } from "@pi-rails/agent-core/kit";
 import { type CacheEntry, cacheKey, type ParsedFile, sharedParseCache } from "./parse-cache.ts";
 
 /**
@@ -14,8 +14,6 @@ import { type CacheEntry, cacheKey, type ParsedFile, sharedParseCache } from "./
 /** Bump when the stored shape changes. */
 const FORMAT = 1;
 
-const require = createRequire(import.meta.url);
-let fingerprint: string | undefined;
 /** How many entries each store held when this process last read or wrote it (a file set that shrank is saved). */
 const storedCounts = new Map<string, number>();
 
@@ -29,27 +27,13 @@ const PARSER_SOURCES = ["frontmatter/parse", "frontmatter/fallback", "prompt/esc
  * reject and rewrite the other's store. So it hashes this package's src/ and versions, found by package name.
  */
 function parserFingerprint(): string {
-  if (fingerprint !== undefined) return fingerprint;
-  const hash = createHash("sha256").update(`${FORMAT}`);
-  let root = "";
-  try {
-    const manifest = require.resolve("@pi-rails/rulebook/package.json");
-    root = dirname(manifest);
-    hash.update(`\0@pi-rails/rulebook@${(require(manifest) as { version?: string }).version}`);
-  } catch {}
-  try {
-    hash.update(`\0gray-matter@${(require("gray-matter/package.json") as { version?: string }).version}`);
-  } catch {}
-  for (const file of PARSER_SOURCES) {
-    try {
-      if (!root) throw new Error("package not found");
-      hash.update(readFileSync(join(root, "src", `${file}.ts`)));
-    } catch {
-      hash.update(`\0missing ${file}`);
-    }
-  }
-  fingerprint = hash.digest("hex");
-  return fingerprint;
+  return codeFingerprint({
+    packageName: "@pi-rails/rulebook",
+    from: import.meta.url,
+    sources: PARSER_SOURCES.map((file) => `src/${file}.ts`),
+    dependencies: ["gray-matter"],
+    salt: `${FORMAT}`,
+  });
 }
 
 /**
@@ -57,9 +41,8 @@ function parserFingerprint(): string {
  * `PI_RULEBOOK_CACHE_DIR`; `off` there means no store.
  */
 export function defaultParseStore(agentDir: string, cwd: string, env: NodeJS.ProcessEnv = process.env): string | false {
-  const fromEnv = env["PI_RULEBOOK_CACHE_DIR"];
-  if (fromEnv === "off") return false;
-  const dir = fromEnv || join(agentDir, "cache", "rulebook");
+  const dir = cacheDirFromEnv("PI_RULEBOOK_CACHE_DIR", join(agentDir, "cache", "rulebook"), env);
+  if (!dir) return false;
   return join(dir, `${createHash("sha256").update(cwd).digest("hex").slice(0, 24)}.json`);
 }
 
@@ -115,9 +98,7 @@ export function saveParseStore(file: string | false, paths: Iterable<string>): v
   }
   if (!changed && entries.length === storedCounts.get(file)) return;
   try {
-    const writeFileAtomic = require("write-file-atomic") as typeof import("write-file-atomic");
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileAtomic.sync(file, JSON.stringify({ fingerprint: parserFingerprint(), entries }), { mode: 0o600 });
+    writeFileAtomicSync(file, JSON.stringify({ fingerprint: parserFingerprint(), entries }));
     for (const e of entries) {
       const entry = cache.entries.get(cacheKey(e.path));
       if (entry) entry.fromStore = true;
