@@ -120,8 +120,9 @@ export function compiledFiles(packageDir) {
  */
 export function makeSourceTree(dir, version, packageDirs) {
   mkdirSync(dir, { recursive: true });
-  git(dir, ["init", "-q", "-b", "main"]);
+  if (!existsSync(join(dir, ".git"))) git(dir, ["init", "-q", "-b", "main"]);
   for (const pkg of PACKAGES) {
+    rmSync(join(dir, pkg.repoDir), { recursive: true, force: true });
     mkdirSync(join(dir, pkg.repoDir), { recursive: true });
     writeFileSync(join(dir, pkg.repoDir, "package.json"), readFileSync(join(packageDirs[pkg.name], "package.json")));
     for (const [path, text] of recoverSources(packageDirs[pkg.name])) {
@@ -319,7 +320,18 @@ export function buildFromSeries(version, { threeWay = false, keep = false, log =
       log(`fetch   ${pkg.name}@${version}`);
       packageDirs[pkg.name] = fetchPackage(pkg.name, version, join(scratch, "npm", pkg.repoDir));
     }
-    const tree = makeSourceTree(join(scratch, "pi-mono"), version, packageDirs);
+    const treeDir = join(scratch, "pi-mono");
+    const pinned = pinnedVersions()[PACKAGES[0].name].version;
+    if (threeWay && pinned !== version) {
+      // The series' blobs are the pinned release's: commit it first so git am --3way can merge against it.
+      log(`fetch   the pinned ${pinned} (the series' base, for the 3-way merge)`);
+      const pinnedDirs = {};
+      for (const pkg of PACKAGES) {
+        pinnedDirs[pkg.name] = fetchPackage(pkg.name, pinned, join(scratch, "npm-pinned", pkg.repoDir));
+      }
+      makeSourceTree(treeDir, pinned, pinnedDirs);
+    }
+    const tree = makeSourceTree(treeDir, version, packageDirs);
     log("compile pristine sources");
     const pristineErrors = new Set(compileTree(tree));
     const problems = checkReproduction(tree, packageDirs);
@@ -366,4 +378,22 @@ export function applySeries(tree, threeWay) {
     const stopped = output.match(/Patch failed at (\d+ .*)/)?.[1] ?? output.trim().split("\n").at(-1);
     return { ok: false, stopped, output, status, conflicts };
   }
+}
+
+/** After a failed `applySeries`: each conflicting hunk as `file:first-last`, and the commit it stopped at. */
+export function conflictReport(tree, am) {
+  const unmerged = am.status
+    .split("\n")
+    .filter((line) => /^(UU|AA|DU|UD) /.test(line))
+    .map((line) => line.slice(3));
+  const hunks = [];
+  for (const file of unmerged) {
+    const lines = readFileSync(join(tree, file), "utf8").split("\n");
+    lines.forEach((line, i) => {
+      if (!line.startsWith("<<<<<<<")) return;
+      const end = lines.findIndex((next, j) => j > i && next.startsWith(">>>>>>>"));
+      hunks.push(`${file}:${i + 1}-${end + 1}`);
+    });
+  }
+  return { stopped: am.stopped, unmerged, hunks };
 }

@@ -4,9 +4,9 @@
 // and names each hunk that needs a hand; on success writes the regenerated dist patches into a temp dir and
 // runs the patched-core suite (packages/agent-core) against that version's pi-agent-core with the patch applied.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { buildFromSeries, PACKAGES, root, run, seriesLineCounts } from "./lib.mjs";
+import { buildFromSeries, conflictReport, PACKAGES, root, run, seriesLineCounts } from "./lib.mjs";
 
 const version = process.argv[2];
 if (!version || !/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version)) {
@@ -17,20 +17,10 @@ console.log(`patches:rebase: the series in patches/source/ onto pi ${version}`);
 const result = buildFromSeries(version, { threeWay: true, keep: true, log: (line) => console.log(`  ${line}`) });
 console.log(`  work tree: ${result.tree}`);
 if (!result.ok) {
-  console.log(`\nneeds a hand: git am stopped at ${result.am.stopped}`);
-  const unmerged = result.am.status
-    .split("\n")
-    .filter((line) => /^(UU|AA|DU|UD) /.test(line))
-    .map((line) => line.slice(3));
-  for (const file of unmerged) {
-    const lines = readFileSync(join(result.tree, file), "utf8").split("\n");
-    lines.forEach((line, i) => {
-      if (line.startsWith("<<<<<<<")) {
-        const end = lines.findIndex((l, j) => j > i && l.startsWith(">>>>>>>"));
-        console.log(`  ${file}:${i + 1}-${end + 1}: conflict`);
-      }
-    });
-  }
+  const report = conflictReport(result.tree, result.am);
+  console.log(`\nneeds a hand: git am stopped at ${report.stopped}`);
+  for (const hunk of report.hunks) console.log(`  conflict: ${hunk}`);
+  const unmerged = report.unmerged;
   if (unmerged.length === 0) console.log(result.am.output.trim());
   console.log(
     `\nResolve in ${result.tree} (git am --continue after each), then export the series with\n` +

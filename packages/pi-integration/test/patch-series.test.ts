@@ -5,13 +5,21 @@
  * That the dist patches equal what the series generates is `pnpm patches:check` (CI).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script without types
-import { dependencyDir, git, makeSourceTree, PACKAGES, seriesFiles } from "../../../scripts/patches/lib.mjs";
+import {
+  applySeries,
+  conflictReport,
+  dependencyDir,
+  git,
+  makeSourceTree,
+  PACKAGES,
+  seriesFiles,
+} from "../../../scripts/patches/lib.mjs";
 
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
 let scratch: string | undefined;
@@ -55,4 +63,28 @@ describe("the patch series (patches/source/)", () => {
       expect(run.stdout).toMatch(/Tests\s+\d+ passed/);
     }
   }, 120_000);
+
+  it("names each hunk that needs a hand when an upstream change conflicts (patches:rebase's 3-way merge)", () => {
+    scratch = mkdtempSync(join(tmpdir(), "pi-rails-series-"));
+    const packageDirs: Record<string, string> = {};
+    for (const pkg of PACKAGES as Pkg[]) packageDirs[pkg.name] = realpathSync(join(repoRoot, "node_modules", pkg.name));
+    const tree: string = makeSourceTree(join(scratch, "pi-mono"), "0.73.1", packageDirs);
+    // An upstream release that rewrote the line the stream hook's first hunk replaces.
+    const loop = join(tree, "packages/agent/src/agent-loop.ts");
+    const source = readFileSync(loop, "utf8");
+    expect(source).toContain("\t\t\t// Stream assistant response\n");
+    writeFileSync(
+      loop,
+      source.replace("\t\t\t// Stream assistant response\n", "\t\t\t// Stream the response (changed)\n"),
+    );
+    git(tree, ["commit", "-q", "-am", "an upstream change"]);
+
+    const am = applySeries(tree, true);
+    expect(am.ok).toBe(false);
+    const report = conflictReport(tree, am);
+    expect(report.stopped).toMatch(/^0001 agent: per-delta stream hook/);
+    expect(report.unmerged).toEqual(["packages/agent/src/agent-loop.ts"]);
+    expect(report.hunks).toHaveLength(1);
+    expect(report.hunks[0]).toMatch(/^packages\/agent\/src\/agent-loop\.ts:\d+-\d+$/);
+  }, 60_000);
 });
