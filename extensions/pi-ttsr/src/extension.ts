@@ -5,7 +5,13 @@
  * (follow-up after the turn) in its handlers.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { formatSettingsIssue, resolveAgentDir } from "@pi-rails/agent-core/kit";
+import {
+  formatSettingsIssue,
+  resolveAgentDir,
+  TTSR_COST_EVENT,
+  TTSR_MATCHED_EVENT,
+  TTSR_STATUS_EVENT,
+} from "@pi-rails/agent-core/kit";
 import {
   type DeliveryKind,
   followUpMessage,
@@ -36,18 +42,16 @@ import { loadTtsrRules } from "./rules/load.ts";
 import { formatIssue, type StreamSource } from "./rules/types.ts";
 import { readTtsrSettings } from "./settings/read.ts";
 
-/** Handoff to rulebook: while this is active, rules with a stream condition are ours. */
-export const TTSR_STATUS_EVENT = "pi-rails:ttsr:status";
-/** Every non-interrupting match as it is recorded (before its delivery), for observers. */
-export const MATCHED_EVENT = "pi-rails:ttsr:matched";
+/** The events pi-ttsr emits (defined once in the kit's contracts; the old names stay exported here). */
+export const COST_EVENT = TTSR_COST_EVENT;
+export const MATCHED_EVENT = TTSR_MATCHED_EVENT;
+export { TTSR_STATUS_EVENT };
 
 const STOCK_PI_NOTICE =
   "pi-ttsr: this pi has no stream_text hook (stock pi, without the pi-rails patch). Degraded: prose rules cannot " +
   "interrupt a response and are delivered as a hidden follow-up after it; interrupting tool rules block the tool " +
   "call before it runs; reminders on tool results work as usual.";
 
-/** What pi-ttsr's interrupts cost so far this session (tokens, money), on every interrupt that reported usage. */
-export const COST_EVENT = "pi-rails:ttsr:cost";
 /** Session entry with the usage of one aborted attempt, so a resumed session keeps counting from its total. */
 export const COST_ENTRY_TYPE = "ttsr-interrupt-cost";
 

@@ -32,7 +32,7 @@ export function eventProbe() {
   const triggered: unknown[] = [];
   const status: unknown[] = [];
   const factory = (pi: ExtensionAPI) => {
-    pi.events.on("ttsr_triggered", (data) => triggered.push(data));
+    pi.events.on("pi-rails:ttsr:triggered", (data) => triggered.push(data));
     pi.events.on("pi-rails:ttsr:status", (data) => status.push(data));
   };
   return { triggered, status, factory };

@@ -43,6 +43,14 @@ export {
   writeJson,
 } from "./kit/cli.ts";
 export {
+  isTtsrStatusPayload,
+  TTSR_COST_EVENT,
+  TTSR_MATCHED_EVENT,
+  TTSR_STATUS_EVENT,
+  TTSR_TRIGGERED_EVENT,
+  type TtsrStatusPayload,
+} from "./kit/contracts.ts";
+export {
   type CodeFingerprintOptions,
   cacheDirFromEnv,
   codeFingerprint,

@@ -8,7 +8,7 @@ export const INJECTION_MESSAGE_TYPE = "ttsr-injection";
 /** customType of the session entry that records which rules were injected (restored on resume). */
 export const INJECTION_ENTRY_TYPE = "ttsr-injection";
 /** pi.events channel announcing each trigger. */
-export const TRIGGERED_EVENT = "ttsr_triggered";
+export { TTSR_TRIGGERED_EVENT as TRIGGERED_EVENT } from "@pi-rails/agent-core/kit";
 
 export type DeliveryKind = "interrupt" | "follow-up" | "tool-reminder" | "tool-block";
 

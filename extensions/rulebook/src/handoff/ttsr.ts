@@ -1,20 +1,5 @@
 /**
- * The event pi-ttsr emits on `pi.events` at `session_start` to say it is loaded and will enforce
- * rules with a stream condition. Rulebook then leaves those rules to it.
+ * The handoff from pi-ttsr (see `@pi-rails/agent-core/kit` contracts): while pi-ttsr says it is active, rulebook
+ * leaves rules with a stream condition to it.
  */
-export const TTSR_STATUS_EVENT = "pi-rails:ttsr:status" as const;
-
-export interface TtsrStatusPayload {
-  active: boolean;
-  /** Whether the patched agent core is present (interrupt-and-retry inside the loop). */
-  patched: boolean;
-}
-
-export function isTtsrStatusPayload(value: unknown): value is TtsrStatusPayload {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as TtsrStatusPayload).active === "boolean" &&
-    typeof ((value as TtsrStatusPayload).patched ?? false) === "boolean"
-  );
-}
+export { isTtsrStatusPayload, TTSR_STATUS_EVENT, type TtsrStatusPayload } from "@pi-rails/agent-core/kit";
