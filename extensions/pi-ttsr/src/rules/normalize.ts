@@ -1,4 +1,4 @@
-import { checkGlob } from "@pi-rails/rulebook/discovery";
+import { checkGlob, splitOutsideBrackets } from "@pi-rails/rulebook/discovery";
 import type { MatchWindow } from "../matcher/compile.ts";
 import { splitLiteral } from "../matcher/compile.ts";
 import { translateInlineFlags } from "./inline-flags.ts";
@@ -30,21 +30,7 @@ function strings(value: unknown): string[] | undefined {
 
 /** Splits `a, tool:edit(*.{ts,tsx}), b` on commas / whitespace outside brackets. */
 export function splitScopeTokens(value: string): string[] {
-  const tokens: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const ch of value) {
-    if (ch === "(" || ch === "{" || ch === "[") depth++;
-    if (ch === ")" || ch === "}" || ch === "]") depth = Math.max(0, depth - 1);
-    if (depth === 0 && (ch === "," || /\s/.test(ch))) {
-      if (current) tokens.push(current);
-      current = "";
-      continue;
-    }
-    current += ch;
-  }
-  if (current) tokens.push(current);
-  return tokens;
+  return splitOutsideBrackets(value, { brackets: "({[", whitespace: true }).filter(Boolean);
 }
 
 const SCOPE_TOKEN = /^tool(?::([^()\s]+))?(?:\((.+)\))?$/;

@@ -1,3 +1,4 @@
+import { splitOutsideBrackets } from "../frontmatter/split.ts";
 import type { RuleWarning } from "../rule.ts";
 
 /**
@@ -71,21 +72,9 @@ export function readBoolean(ctx: FieldContext, key: string, options: { onlyTrue?
  * `globs: src/**\/*.ts, test/**` as one string).
  */
 export function splitGlobList(value: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const ch of value) {
-    if (ch === "{") depth++;
-    if (ch === "}" && depth > 0) depth--;
-    if (ch === "," && depth === 0) {
-      out.push(current);
-      current = "";
-    } else {
-      current += ch;
-    }
-  }
-  out.push(current);
-  return out.map((g) => g.trim().replace(/^["']|["']$/g, "")).filter(Boolean);
+  return splitOutsideBrackets(value, { brackets: "{" })
+    .map((g) => g.trim().replace(/^["']|["']$/g, ""))
+    .filter(Boolean);
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 
 export { type ParsedFrontmatter, parseFrontmatter } from "../frontmatter/parse.ts";
+export { splitOutsideBrackets } from "../frontmatter/split.ts";
 export { checkGlob, type GlobCheck } from "../globs/check.ts";
 export { skippedMessage } from "../report/messages.ts";
 export type {

@@ -1,3 +1,4 @@
+import { splitOutsideBrackets } from "./split.ts";
 /**
  * The seed's fallback for frontmatter that YAML cannot parse, made honest: one `key: value` per line
  * (hyphenated keys too), quoted values unquoted, unquoted `true` / `false` as booleans, `[a, b]` and
@@ -80,19 +81,5 @@ export function scalar(text: string): unknown {
 
 /** Split on commas that are not inside `{}` or `[]` (a glob's brace set stays whole). */
 export function splitOutsideBraces(value: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const ch of value) {
-    if (ch === "{" || ch === "[") depth++;
-    if ((ch === "}" || ch === "]") && depth > 0) depth--;
-    if (ch === "," && depth === 0) {
-      out.push(current);
-      current = "";
-    } else {
-      current += ch;
-    }
-  }
-  out.push(current);
-  return out.map((s) => s.trim());
+  return splitOutsideBrackets(value).map((s) => s.trim());
 }
