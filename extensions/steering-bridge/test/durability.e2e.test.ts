@@ -80,7 +80,8 @@ describe("accepted means on disk; exactly once across processes (real pi CLI)", 
   }
 
   it("two concurrent --continue runs of one session: the carried item is delivered by one of them only", async () => {
-    const runA = { text: "a".repeat(60), chunkSize: 1, delayMs: 50 }; // still streaming when run b starts
+    // Still streaming when run b has started and finished, with room for a slow start of b on a loaded machine.
+    const runA = { text: "a".repeat(150), chunkSize: 1, delayMs: 100 };
     server = await startModelServer({ script: [{ text: "first run" }, runA, { text: "run b" }] });
     home = prepareCliHome({ server });
     const fixture = join(PACKAGE_DIR, "test", "fixtures", "late-inject.ts");

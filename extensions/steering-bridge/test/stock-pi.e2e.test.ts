@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   type CliHome,
   installStockPi,
@@ -26,9 +29,13 @@ describe("stock pi (published 0.73.1, no patch)", () => {
   });
 
   it("says once what is degraded, hands items to pi's own follow-up queue, and refuses cancel", async () => {
+    // The tool runs until the test has tried to cancel it (a fixed sleep could end first on a loaded machine, and pi
+    // with it): it waits for a flag file, at most 60 s.
+    const flag = join(mkdtempSync(join(tmpdir(), "stock-nap-")), "done");
+    const nap = `for i in $(seq 600); do [ -e ${flag} ] && break; sleep 0.1; done`;
     server = await startModelServer({
       script: [
-        { toolCalls: [{ id: "nap", name: "bash", arguments: { command: "sleep 3" } }] },
+        { toolCalls: [{ id: "nap", name: "bash", arguments: { command: nap } }] },
         { text: "nap over" },
         { text: "saw the follow-up" },
       ],
@@ -55,6 +62,7 @@ describe("stock pi (published 0.73.1, no patch)", () => {
     const cancel = await runSteer(["cancel", "nap"], home);
     expect(cancel.code).toBe(1);
     expect(cancel.stderr).toMatch(/cancel_tool_call/);
+    writeFileSync(flag, "");
 
     const result = await pi;
     expect(result.code, result.stderr).toBe(0);
