@@ -42,9 +42,19 @@ function cleanEnv(extra = {}) {
   return { ...env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", TURBO_NO_UPDATE_NOTIFIER: "1", ...extra };
 }
 
-/** Runs a command; throws with its output when it fails. */
-function sh(command, args, { cwd, env, timeout = 600_000 }) {
+/**
+ * A failure of the registry's uplink, not of the command: the local registry answers 404 for a third-party package
+ * it could not fetch at that moment (a network blip), or the connection dropped. Worth another try.
+ */
+const UPLINK_BLIP = /E404[\s\S]*GET \S+\/@(?!pi-rails%2f)|ECONNRESET|ETIMEDOUT|EAI_AGAIN|socket hang up/;
+
+/** Runs a command; throws with its output when it fails (after up to two more tries on an uplink blip). */
+function sh(command, args, { cwd, env, timeout = 600_000 }, tries = 3) {
   const result = spawnSync(command, args, { cwd, env, encoding: "utf8", timeout, maxBuffer: 64 * 1024 * 1024 });
+  if (result.status !== 0 && tries > 1 && UPLINK_BLIP.test(`${result.stdout ?? ""}${result.stderr ?? ""}`)) {
+    console.log(`  (${command} ${args[0]}: the registry's uplink failed; trying again)`);
+    return sh(command, args, { cwd, env, timeout }, tries - 1);
+  }
   if (result.status !== 0) {
     const output = `${result.stdout ?? ""}${result.stderr ?? ""}`.trim().split("\n").slice(-40).join("\n");
     throw new Error(

@@ -134,6 +134,10 @@ export async function startLocalRegistry(options: LocalRegistryOptions = {}): Pr
     "  upstream:",
     `    url: ${JSON.stringify(uplink)}`,
     "    timeout: 120s",
+    // verdaccio marks an uplink offline for 5 minutes after 2 failed requests and then answers 404 for every
+    // package it has not cached: one network blip would fail the rest of a run. Never mark it offline.
+    "    max_fails: 1000",
+    "    fail_timeout: 1s",
     "    maxage: 30m",
     "packages:",
     ...localPatterns.flatMap((pattern) => [
