@@ -100,4 +100,12 @@ export {
   INTERRUPT_SKIP_REASON,
 } from "./seams/checkpoint-registry.ts";
 export { composeStreamHooks, DEFAULT_MAX_CONSECUTIVE_STREAM_ABORTS } from "./stream/compose.ts";
-export { type HostCancellation, hostCancellationOf, isCancelledByHost } from "./tools/cancelled.ts";
+export {
+  cancelledCallText,
+  cancelReminderTextFor,
+  describeCancelledCall,
+  type HostCancellation,
+  hostCancellationOf,
+  isCancelledByHost,
+  modelFacingCallId,
+} from "./tools/cancelled.ts";

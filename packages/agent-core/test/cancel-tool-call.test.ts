@@ -6,6 +6,7 @@ import {
   type AgentTool,
   type AgentToolResult,
   type CancelToolCallResult,
+  describeCancelledCall,
   isCancelledByHost,
   ToolCallRegistry,
 } from "../src/index.ts";
@@ -243,6 +244,60 @@ describe("cancelToolCall on the bundled loop", () => {
     await run;
     expect(waiting.signals.every((signal) => signal.aborted)).toBe(true);
     expect(agent.getToolCallsInFlight()).toEqual([]);
+  });
+});
+
+describe("a provider that reuses call ids across turns (issue 24)", () => {
+  it("cancels the second turn's call_0 after the first turn's call_0 was cancelled", async () => {
+    const waiting = waitingTool("wait");
+    const faux = fauxProvider();
+    registrations.push(faux);
+    const contexts: Context[] = [];
+    const callTurn = () =>
+      fauxAssistantMessage([fauxToolCall("wait", {}, { id: "call_0" })], { stopReason: "toolUse" });
+    const answer = (text: string) => (context: Context) => {
+      contexts.push(JSON.parse(JSON.stringify({ messages: context.messages })));
+      return fauxAssistantMessage(text);
+    };
+    faux.setResponses([callTurn(), answer("one"), callTurn(), answer("two")]);
+    const agent = new Agent({ initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [waiting.tool] } });
+
+    for (const [turn, reason] of [
+      [1, "first turn"],
+      [2, "second turn"],
+    ] as const) {
+      const started = waiting.nextStart();
+      const run = agent.prompt(`go ${turn}`);
+      expect(await started).toBe("call_0");
+      const result = await agent.cancelToolCall("call_0", { reason });
+      expect(result).toEqual({ status: "cancelled", callId: "call_0", tool: "wait", reason });
+      expect(waiting.signals[turn - 1]!.aborted).toBe(true);
+      await run;
+      const sent = contexts[turn - 1]!.messages;
+      expect(textOf(sent.at(-2))).toBe(`Tool call call_0 (wait) was cancelled by the host: ${reason}`);
+      expect(textOf(sent.at(-1))).toContain(`cancelled tool call call_0 (wait) while it ran: ${reason}`);
+    }
+    expect(textOf(agent.state.messages.at(-1))).toBe("two");
+    // The last call under the id was cancelled, and it has ended.
+    expect(await agent.cancelToolCall("call_0")).toMatchObject({ status: "already_cancelled", reason: "second turn" });
+  });
+});
+
+describe("the host's wording (issue 21)", () => {
+  it("describeCancelledCall: on a Responses id the model is sent call_… only, in the result and the reminder", async () => {
+    const waiting = waitingTool("wait");
+    const { agent, contexts } = setup([waiting.tool], [{ name: "wait", id: "call_abc|fc_123" }]);
+    const started = waiting.nextStart();
+    const run = agent.prompt("go");
+    await started;
+    const result = await agent.cancelToolCall("call_abc|fc_123", { reason: "stop", describe: describeCancelledCall });
+    expect(result.status).toBe("cancelled");
+    await run;
+    const sent = contexts[0]!.messages;
+    expect(sent.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "user"]);
+    expect(textOf(sent[2])).toBe("Tool call call_abc (wait) was cancelled by the host: stop");
+    expect(textOf(sent[3])).toContain("The host cancelled tool call call_abc (wait) while it ran: stop.");
+    expect(JSON.stringify([textOf(sent[2]), sent[3]])).not.toContain("fc_123");
   });
 });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   cancelledCallText,
   cancelReminderTextFor,
+  describeCancelledCall,
   hostCancellationOf,
   isCancelledByHost,
   modelFacingCallId,
@@ -76,5 +77,15 @@ describe("the id the model knows, in the cancel text (issue 21)", () => {
     expect([{ type: "text", text: cancelledCallText("call_1", "bash", "user clicked stop") }]).toEqual(
       cancelledToolResult("call_1", "bash", "user clicked stop").content,
     );
+  });
+
+  it("describeCancelledCall gives the patch's describe hook both texts, by the same rule", () => {
+    const madeUp = `bash_${Date.now()}_3`;
+    expect(describeCancelledCall({ callId: madeUp, tool: "bash", reason: "stop" })).toEqual({
+      result: "The bash tool call was cancelled by the host: stop",
+      reminder: cancelReminderTextFor(madeUp, "bash", "stop"),
+    });
+    const responses = describeCancelledCall({ callId: "call_1|fc_1", tool: "read", reason: "r" });
+    expect(JSON.stringify(responses)).not.toContain("fc_1");
   });
 });

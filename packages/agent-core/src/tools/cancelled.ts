@@ -58,3 +58,15 @@ export function cancelReminderTextFor(callId: string, tool: string, reason: stri
   const call = id === undefined ? `a ${tool} tool call` : `tool call ${id} (${tool})`;
   return `The host cancelled ${call} while it ran: ${reason}. This was not a tool failure; do not run it again unless asked to.`;
 }
+
+/**
+ * The host's wording for a call it cancels, in the shape `cancelToolCall`'s `describe` option takes: the result and
+ * the reminder the model gets name only an id the model knows (pi's patch would otherwise name pi's own id).
+ */
+export function describeCancelledCall(cancellation: { callId: string; tool: string; reason: string }): {
+  result: string;
+  reminder: string;
+} {
+  const { callId, tool, reason } = cancellation;
+  return { result: cancelledCallText(callId, tool, reason), reminder: cancelReminderTextFor(callId, tool, reason) };
+}
