@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
  * The four pi-rails bins behave alike where a script relies on them (@pi-rails/agent-core/kit's CLI module): the
  * --help layout, exit codes (0 ok, 1 refused or found, 2 usage), --json errors on stdout, and a closed pipe.
  */
-const EXTENSIONS = join(import.meta.dirname, "..", "..");
+const EXTENSIONS = join(import.meta.dirname, "..", "..", "..", "extensions");
 const run = promisify(execFile);
 
 interface Bin {
