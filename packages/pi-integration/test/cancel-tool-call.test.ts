@@ -2,7 +2,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Type } from "@mariozechner/pi-ai";
 import type { ExtensionAPI, ToolDefinition } from "@mariozechner/pi-coding-agent";
-import { createTestSession, type ModelServer, startModelServer, type TestSession } from "@pi-rails/testkit";
+import { describeCancelledCall } from "@pi-rails/agent-core/kit";
+import {
+  createTestSession,
+  type ModelServer,
+  startModelServer,
+  startProviderServer,
+  type TestSession,
+} from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import stopTool from "./fixtures/stop-tool.ts";
 
@@ -242,5 +249,121 @@ describe("cancelling a tool call in flight in a real pi session", () => {
       callId: "nothing-running",
       reason: "cancelled by the host",
     });
+  });
+});
+
+/** A tool that runs until its signal aborts; if nobody cancels it, it ends by itself after `selfEndMs`. */
+function waitTool(selfEndMs: number) {
+  const starts: string[] = [];
+  const tool: ToolDefinition = {
+    name: "wait",
+    label: "wait",
+    description: "Waits until it is cancelled.",
+    parameters: Type.Object({}),
+    execute: (toolCallId, _params, signal) =>
+      new Promise((resolve, reject) => {
+        starts.push(toolCallId);
+        const timer = setTimeout(
+          () => resolve({ content: [{ type: "text", text: "ran to the end" }], details: {} }),
+          selfEndMs,
+        );
+        signal?.addEventListener("abort", () => {
+          clearTimeout(timer);
+          reject(new Error("aborted"));
+        });
+      }),
+  };
+  return { tool, starts };
+}
+
+describe("cancel across turns and providers", () => {
+  it("a provider that reuses call_0 in the next turn: the second call is cancelled too, not already_cancelled (issue 24)", async () => {
+    const server = await startModelServer({
+      script: [
+        { toolCalls: [{ id: "call_0", name: "wait", arguments: {} }] },
+        { text: "First one stopped." },
+        { toolCalls: [{ id: "call_0", name: "wait", arguments: {} }] },
+        { text: "Second one stopped." },
+      ],
+    });
+    cleanups.push(() => server.close());
+    const wait = waitTool(3000);
+    const results: CancelResult[] = [];
+    const pending: Promise<void>[] = [];
+    const extension = (pi: ExtensionAPI) => {
+      pi.on("tool_execution_start", (event) => {
+        pending.push(
+          (async () => {
+            await waitFor(() => pi.getToolCallsInFlight().some((call) => call.callId === event.toolCallId), "call");
+            results.push(await pi.cancelToolCall(event.toolCallId, { reason: `turn ${results.length + 1}` }));
+          })(),
+        );
+      });
+    };
+    const test = await open({ model: { kind: "loopback", server }, extensions: [extension], customTools: [wait.tool] });
+    await test.prompt("wait once");
+    await test.prompt("wait again");
+    await Promise.all(pending);
+
+    expect(wait.starts).toEqual(["call_0", "call_0"]);
+    expect(results).toEqual([
+      { status: "cancelled", callId: "call_0", tool: "wait", reason: "turn 1" },
+      { status: "cancelled", callId: "call_0", tool: "wait", reason: "turn 2" },
+    ]);
+    expect(server.requests).toHaveLength(4);
+    const toolMessages = (index: number) =>
+      server.requests[index]!.messages.filter((message) => message.role === "tool").map((m) => m.content);
+    expect(toolMessages(3)).toEqual([
+      "Tool call call_0 (wait) was cancelled by the host: turn 1",
+      "Tool call call_0 (wait) was cancelled by the host: turn 2",
+    ]);
+    expect(JSON.stringify(server.requests[3]!.messages)).not.toContain("ran to the end");
+  });
+
+  it("OpenAI Responses: with describeCancelledCall the model is shown call_…, never pi's call_…|fc_… (issue 21)", async () => {
+    const server = await startProviderServer("openai-responses", {
+      strict: true,
+      script: [
+        { toolCalls: [{ id: "call_sleepy", name: "wait", arguments: {} }] },
+        { text: "Stopped, as the host asked." },
+      ],
+    });
+    cleanups.push(() => server.close());
+    const wait = waitTool(30_000);
+    const results: CancelResult[] = [];
+    let inFlight: InFlight = [];
+    let done: Promise<void> | undefined;
+    const extension = (pi: ExtensionAPI) => {
+      pi.on("tool_execution_start", (event) => {
+        done = (async () => {
+          await waitFor(() => pi.getToolCallsInFlight().length > 0, "the call to be in flight");
+          inFlight = pi.getToolCallsInFlight();
+          results.push(
+            await pi.cancelToolCall(event.toolCallId, { reason: "user clicked stop", describe: describeCancelledCall }),
+          );
+        })();
+      });
+    };
+    const test = await open({ model: { kind: "provider", server }, extensions: [extension], customTools: [wait.tool] });
+    const final = await test.prompt("wait");
+    await done;
+
+    // pi's id is the combined one; the model's is the call_id.
+    expect(inFlight).toMatchObject([{ callId: expect.stringMatching(/^call_sleepy\|fc_/), tool: "wait" }]);
+    expect(results[0]).toMatchObject({ status: "cancelled", tool: "wait" });
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests.map((r) => r.rejected?.message ?? "accepted")).toEqual(["accepted", "accepted"]);
+    const input = server.requests[1]!.messages as Array<Record<string, unknown>>;
+    const output = input.find((item) => item["type"] === "function_call_output");
+    expect(output).toMatchObject({
+      call_id: "call_sleepy",
+      output: "Tool call call_sleepy (wait) was cancelled by the host: user clicked stop",
+    });
+    // Everything the model reads besides its own function_call item: no pi-made id in any text.
+    const read = JSON.stringify(input.filter((item) => item["type"] !== "function_call"));
+    expect(read).toContain("The host cancelled tool call call_sleepy (wait) while it ran: user clicked stop.");
+    expect(read).not.toContain("|fc_");
+    expect(read).not.toMatch(/fc_loopback/);
+    expect(final?.stopReason).toBe("stop");
   });
 });
