@@ -276,6 +276,43 @@ function waitTool(selfEndMs: number) {
   return { tool, starts };
 }
 
+/**
+ * On a strict server of `format`: the model calls `wait` (with the API's id `apiId`, or none), an extension cancels
+ * it with agent-core's describeCancelledCall, the model answers. Returns what the extension saw and the second
+ * request's input in the format's own shape.
+ */
+async function cancelOn(format: "openai-responses" | "google-generative-ai", apiId: string | undefined) {
+  const server = await startProviderServer(format, {
+    strict: true,
+    script: [
+      { toolCalls: [{ ...(apiId ? { id: apiId } : {}), name: "wait", arguments: {} }] },
+      { text: "Stopped, as the host asked." },
+    ],
+  });
+  cleanups.push(() => server.close());
+  const wait = waitTool(30_000);
+  const results: CancelResult[] = [];
+  let inFlight: InFlight = [];
+  let done: Promise<void> | undefined;
+  const extension = (pi: ExtensionAPI) => {
+    pi.on("tool_execution_start", (event) => {
+      done = (async () => {
+        await waitFor(() => pi.getToolCallsInFlight().length > 0, "the call to be in flight");
+        inFlight = pi.getToolCallsInFlight();
+        results.push(
+          await pi.cancelToolCall(event.toolCallId, { reason: "user clicked stop", describe: describeCancelledCall }),
+        );
+      })();
+    });
+  };
+  const test = await open({ model: { kind: "provider", server }, extensions: [extension], customTools: [wait.tool] });
+  const final = await test.prompt("wait");
+  await done;
+  expect(server.requests.map((r) => r.rejected?.message ?? "accepted")).toEqual(["accepted", "accepted"]);
+  const input = server.requests[1]!.messages as Array<Record<string, unknown>>;
+  return { inFlight, results, input, final };
+}
+
 describe("cancel across turns and providers", () => {
   it("a provider that reuses call_0 in the next turn: the second call is cancelled too, not already_cancelled (issue 24)", async () => {
     const server = await startModelServer({
@@ -321,39 +358,11 @@ describe("cancel across turns and providers", () => {
   });
 
   it("OpenAI Responses: with describeCancelledCall the model is shown call_…, never pi's call_…|fc_… (issue 21)", async () => {
-    const server = await startProviderServer("openai-responses", {
-      strict: true,
-      script: [
-        { toolCalls: [{ id: "call_sleepy", name: "wait", arguments: {} }] },
-        { text: "Stopped, as the host asked." },
-      ],
-    });
-    cleanups.push(() => server.close());
-    const wait = waitTool(30_000);
-    const results: CancelResult[] = [];
-    let inFlight: InFlight = [];
-    let done: Promise<void> | undefined;
-    const extension = (pi: ExtensionAPI) => {
-      pi.on("tool_execution_start", (event) => {
-        done = (async () => {
-          await waitFor(() => pi.getToolCallsInFlight().length > 0, "the call to be in flight");
-          inFlight = pi.getToolCallsInFlight();
-          results.push(
-            await pi.cancelToolCall(event.toolCallId, { reason: "user clicked stop", describe: describeCancelledCall }),
-          );
-        })();
-      });
-    };
-    const test = await open({ model: { kind: "provider", server }, extensions: [extension], customTools: [wait.tool] });
-    const final = await test.prompt("wait");
-    await done;
+    const { inFlight, results, input, final } = await cancelOn("openai-responses", "call_sleepy");
 
     // pi's id is the combined one; the model's is the call_id.
     expect(inFlight).toMatchObject([{ callId: expect.stringMatching(/^call_sleepy\|fc_/), tool: "wait" }]);
     expect(results[0]).toMatchObject({ status: "cancelled", tool: "wait" });
-    expect(server.requests).toHaveLength(2);
-    expect(server.requests.map((r) => r.rejected?.message ?? "accepted")).toEqual(["accepted", "accepted"]);
-    const input = server.requests[1]!.messages as Array<Record<string, unknown>>;
     const output = input.find((item) => item["type"] === "function_call_output");
     expect(output).toMatchObject({
       call_id: "call_sleepy",
@@ -364,6 +373,24 @@ describe("cancel across turns and providers", () => {
     expect(read).toContain("The host cancelled tool call call_sleepy (wait) while it ran: user clicked stop.");
     expect(read).not.toContain("|fc_");
     expect(read).not.toMatch(/fc_loopback/);
+    expect(final?.stopReason).toBe("stop");
+  });
+
+  it("Gemini: the call id pi-ai made up (wait_<ms>_<n>) is never named to the model (issue 21)", async () => {
+    const { inFlight, results, input, final } = await cancelOn("google-generative-ai", undefined);
+
+    const madeUp = inFlight[0]!.callId;
+    expect(madeUp).toMatch(/^wait_\d+_\d+$/);
+    expect(results[0]).toMatchObject({ status: "cancelled", tool: "wait" });
+    const parts = input.flatMap((content) => (content["parts"] ?? []) as Array<Record<string, unknown>>);
+    const response = parts.find((part) => part["functionResponse"])?.["functionResponse"];
+    expect(response).toMatchObject({
+      name: "wait",
+      response: { output: "The wait tool call was cancelled by the host: user clicked stop" },
+    });
+    const read = JSON.stringify(input);
+    expect(read).toContain("The host cancelled a wait tool call while it ran: user clicked stop.");
+    expect(read).not.toContain(madeUp);
     expect(final?.stopReason).toBe("stop");
   });
 });
