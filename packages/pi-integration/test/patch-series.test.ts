@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-// @ts-expect-error: a plain .mjs script without types
 import {
   applySeries,
   conflictReport,
@@ -19,6 +18,7 @@ import {
   makeSourceTree,
   PACKAGES,
   seriesFiles,
+  // @ts-expect-error: a plain .mjs script without types
 } from "../../../scripts/patches/lib.mjs";
 
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
