@@ -1,5 +1,5 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { hasPiPatchFeature, NoticeBoard } from "@pi-rails/agent-core/kit";
+import { describeCancelledCall, hasPiPatchFeature, NoticeBoard } from "@pi-rails/agent-core/kit";
 import { hasCancelApi } from "./bridge/cancel.ts";
 import { type AgentMessage, SteeringBridge } from "./bridge/steering-bridge.ts";
 import { ensurePrivateDir, resolveAgentDir, steeringDir } from "./endpoint/paths.ts";
@@ -80,7 +80,8 @@ export default function steeringBridge(pi: ExtensionAPI): void {
     if (hasPiPatchFeature(CANCEL_FEATURE) && hasCancelApi(pi)) {
       const api = pi;
       current.setCancelBackend({
-        cancel: (callId, options) => api.cancelToolCall(callId, options),
+        // The model is told of a cancelled call by an id it knows (call_… on Responses, none for Gemini's made-up ids).
+        cancel: (callId, options) => api.cancelToolCall(callId, { ...options, describe: describeCancelledCall }),
         inFlight: () => api.getToolCallsInFlight(),
       });
     }

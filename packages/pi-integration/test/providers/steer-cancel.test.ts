@@ -85,6 +85,9 @@ describe.each(FORMATS)("pi-steer cancel on %s (strict, real CLI)", (format) => {
     expect(result.stdout).toContain("finishing normally");
     const told = sent(requests()[1]);
     expect(told).toContain("was cancelled by the host: user clicked stop");
+    // The model is told by an id it saw: the API's own call id, never pi's combined or made-up one.
+    const named = /(Tool call \S+ \(bash\)|The bash tool call) was cancelled by the host/.exec(told)?.[1];
+    expect(named).toBe(apiId ? `Tool call ${apiId} (bash)` : "The bash tool call");
     expectAllAccepted(requests());
     expect(requests()).toHaveLength(2);
   });
