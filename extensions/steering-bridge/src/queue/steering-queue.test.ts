@@ -1,5 +1,11 @@
-import { describe, expect, it } from "vitest";
-import { QueueFullError, SteeringInputError, SteeringQueue } from "./steering-queue.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  expiryTimerDelay,
+  MAX_TIMER_DELAY_MS,
+  QueueFullError,
+  SteeringInputError,
+  SteeringQueue,
+} from "./steering-queue.ts";
 import type { Ack } from "./types.ts";
 
 function queue(start = 1000) {
@@ -144,5 +150,51 @@ describe("queue limits", () => {
     expect(queue.pending()).toEqual([]);
     expect(queue.pendingBytes).toBe(0);
     expect(acks).toEqual([]);
+  });
+});
+
+describe("SteeringQueue expiry timer", () => {
+  const DAY = 24 * 60 * 60 * 1000;
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("arms at most Node's maximum delay, one ms past a near expiry", () => {
+    expect(expiryTimerDelay(1010, 1000)).toBe(11);
+    expect(expiryTimerDelay(900, 1000)).toBe(1);
+    expect(expiryTimerDelay(1000 + 30 * DAY, 1000)).toBe(MAX_TIMER_DELAY_MS);
+  });
+
+  it("a far-future expiry neither fires at once nor warns", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    const acks: Ack[] = [];
+    const q = new SteeringQueue();
+    q.onAck((ack) => acks.push(ack));
+    try {
+      q.enqueue({ content: "later", mode: "finish_step", kind: "message", ttlMs: 30 * DAY });
+      // An overflowing delay warns on the next tick and fires after 1 ms; give both ample time.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(warnings.filter((w) => w.name === "TimeoutOverflowWarning")).toEqual([]);
+      expect(acks).toEqual([]);
+      expect(q.pending().map((i) => i.content)).toEqual(["later"]);
+    } finally {
+      process.off("warning", onWarning);
+      q.dispose();
+    }
+  });
+
+  it("re-arms a clamped timer and expires the item when its time comes, with no one looking", () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const acks: Ack[] = [];
+    const q = new SteeringQueue();
+    q.onAck((ack) => acks.push(ack));
+    q.enqueue({ content: "later", mode: "finish_step", kind: "message", ttlMs: 30 * DAY });
+    vi.advanceTimersByTime(25 * DAY);
+    expect(acks).toEqual([]);
+    vi.advanceTimersByTime(5 * DAY + 1);
+    expect(acks.map((a) => a.state)).toEqual(["expired"]);
+    q.dispose();
   });
 });

@@ -387,11 +387,15 @@ export class SteeringQueue {
     if (this.#expiryTimer) clearTimeout(this.#expiryTimer);
     this.#expiryTimer = undefined;
     if (!Number.isFinite(this.#nextExpiry)) return;
-    const delay = Math.max(0, Math.min(this.#nextExpiry - this.#now(), 2 ** 31 - 1));
-    this.#expiryTimer = setTimeout(() => {
-      this.#expiryTimer = undefined;
-      this.sweep();
-    }, delay + 1);
+    this.#expiryTimer = setTimeout(
+      () => {
+        this.#expiryTimer = undefined;
+        this.sweep();
+        // A clamped (far-future) timer wakes before the expiry: sweep found nothing due, so wait again.
+        if (!this.#expiryTimer) this.#armExpiryTimer();
+      },
+      expiryTimerDelay(this.#nextExpiry, this.#now()),
+    );
     this.#expiryTimer.unref?.();
   }
 
@@ -465,4 +469,15 @@ export class SteeringQueue {
 /** UTF-8 size of an item's content (what the limits count). */
 export function contentBytes(item: { content: string }): number {
   return Buffer.byteLength(item.content);
+}
+
+/** Node's largest timer delay; a longer one prints TimeoutOverflowWarning and fires after 1 ms. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * The delay to arm the expiry timer with: 1 ms past the expiry (so the sweep sees it due), never negative and
+ * never above Node's maximum, so a far-future expiry waits in steps instead of firing at once.
+ */
+export function expiryTimerDelay(expiresAt: number, now: number): number {
+  return Math.min(Math.max(0, expiresAt - now) + 1, MAX_TIMER_DELAY_MS);
 }
