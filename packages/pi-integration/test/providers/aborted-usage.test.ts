@@ -91,7 +91,7 @@ describe.each(FORMATS)("usage of aborted attempts on %s (strict)", (format) => {
 });
 
 describe.each(FORMATS)("session totals with aborted attempts on %s (strict)", (format) => {
-  it.each(["discard"] as const)(
+  it.each(["discard", "keep"] as const)(
     "contextMode %s: the session's tokens and cost are what the server billed over all attempts, the aborted one included",
     async (contextMode) => {
       const { requests, session } = await interruptedTurn(format, contextMode);
