@@ -56,6 +56,7 @@ export {
   codeFingerprint,
   writeFileAtomicSync,
 } from "./kit/disk-cache.ts";
+export { isInside, type PathApi, relativeInside } from "./kit/paths.ts";
 export {
   type FieldSchema,
   formatSettingsIssue,

@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { EXIT } from "@pi-rails/agent-core/kit";
+import { join, relative, resolve, sep } from "node:path";
+import { EXIT, isInside, relativeInside } from "@pi-rails/agent-core/kit";
 import ignore, { type Ignore } from "ignore";
 import { TtsrManager } from "../manager/ttsr-manager.ts";
 import type { StreamSource } from "../rules/types.ts";
@@ -169,7 +169,7 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
   if (!info?.isDirectory()) throw new UsageError(`not a directory: ${args[0] ?? "."}`);
   const source = sourceOf(flags, "tool");
   // Rules of the project being scanned: the current one when the folder is inside it, else the folder itself.
-  const inside = !relative(io.cwd, root).startsWith("..") && !isAbsolute(relative(io.cwd, root));
+  const inside = isInside(io.cwd, root);
   const rules = await rulesFor(io, { ...flags, cwd: flags.cwd ?? (inside ? io.cwd : root) });
   if (!rules.settings.enabled) {
     // A project that switched TTSR off has no findings to report: say so, and why, instead of linting anyway.
@@ -237,8 +237,8 @@ type IgnoreRules = Array<{ base: string; ig: Ignore }>;
  * scanning a sub-folder skips what the project ignores. Empty when the folder is not inside the project.
  */
 async function ancestorIgnores(project: string, root: string): Promise<IgnoreRules> {
-  const rel = relative(project, root);
-  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return [];
+  const rel = relativeInside(project, root);
+  if (!rel) return [];
   const out: IgnoreRules = [];
   let dir = project;
   for (const part of ["", ...rel.split(sep).slice(0, -1)]) {

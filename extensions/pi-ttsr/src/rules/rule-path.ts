@@ -1,4 +1,5 @@
-import { basename, isAbsolute, relative } from "node:path";
+import { basename, isAbsolute } from "node:path";
+import { relativeInside } from "@pi-rails/agent-core/kit";
 
 /** Where paths are shown from: the project, and the user's home. */
 export interface PathBase {
@@ -7,9 +8,8 @@ export interface PathBase {
 }
 
 function inside(base: string, path: string): string | undefined {
-  const rel = relative(base, path);
-  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return undefined;
-  return rel.replaceAll("\\", "/");
+  const rel = relativeInside(base, path);
+  return rel ? rel.replaceAll("\\", "/") : undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { resolve, sep } from "node:path";
+import { relativeInside } from "@pi-rails/agent-core/kit";
 import { Minimatch } from "minimatch";
 import { globSpecificity } from "../globs/check.ts";
 import { escapeXml } from "../prompt/escape.ts";
@@ -45,8 +46,8 @@ export function compileGlobMatchers(rules: readonly Rule[]): GlobMatcher[] {
 /** Path relative to cwd with `/` separators, or `undefined` when the file is outside cwd. */
 export function toCwdRelative(cwd: string, path: string): string | undefined {
   const cleaned = path.startsWith("@") ? path.slice(1) : path;
-  const rel = relative(cwd, resolve(cwd, cleaned));
-  if (!rel || rel.startsWith("..") || isAbsolute(rel)) return undefined;
+  const rel = relativeInside(cwd, resolve(cwd, cleaned));
+  if (!rel) return undefined;
   return rel.split(sep).join("/");
 }
 

@@ -1,4 +1,5 @@
 import { basename, join, resolve } from "node:path";
+import { isInside } from "@pi-rails/agent-core/kit";
 import {
   collectRules,
   loadRuleFolder,
@@ -10,7 +11,6 @@ import {
 import { contextRuleName, piContextFiles } from "./context-files.ts";
 import { CONDITION_KEYS, drop, has, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
 import type { Problem } from "./fs.ts";
-import { isInside } from "./links.ts";
 import { type DiscoveryContext, mergeOutputs, type ProviderOutput, type RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.md$/;
@@ -51,7 +51,7 @@ async function loadSkippedClaudeMd(ctx: DiscoveryContext): Promise<ProviderOutpu
     (f) => !f.loadedByPi && /^CLAUDE\.(md|MD)$/.test(basename(f.path)),
   );
   for (const file of skipped) {
-    const inProject = isInside(resolve(file.path), resolve(ctx.cwd));
+    const inProject = isInside(resolve(ctx.cwd), resolve(file.path));
     const single = await singleFile(ctx, file.path, {
       name: contextRuleName(ctx.cwd, file.path),
       scope: inProject ? "project" : "user",

@@ -1,4 +1,5 @@
-import { isAbsolute, relative, resolve } from "node:path";
+import { resolve } from "node:path";
+import { isInside } from "@pi-rails/agent-core/kit";
 import { loadNativeDirs } from "./native.ts";
 import type { RuleProvider } from "./provider.ts";
 
@@ -19,9 +20,7 @@ export const extraProvider: RuleProvider = {
       extraProvider,
       ctx.settings.extraDirs.map((d) => {
         const dir = resolveExtraDir(d, ctx.cwd, ctx.home);
-        const rel = relative(ctx.cwd, dir);
-        const inside = rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-        return { dir, scope: inside ? ("project" as const) : ("user" as const) };
+        return { dir, scope: isInside(ctx.cwd, dir) ? ("project" as const) : ("user" as const) };
       }),
       ctx,
     ),

@@ -1,7 +1,8 @@
 import type { Dirent, Stats } from "node:fs";
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { isAllowed, isInside, type LinkPolicy, outsideMessage, resolveBelow } from "./links.ts";
+import { isInside } from "@pi-rails/agent-core/kit";
+import { isAllowed, type LinkPolicy, outsideMessage, resolveBelow } from "./links.ts";
 
 /** A file a provider may turn into a rule. */
 export interface Candidate {
@@ -55,7 +56,7 @@ export function checkRootLink(path: string, links: LinkScope | undefined): { rea
   const resolved = resolveBelow(links.base, path);
   if (!resolved) return {};
   if (!resolved.linked) return { real: resolved.real };
-  if (links.policy.tooBroad.some((broad) => isInside(broad, resolved.real))) {
+  if (links.policy.tooBroad.some((broad) => isInside(resolved.real, broad))) {
     return {
       problem: {
         path,
@@ -123,7 +124,7 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
   const rootReal = rootLink.real;
   const links = options.links;
   const outside = (real: string) =>
-    links !== undefined && !isInside(real, rootReal ?? real) && !isAllowed(links.policy, real);
+    links !== undefined && !isInside(rootReal ?? real, real) && !isAllowed(links.policy, real);
   const visited = new Set<string>();
   const maxDepth = options.recursive ? (options.maxDepth ?? 8) : 0;
 

@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, parse, relative, resolve } from "node:path";
+import { basename, dirname, join, parse, resolve } from "node:path";
+import { isInside, relativeInside } from "@pi-rails/agent-core/kit";
 
 /**
  * Where rule files may live once symlinks are resolved. A link inside the project to `/` or to a
@@ -12,12 +13,6 @@ export interface LinkPolicy {
   allowed: readonly string[];
   /** Real paths that are too broad to be a rule folder (filesystem root, home). */
   tooBroad: readonly string[];
-}
-
-/** `path` is `root` or inside it (both real, absolute). */
-export function isInside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 export function realOrUndefined(path: string): string | undefined {
@@ -55,8 +50,8 @@ export function createLinkPolicy(cwd: string, home: string, userRoots: readonly 
 }
 
 export function isAllowed(policy: LinkPolicy, real: string, also?: string): boolean {
-  if (also && isInside(real, also)) return true;
-  return policy.allowed.some((root) => isInside(real, root));
+  if (also && isInside(also, real)) return true;
+  return policy.allowed.some((root) => isInside(root, real));
 }
 
 /**
@@ -67,9 +62,9 @@ export function isAllowed(policy: LinkPolicy, real: string, also?: string): bool
 export function resolveBelow(base: string, path: string): { real: string; linked: boolean } | undefined {
   const real = realOrUndefined(path);
   if (!real) return undefined;
-  const rel = relative(base, path);
+  const rel = relativeInside(base, path);
   if (rel === "") return { real, linked: false };
-  if (!rel.startsWith("..") && !isAbsolute(rel)) {
+  if (rel !== undefined) {
     const realBase = realOrUndefined(base);
     return { real, linked: !realBase || join(realBase, rel) !== real };
   }
