@@ -79,8 +79,33 @@ describe.each(WIRE_FORMATS)("cache-ttl-view on %s (strict loopback server)", (fo
     // The tool loop on the pruned view (the request after the read) is accepted too.
     expect(requests.length).toBe(before + 2);
     expect(wireProblems(api, requests[before + 1]!.body)).toEqual([]);
+    // The pruned view is the new cached prefix: the next request repeats it byte for byte (cache markers aside,
+    // which move to the newest block) and only appends, so the provider's cache reads it again.
+    const [pruned, next] = [conversationItems(pruning.body), conversationItems(requests[before + 1]!.body)];
+    expect(next.length).toBeGreaterThan(pruned.length);
+    expect(next.slice(0, pruned.length)).toEqual(pruned);
+    const system = (body: Record<string, unknown>) =>
+      withoutCacheMarkers(body.system ?? body.instructions ?? body.systemInstruction);
+    expect(system(requests[before + 1]!.body)).toEqual(system(pruning.body));
   });
 });
+
+/** The conversation items of a request body in each wire format, without cache markers. */
+function conversationItems(body: Record<string, unknown>): unknown[] {
+  const items = body.messages ?? body.input ?? body.contents;
+  if (!Array.isArray(items)) throw new Error(`no conversation items in ${Object.keys(body).join(", ")}`);
+  return items.map(withoutCacheMarkers);
+}
+
+function withoutCacheMarkers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutCacheMarkers);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== "cache_control")
+      .map(([key, inner]) => [key, withoutCacheMarkers(inner)]),
+  );
+}
 
 describe("the TTL comes from model.api, not the provider's name", () => {
   it("Claude behind a custom provider name (a corporate gateway) is pruned like Claude", async () => {
