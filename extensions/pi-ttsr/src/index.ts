@@ -40,14 +40,9 @@ export {
   splitLiteral,
 } from "./matcher/compile.ts";
 export { JsonStringDecoder, pathsFromArgs } from "./matcher/json-strings.ts";
-export {
-  type Lane,
-  NATIVE_MAX_WINDOW,
-  naiveFirstMatches,
-  type PatternHit,
-  PatternSet,
-  StreamMatcher,
-} from "./matcher/stream-matcher.ts";
+export { naiveFirstMatches } from "./matcher/naive-first-matches.ts";
+export { type Lane, PatternSet } from "./matcher/pattern-set.ts";
+export { NATIVE_MAX_WINDOW, type PatternHit, StreamMatcher } from "./matcher/stream-matcher.ts";
 export { TextBuffer } from "./matcher/text-buffer.ts";
 export { hasStreamTextHook, piPatchFeatures } from "./patch.ts";
 export { BUILTIN_RULES_DIR, loadBuiltinRules } from "./rules/builtin.ts";

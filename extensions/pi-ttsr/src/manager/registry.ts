@@ -1,6 +1,6 @@
 import type { PatternSpec } from "../matcher/compile.ts";
 import { compileAll } from "../matcher/compile-cache.ts";
-import { PatternSet } from "../matcher/stream-matcher.ts";
+import { PatternSet } from "../matcher/pattern-set.ts";
 import { LazyGlob } from "../rules/lazy-glob.ts";
 import { globProblem, scopeReachesAStream } from "../rules/normalize.ts";
 import type { RuleIssue, StreamSource, TtsrRule } from "../rules/types.ts";

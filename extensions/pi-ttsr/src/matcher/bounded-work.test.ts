@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { RuleRegistry } from "../manager/registry.ts";
 import { testRule } from "../testing/rule-fixture.ts";
 import type { PatternSpec } from "./compile.ts";
-import { type PatternHit, PatternSet } from "./stream-matcher.ts";
+import { PatternSet } from "./pattern-set.ts";
+import type { PatternHit } from "./stream-matcher.ts";
 
 /** Streams `text` in `size`-character deltas; returns the hits of each delta (and of finish, last). */
 function stream(set: PatternSet, text: string, size = 4): PatternHit[][] {

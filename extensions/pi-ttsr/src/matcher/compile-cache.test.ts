@@ -6,7 +6,7 @@ import { RuleRegistry } from "../manager/registry.ts";
 import { testRule } from "../testing/rule-fixture.ts";
 import type { PatternSpec } from "./compile.ts";
 import { cacheKey, compileAll } from "./compile-cache.ts";
-import { PatternSet } from "./stream-matcher.ts";
+import { PatternSet } from "./pattern-set.ts";
 
 const SPECS: PatternSpec[] = [
   { source: "console\\.log\\(", flags: "", window: "accumulated" },

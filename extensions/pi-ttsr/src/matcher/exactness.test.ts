@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MatchWindow, PatternSpec } from "./compile.ts";
+import { naiveFirstMatches } from "./naive-first-matches.ts";
+import { PatternSet } from "./pattern-set.ts";
 import { checkRedos } from "./redos.ts";
-import { naiveFirstMatches, PatternSet } from "./stream-matcher.ts";
 
 /** Every delta index at which the incremental matcher fires (deltas.length: at finish), per pattern. */
 function ours(set: PatternSet, deltas: readonly string[]): Array<number | null> {

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PatternSpec } from "./compile.ts";
-import { naiveFirstMatches, PatternSet } from "./stream-matcher.ts";
+import { naiveFirstMatches } from "./naive-first-matches.ts";
+import { PatternSet } from "./pattern-set.ts";
 
 /** The seeds' example rules plus patterns that exercise every matcher mode. */
 const SPECS: PatternSpec[] = [

@@ -1,0 +1,149 @@
+import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec } from "./compile.ts";
+import { LazyDfa } from "./lazy-dfa.ts";
+import { StartFinder } from "./start-finder.ts";
+import { NATIVE_DELTA_BUDGET_MS, NATIVE_STRIKES, StreamMatcher } from "./stream-matcher.ts";
+
+export interface PatternSetOptions {
+  /** Results of compiling `specs` (e.g. from the compile cache); compiled here when absent. */
+  compiled?: ReadonlyArray<CompileResult>;
+  nativeBudgetMs?: number;
+}
+
+/**
+ * The units one kind of stream runs (prose, thinking, tool calls): its own automaton over just those units, and
+ * the ones it checks natively. A stream whose source no rule watches does no work at all.
+ */
+export interface Lane {
+  readonly dfa: LazyDfa;
+  readonly nativeIds: readonly number[];
+  readonly chunkIds: readonly number[];
+}
+
+export interface Suspension {
+  pattern: number;
+  reason: string;
+}
+
+/** A compiled set of patterns sharing one lazy automaton; create once per rule set, reuse across streams. */
+export class PatternSet {
+  readonly patterns: ReadonlyArray<CompiledPattern | undefined>;
+  readonly errors: ReadonlyArray<string | undefined>;
+  /**
+   * What the matcher runs: each pattern, or the parts of an `all-of` pattern. `unitOwner[u]` is the pattern id.
+   */
+  readonly units: CompiledPattern[] = [];
+  readonly unitOwner: number[] = [];
+  /** Unit ids that need work outside the automaton (native, chunk). */
+  readonly nativeIds: number[] = [];
+  readonly chunkIds: number[] = [];
+  /** Patterns suspended for the session (native work over budget), with the reason. */
+  readonly suspended = new Map<number, string>();
+  private readonly suspendListeners: Array<(s: Suspension) => void> = [];
+  private readonly strikes = new Map<number, number>();
+
+  /** Native milliseconds one pattern may spend on one delta (NATIVE_DELTA_BUDGET_MS unless set). */
+  readonly nativeBudgetMs: number;
+
+  constructor(specs: ReadonlyArray<PatternSpec>, options: PatternSetOptions = {}) {
+    const results: ReadonlyArray<CompileResult> = options.compiled ?? specs.map(compilePattern);
+    this.nativeBudgetMs = options.nativeBudgetMs ?? NATIVE_DELTA_BUDGET_MS;
+    this.patterns = results.map((r) => (r.ok ? r.pattern : undefined));
+    this.errors = results.map((r) => (r.ok ? undefined : r.error));
+    this.patterns.forEach((p, id) => {
+      if (!p) return;
+      for (const unit of p.parts ?? [p]) {
+        const u = this.units.length;
+        this.units.push(unit);
+        this.unitOwner.push(id);
+        if (unit.mode === "native") this.nativeIds.push(u);
+        if (unit.mode === "chunk") this.chunkIds.push(u);
+      }
+    });
+  }
+
+  private full: Lane | undefined;
+  private readonly lanes = new Map<string, Lane>();
+
+  /**
+   * The lane of every pattern: what a stream without a restriction runs. Built on first use: the manager runs
+   * restricted lanes only, and building an automaton copies every pattern's NFA.
+   */
+  get fullLane(): Lane {
+    this.full ??= this.laneOf(() => true);
+    return this.full;
+  }
+
+  /** The automaton over every pattern (what `stream()` without a restriction runs). */
+  get dfa(): LazyDfa {
+    return this.fullLane.dfa;
+  }
+
+  /**
+   * A matcher for one stream. `patterns` restricts it to those pattern ids (ids and hits stay those of the whole
+   * set); the automaton for each distinct restriction is built once and shared by the streams that use it.
+   */
+  stream(patterns?: readonly number[]): StreamMatcher {
+    if (!patterns) return new StreamMatcher(this, this.fullLane);
+    const key = patterns.join(",");
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      const wanted = new Set(patterns);
+      lane = this.laneOf((unit) => wanted.has(this.unitOwner[unit]!));
+      this.lanes.set(key, lane);
+    }
+    return new StreamMatcher(this, lane);
+  }
+
+  private laneOf(includes: (unit: number) => boolean): Lane {
+    return {
+      dfa: new LazyDfa(
+        this.units.map((p, u) =>
+          includes(u) && p.nfa && (p.mode === "dfa" || p.mode === "dfa-verify")
+            ? { nfa: p.nfa, lineMode: p.spec.window === "line" }
+            : undefined,
+        ),
+      ),
+      nativeIds: this.nativeIds.filter(includes),
+      chunkIds: this.chunkIds.filter(includes),
+    };
+  }
+
+  /** Called once per suspended pattern (e.g. to surface it as a rule issue). */
+  onSuspend(listener: (s: Suspension) => void): void {
+    this.suspendListeners.push(listener);
+  }
+
+  /** Suspends the pattern owning `unit` for the session. */
+  suspend(unit: number, ms: number): void {
+    const pattern = this.unitOwner[unit]!;
+    if (this.suspended.has(pattern)) return;
+    const p = this.patterns[pattern]!;
+    const reason =
+      `/${p.spec.source}/${p.spec.flags}: suspended for this session: the native regex engine took ` +
+      `${Math.round(ms)} ms on one delta (budget ${this.nativeBudgetMs} ms per delta); simplify the pattern`;
+    this.suspended.set(pattern, reason);
+    for (const listener of this.suspendListeners) listener({ pattern, reason });
+  }
+
+  /** One delta's native time of a unit went over budget: suspends it at the last strike (or far over budget). */
+  overBudget(unit: number, ms: number): void {
+    const strikes = (this.strikes.get(unit) ?? 0) + 1;
+    this.strikes.set(unit, strikes);
+    if (strikes >= NATIVE_STRIKES || ms > 4 * this.nativeBudgetMs) this.suspend(unit, ms);
+  }
+
+  isSuspendedUnit(unit: number): boolean {
+    return this.suspended.size > 0 && this.suspended.has(this.unitOwner[unit]!);
+  }
+
+  private readonly startFinders = new Map<number, StartFinder | undefined>();
+
+  /** The reversed automaton of a verified unit, built on first need. */
+  startFinder(unit: number): StartFinder | undefined {
+    if (!this.startFinders.has(unit)) {
+      const nfa = this.units[unit]?.nfa;
+      this.startFinders.set(unit, nfa ? new StartFinder(nfa) : undefined);
+    }
+    return this.startFinders.get(unit);
+  }
+}
