@@ -1,11 +1,3 @@
-import { defineConfig } from "vitest/config";
+import { packageTestConfig } from "../../scripts/vitest-base.ts";
 
-export default defineConfig({
-  test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    reporters: ["default", "json"],
-    outputFile: { json: ".vitest/results.json" },
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-  },
-});
+export default packageTestConfig();

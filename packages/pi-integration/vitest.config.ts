@@ -1,10 +1,8 @@
-import { defineConfig } from "vitest/config";
+import { packageTestConfig } from "../../scripts/vitest-base.ts";
 
-export default defineConfig({
+export default packageTestConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    reporters: ["default", "json"],
-    outputFile: { json: ".vitest/results.json" },
     testTimeout: 180_000,
     hookTimeout: 300_000,
     // The CLI and install tests spawn pi processes; keep them from competing for the two cores.
