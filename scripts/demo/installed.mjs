@@ -56,9 +56,14 @@ function sh(command, args, { cwd, env, timeout = 600_000 }, tries = 3) {
     return sh(command, args, { cwd, env, timeout }, tries - 1);
   }
   if (result.status !== 0) {
-    const output = `${result.stdout ?? ""}${result.stderr ?? ""}`.trim().split("\n").slice(-40).join("\n");
+    const all = `${result.stdout ?? ""}${result.stderr ?? ""}`;
+    const output = all.trim().split("\n").slice(-40).join("\n");
+    const hint = UPLINK_BLIP.test(all)
+      ? "\nThe local registry could not fetch a third-party package from its uplink. Can Node reach the registry " +
+        "npm names from here (network, proxy, and a custom CA in NODE_EXTRA_CA_CERTS, which turbo must pass through)?"
+      : "";
     throw new Error(
-      `${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal}) in ${cwd}\n${output}`,
+      `${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal}) in ${cwd}\n${output}${hint}`,
     );
   }
   return result.stdout;
