@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { conversation } from "./helpers.ts";
-import { PACKAGE_DIR, runSteer } from "./steer-cli.ts";
+import { alive, PACKAGE_DIR, runSteer, waitFor } from "./steer-cli.ts";
 
 let server: ModelServer | undefined;
 let home: CliHome | undefined;
@@ -13,24 +13,6 @@ afterEach(async () => {
   server = undefined;
   home = undefined;
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
-  return stat !== "" && !/\) Z /.test(stat);
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
   it("inject --mode interrupt_immediate while the model streams a write: the file is never created, the next request carries the item", async () => {

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CliHome, prepareCliHome, runPi, type WireFormat } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { runSteer } from "../../../../extensions/steering-bridge/test/steer-cli.ts";
+import { alive, runSteer, waitFor } from "../../../../extensions/steering-bridge/test/steer-cli.ts";
 import { expectAllAccepted, FORMATS, STEERING_DIR, script, sent, useStrictServers } from "./helpers.ts";
 
 const servers = useStrictServers();
@@ -16,24 +16,6 @@ afterEach(() => {
   home?.dispose();
   home = undefined;
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
-  return stat !== "" && !/\) Z /.test(stat);
-}
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** The id the API itself gave the call, which a host reading the stream knows (Gemini sends none). */
 const API_CALL_ID: Record<WireFormat, string | undefined> = {
