@@ -44,6 +44,7 @@ export {
 } from "./kit/cli.ts";
 export {
   isTtsrStatusPayload,
+  STEERING_EVENTS,
   TTSR_COST_EVENT,
   TTSR_MATCHED_EVENT,
   TTSR_STATUS_EVENT,
@@ -57,6 +58,14 @@ export {
   writeFileAtomicSync,
 } from "./kit/disk-cache.ts";
 export { isInside, type PathApi, relativeInside } from "./kit/paths.ts";
+export {
+  defineSessionEntry,
+  latestSessionEntry,
+  readSessionEntries,
+  type SessionEntryType,
+  type SessionEntryWriter,
+  writeSessionEntry,
+} from "./kit/session-entries.ts";
 export {
   type FieldSchema,
   formatSettingsIssue,

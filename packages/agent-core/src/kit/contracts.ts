@@ -31,3 +31,21 @@ export const TTSR_TRIGGERED_EVENT = "pi-rails:ttsr:triggered";
 export const TTSR_MATCHED_EVENT = "pi-rails:ttsr:matched";
 /** pi-ttsr: what its interrupts cost so far this session (tokens, money). */
 export const TTSR_COST_EVENT = "pi-rails:ttsr:cost";
+
+/**
+ * steering-bridge's channels. Listen to `ready` for the typed API of the current session (emitted at every session
+ * start); emit `inject` to queue an item without holding the API. Payload types live with steering-bridge's API
+ * (`SteeringEventPayloads`), which the emitters and listeners share.
+ */
+export const STEERING_EVENTS = {
+  /** Emitted at each session start, with the bridge's API. */
+  ready: "pi-rails:steering:ready",
+  /** Every item's end state (its ack). */
+  ack: "pi-rails:steering:ack",
+  /** Every seam pass (a `LoopCheckpoint`). */
+  checkpoint: "pi-rails:steering:checkpoint",
+  /** Emit to queue an item. */
+  inject: "pi-rails:steering:inject",
+  /** Emitted when an `inject` event was refused. */
+  rejected: "pi-rails:steering:rejected",
+} as const;

@@ -1,0 +1,60 @@
+/**
+ * One reader and one writer for the custom entries extensions keep in pi's session (`pi.appendEntry`). An entry
+ * may have been written by another version of the extension, or damaged on disk, so every read goes through the
+ * entry type's own check: a usable entry comes back typed, anything else is skipped, never thrown, because a
+ * damaged entry must not stop the session.
+ */
+
+/** A custom entry type: its `customType` in the session, and the check that turns stored data into `T`. */
+export interface SessionEntryType<T> {
+  readonly customType: string;
+  /** The entry's data as `T` when it is usable, else undefined. */
+  readonly read: (data: unknown) => T | undefined;
+}
+
+/** Declares an entry type once, next to the data it holds; readers and writers then share it. */
+export function defineSessionEntry<T>(customType: string, read: (data: unknown) => T | undefined): SessionEntryType<T> {
+  return { customType, read };
+}
+
+/** What a session entry looks like from outside: pi's `SessionEntry`, or a parsed line of a session file. */
+interface EntryShape {
+  type?: unknown;
+  customType?: unknown;
+  data?: unknown;
+}
+
+function dataOf<T>(entry: unknown, type: SessionEntryType<T>): T | undefined {
+  const shape = entry as EntryShape | null | undefined;
+  if (shape?.type !== "custom" || shape.customType !== type.customType) return undefined;
+  return type.read(shape.data);
+}
+
+/** Every usable entry of `type`, oldest first. */
+export function readSessionEntries<T>(entries: Iterable<unknown>, type: SessionEntryType<T>): T[] {
+  const out: T[] = [];
+  for (const entry of entries) {
+    const data = dataOf(entry, type);
+    if (data !== undefined) out.push(data);
+  }
+  return out;
+}
+
+/** The newest usable entry of `type` (a snapshot that later entries replace), or undefined. */
+export function latestSessionEntry<T>(entries: readonly unknown[], type: SessionEntryType<T>): T | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const data = dataOf(entries[i], type);
+    if (data !== undefined) return data;
+  }
+  return undefined;
+}
+
+/** What writing needs of pi: `ExtensionAPI.appendEntry`. */
+export interface SessionEntryWriter {
+  appendEntry(customType: string, data?: unknown): void;
+}
+
+/** Appends one entry of `type`; the type parameter keeps what is written and what is read the same shape. */
+export function writeSessionEntry<T>(pi: SessionEntryWriter, type: SessionEntryType<T>, data: T): void {
+  pi.appendEntry(type.customType, data);
+}
