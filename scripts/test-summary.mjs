@@ -13,6 +13,7 @@ export function summarize() {
   let failed = 0;
   let skipped = 0;
   const missing = [];
+  const failures = [];
   for (const group of ["packages", "extensions"]) {
     const dir = join(root, group);
     if (!existsSync(dir)) continue;
@@ -30,12 +31,25 @@ export function summarize() {
       skipped += (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
       // A file that fails to load has no failed test in it, but it is a failure.
       if ((json.numFailedTestSuites ?? 0) > 0 && (json.numFailedTests ?? 0) === 0) failed += json.numFailedTestSuites;
+      for (const file of json.testResults ?? []) {
+        const where = `${group}/${name}/${file.name.slice(pkgDir.length + 1)}`;
+        const broken = (file.assertionResults ?? []).filter((test) => test.status === "failed");
+        for (const test of broken) failures.push(`${where} > ${test.fullName}: ${firstLine(test.failureMessages)}`);
+        if (broken.length === 0 && file.status === "failed") failures.push(`${where}: ${firstLine([file.message])}`);
+      }
     }
   }
-  return { passed, failed, skipped, missing };
+  return { passed, failed, skipped, missing, failures };
 }
 
-const { passed, failed, skipped, missing } = summarize();
+/** The first line of a failure, enough to tell which assertion or timeout it was when only the log tail is kept. */
+function firstLine(messages) {
+  const text = (messages ?? []).find((m) => typeof m === "string" && m.trim() !== "") ?? "";
+  return text.trim().split("\n")[0].slice(0, 300);
+}
+
+const { passed, failed, skipped, missing, failures } = summarize();
 if (missing.length > 0) console.error(`no test report from: ${missing.join(", ")} (their tests did not run)`);
+for (const failure of failures) console.log(`failed: ${failure}`);
 console.log(`${passed} passed, ${failed + missing.length} failed, ${skipped} skipped`);
 process.exit(failed > 0 || missing.length > 0 ? 1 : 0);
