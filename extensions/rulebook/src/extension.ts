@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { resolveAgentDir } from "@pi-rails/agent-core/kit";
+import { defineSessionEntry, readSessionEntries, resolveAgentDir, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import {
   compileGlobMatchers,
   FILE_TOOLS,
@@ -23,10 +23,20 @@ import { readRulebookSettings } from "./settings/read.ts";
 import type { RulebookSettings } from "./settings/schema.ts";
 import { READ_RULE_TOOL, registerReadRuleTool } from "./tools/read-rule.ts";
 
-/** Session entry recording which rules were auto-attached, so a resumed session does not repeat them. */
-export const ATTACHED_ENTRY = "rulebook:attached";
-/** Session entry recording the warnings shown to the user (not sent to the model). */
-export const WARNINGS_ENTRY = "rulebook:warnings";
+const strings = (value: unknown): string[] | undefined =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : undefined;
+
+/** Which rules were auto-attached (to which file), so a resumed session does not attach them again. */
+export const ATTACHED_ENTRY = defineSessionEntry("rulebook:attached", (data) => {
+  const { names, path } = (data ?? {}) as { names?: unknown; path?: unknown };
+  const list = strings(names);
+  return list && { names: list, path: typeof path === "string" ? path : "" };
+});
+/** The warnings shown to the user (not sent to the model): what a session said, readable from its file. */
+export const WARNINGS_ENTRY = defineSessionEntry("rulebook:warnings", (data) => {
+  const messages = strings((data as { messages?: unknown } | null | undefined)?.messages);
+  return messages && { messages };
+});
 
 export interface RulebookExtensionOptions {
   /** Default `os.homedir()`. */
@@ -86,13 +96,8 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
         };
       }
       result.warnings.unshift(...errors);
-      const attached = new Set<string>();
-      for (const entry of ctx.sessionManager.getEntries()) {
-        if (entry.type === "custom" && entry.customType === ATTACHED_ENTRY) {
-          const names = (entry.data as { names?: unknown } | undefined)?.names;
-          if (Array.isArray(names)) for (const n of names) if (typeof n === "string") attached.add(n);
-        }
-      }
+      const entries = readSessionEntries(ctx.sessionManager.getEntries(), ATTACHED_ENTRY);
+      const attached = new Set(entries.flatMap((entry) => entry.names));
       return { cwd: ctx.cwd, settings, result, attached, shown: new Set() };
     };
 
@@ -140,7 +145,7 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
       const text = stripControl([head, ...body].join("\n")).replace(/\r/g, "");
       if (ctx.hasUI) ctx.ui.notify(text, "warning");
       else process.stderr.write(`${text}\n`);
-      pi.appendEntry(WARNINGS_ENTRY, { messages: fresh });
+      writeSessionEntry(pi, WARNINGS_ENTRY, { messages: fresh });
     };
 
     // the same words doctor uses for the same files (report/messages.ts)
@@ -182,7 +187,9 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
       const budget = s.settings.attachBudgetChars;
       const plan = planAttachments(fresh, budget, rel);
       for (const r of plan.attached) s.attached.add(r.name);
-      if (plan.attached.length) pi.appendEntry(ATTACHED_ENTRY, { names: plan.attached.map((r) => r.name), path: rel });
+      if (plan.attached.length) {
+        writeSessionEntry(pi, ATTACHED_ENTRY, { names: plan.attached.map((r) => r.name), path: rel });
+      }
       const blocks: string[] = plan.attached.map((r: Rule) => renderAttachment(r, rel));
       if (plan.omitted.length) blocks.push(renderOmitted(plan.omitted, rel, budget, READ_RULE_TOOL));
       return { content: [...event.content, { type: "text", text: `\n\n${blocks.join("\n\n")}` }] };

@@ -1,6 +1,7 @@
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
+import { readSessionEntries } from "@pi-rails/agent-core/kit";
 import { createTestSession, fauxAssistantMessage, fauxToolCall, type TestSession } from "@pi-rails/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/main.ts";
@@ -33,10 +34,7 @@ async function cli(...argv: string[]) {
 }
 
 const warnedIn = (session: TestSession): string[] =>
-  session.session.sessionManager
-    .getEntries()
-    .filter((e) => e.type === "custom" && e.customType === WARNINGS_ENTRY)
-    .flatMap((e) => ((e as { data?: { messages?: string[] } }).data?.messages ?? []) as string[]);
+  readSessionEntries(session.session.sessionManager.getEntries(), WARNINGS_ENTRY).flatMap((d) => d.messages);
 
 describe("disabledRules: either key turns a rule off everywhere", () => {
   it("ttsr.disabledRules (the reference's key) and rulebook.disabledRules drop rules from every bucket of a real session", async () => {

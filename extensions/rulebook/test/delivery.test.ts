@@ -1,5 +1,6 @@
 import { utimesSync } from "node:fs";
 import { join } from "node:path";
+import { readSessionEntries, type SessionEntryType } from "@pi-rails/agent-core/kit";
 import {
   createTestSession,
   type ModelServer,
@@ -27,11 +28,8 @@ const system = (s: ModelServer, i = 0) =>
   messageText(s.requests[i]!.messages.find((m) => m.role === "system" || m.role === "developer")?.content);
 const tools = (s: ModelServer, i: number) =>
   s.requests[i]!.messages.filter((m) => m.role === "tool").map((m) => messageText(m.content));
-const entries = (session: TestSession, type: string) =>
-  session.session.sessionManager
-    .getEntries()
-    .filter((e) => e.type === "custom" && e.customType === type)
-    .map((e) => (e as { data?: unknown }).data);
+const entries = <T>(session: TestSession, type: SessionEntryType<T>) =>
+  readSessionEntries(session.session.sessionManager.getEntries(), type);
 
 const readScript = (path: string) => [{ toolCalls: [{ name: "read", arguments: { path } }] }, { text: "done" }];
 
@@ -134,7 +132,7 @@ describe("size bounds on the listed rules", () => {
     expect(section).toContain(
       `${300 - listed} more rule(s) are not listed: the list is capped at 2000 characters (rulebook.maxListedChars).`,
     );
-    const warned = entries(t, WARNINGS_ENTRY).flatMap((d) => (d as { messages: string[] }).messages);
+    const warned = entries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
     expect(warned).toContainEqual(expect.stringMatching(/^\d+ rule\(s\) are not listed in the system prompt/));
   });
 });
@@ -188,7 +186,7 @@ describe("one bad file never empties the prompt", () => {
     expect(system(server)).toContain('<rule name="keep">\nKeep this rule.\n</rule>');
     expect(system(server)).toContain('<rule name="other">\nOther provider rule.\n</rule>');
     expect(system(server)).not.toContain("lol");
-    const warned = entries(t, WARNINGS_ENTRY).flatMap((d) => (d as { messages: string[] }).messages);
+    const warned = entries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
     expect(warned).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^skipped .*laughs\.mdc: frontmatter expands to more than 10000 values/),
@@ -212,7 +210,7 @@ describe("notes stay in doctor", () => {
     });
     await t.prompt("hi");
     expect(system(server)).toContain('<rule name="js">\n<glob>**/*.js</glob>\n<glob>**/*.ts</glob>');
-    const warned = entries(t, WARNINGS_ENTRY).flatMap((d) => (d as { messages: string[] }).messages);
+    const warned = entries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
     // the real problem is a warning; the note and the non-rule file are not
     expect(warned).toEqual([expect.stringMatching(/bad\.md: alwaysApply: ignored "yes"/)]);
   });

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { readSessionEntries, type SessionEntryType } from "@pi-rails/agent-core/kit";
 import {
   createTestSession,
   fauxAssistantMessage,
@@ -62,11 +63,8 @@ const toolResults = (context: Context) =>
       isError: m.isError,
     }));
 
-const customEntries = (session: TestSession, type: string) =>
-  session.session.sessionManager
-    .getEntries()
-    .filter((e) => e.type === "custom" && e.customType === type)
-    .map((e) => (e as { data?: unknown }).data);
+const customEntries = <T>(session: TestSession, type: SessionEntryType<T>) =>
+  readSessionEntries(session.session.sessionManager.getEntries(), type);
 
 const PROMPT_WITHOUT_TTSR = `# Always-apply rules
 
@@ -114,7 +112,7 @@ describe("rulebook in a real pi session", () => {
     // stable turn to turn (prompt-cache friendly), not appended twice
     expect(contexts[1]!.systemPrompt).toBe(expected);
     // the stream-condition warning is shown once per session, even over two prompts
-    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => (d as { messages: string[] }).messages);
+    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
     expect(warned.filter((m) => m.includes("pi-ttsr is not loaded"))).toHaveLength(1);
     expect(warned.filter((m) => m.includes('"no-console"'))).toHaveLength(1);
   });
@@ -133,7 +131,7 @@ describe("rulebook in a real pi session", () => {
       "",
     );
     expect(contexts[0]!.systemPrompt).toBe(`${base.replace(/\s+$/, "")}\n\n${withoutTtsr}\n`);
-    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => (d as { messages: string[] }).messages);
+    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
     expect(warned.some((m) => m.includes("pi-ttsr"))).toBe(false);
   });
 
@@ -237,6 +235,33 @@ describe("rulebook in a real pi session", () => {
     expect(toolText(3)).toEqual([expect.stringContaining('<rule name="api"'), "export const orders = [];\n"]);
   });
 
+  it("damaged rulebook:attached entries in the session file are skipped, not fatal; usable names still count", async () => {
+    server = await startModelServer({
+      script: [
+        {
+          toolCalls: [
+            { name: "read", arguments: { path: "src/api/users.ts" } },
+            { name: "read", arguments: { path: "src/a.test.ts" } },
+          ],
+        },
+        { text: "done" },
+      ],
+    });
+    t = await createTestSession({ files: FILES, extensions: [rulebook], model: { kind: "loopback", server } });
+    const manager = t.session.sessionManager;
+    manager.appendCustomEntry(ATTACHED_ENTRY.customType, "not an object");
+    manager.appendCustomEntry(ATTACHED_ENTRY.customType, { names: "api" });
+    manager.appendCustomEntry(ATTACHED_ENTRY.customType, { names: [7, "tests"], path: 3 });
+    await t.session.reload(); // a new extension instance reads the entries at session_start
+    expect((await t.prompt("work"))?.errorMessage).toBeUndefined();
+    const [users, test] = server.requests[1]!.messages.filter((m) => m.role === "tool").map((m) =>
+      messageText(m.content),
+    );
+    expect(users).toContain('<rule name="api"'); // `names: "api"` is not a list: skipped
+    expect(test).not.toContain("<rule"); // "tests" came from the usable part of the third entry
+    expect(t.extensionErrors).toEqual([]);
+  });
+
   it("glob attach can be switched off in settings; bad settings are reported with file and key, not a crash", async () => {
     const { contexts, step } = recorder();
     t = await createTestSession({
@@ -256,7 +281,7 @@ describe("rulebook in a real pi session", () => {
     expect(contexts[0]!.systemPrompt).not.toContain("Use two spaces.");
     expect(contexts[0]!.systemPrompt).not.toContain('<rule name="tests">');
     expect(t.extensionErrors).toEqual([]);
-    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => (d as { messages: string[] }).messages);
+    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
     expect(warned).toContainEqual(expect.stringMatching(/\.pi\/settings\.json: rulebook\.typo: unknown key/));
   });
 });
