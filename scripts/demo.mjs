@@ -36,12 +36,21 @@ if (installed) {
 }
 
 // The three jobs pi-rails does, each in the real pi CLI on the embedded model.
-const { runTtsrStage } = await import("./demo/ttsr.mjs");
-const { runCacheTtlStage } = await import("./demo/cache-ttl.mjs");
-const { runSteeringStage } = await import("./demo/steering.mjs");
-await runTtsrStage({ root, bold, dim });
-console.log(`\n${"─".repeat(100)}\n`);
-await runCacheTtlStage({ root, bold, dim });
-console.log(`\n${"─".repeat(100)}\n`);
-await runSteeringStage({ root, bold, dim });
+const { runTtsrStage, ttsrStagePassed } = await import("./demo/ttsr.mjs");
+const { runCacheTtlStage, cacheTtlStagePassed } = await import("./demo/cache-ttl.mjs");
+const { runSteeringStage, steeringStagePassed } = await import("./demo/steering.mjs");
+const stages = [
+  [runTtsrStage, ttsrStagePassed],
+  [runCacheTtlStage, cacheTtlStagePassed],
+  [runSteeringStage, steeringStagePassed],
+];
+let failed = 0;
+for (const [index, [run, passed]] of stages.entries()) {
+  if (index > 0) console.log(`\n${"─".repeat(100)}\n`);
+  if (!passed(await run({ root, bold, dim }))) failed++;
+}
 console.log(dim("\nRun `pnpm ttsr list` in a project to see the rules that would load; `pnpm test` runs every test."));
+if (failed > 0) {
+  console.error(`pnpm demo: ${failed} of ${stages.length} stages did not show what they are for (above)`);
+  process.exit(1);
+}

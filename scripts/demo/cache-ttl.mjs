@@ -4,10 +4,8 @@
 // request no longer carries the file, the model is told what was pruned and how to restore it, and the session file
 // on disk still holds the original.
 // Runnable alone (`node scripts/demo/cache-ttl.mjs`, builds first) or as a stage of `pnpm demo`.
-import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { checkoutTarget, piOptions } from "./target.mjs";
 
 const CLOCK_OFFSET_ENV = "CACHE_TTL_VIEW_CLOCK_OFFSET_SECONDS";
@@ -105,22 +103,6 @@ export async function runCacheTtlStage({ root, bold = (t) => t, dim = (t) => t, 
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const root = fileURLToPath(new URL("../..", import.meta.url));
-  const build = spawnSync("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only"], {
-    cwd: root,
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", TURBO_NO_UPDATE_NOTIFIER: "1" },
-    encoding: "utf8",
-  });
-  if (build.status !== 0) {
-    console.error(build.stdout, build.stderr);
-    process.exit(1);
-  }
-  const tty = process.stdout.isTTY;
-  const result = await runCacheTtlStage({
-    root,
-    bold: (t) => (tty ? `\x1b[1m${t}\x1b[0m` : t),
-    dim: (t) => (tty ? `\x1b[2m${t}\x1b[0m` : t),
-  });
-  process.exitCode = result.fileGone && result.noticeSeen && result.originalKept && result.piExitCode === 0 ? 0 : 1;
-}
+/** Whether the stage showed what it is for (`pnpm demo` exits non-zero otherwise). */
+export const cacheTtlStagePassed = (result) =>
+  result.fileGone && result.noticeSeen && result.originalKept && result.piExitCode === 0;

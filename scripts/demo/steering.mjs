@@ -3,10 +3,9 @@
 // starts `sleep 30` in bash; `pi-steer` (a second process) finds the session, lists the call in flight and cancels
 // it; the process is gone at once, the model is told, and pi finishes normally.
 // Runnable alone (`node scripts/demo/steering.mjs`, builds first) or as a stage of `pnpm demo`.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { checkoutTarget, piOptions } from "./target.mjs";
 
 /** Run the stage; returns what happened (for the caller's summary and tests). */
@@ -101,23 +100,6 @@ export async function runSteeringStage({ root, bold = (t) => t, dim = (t) => t, 
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const root = fileURLToPath(new URL("../..", import.meta.url));
-  const build = spawnSync("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only"], {
-    cwd: root,
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", TURBO_NO_UPDATE_NOTIFIER: "1" },
-    encoding: "utf8",
-  });
-  if (build.status !== 0) {
-    console.error(build.stdout, build.stderr);
-    process.exit(1);
-  }
-  const tty = process.stdout.isTTY;
-  const result = await runSteeringStage({
-    root,
-    bold: (t) => (tty ? `\x1b[1m${t}\x1b[0m` : t),
-    dim: (t) => (tty ? `\x1b[2m${t}\x1b[0m` : t),
-  });
-  const ok = result.cancelled && result.processGone && result.modelToldCancelled && result.piExitCode === 0;
-  process.exitCode = ok ? 0 : 1;
-}
+/** Whether the stage showed what it is for (`pnpm demo` exits non-zero otherwise). */
+export const steeringStagePassed = (result) =>
+  result.cancelled && result.processGone && result.modelToldCancelled && result.piExitCode === 0;

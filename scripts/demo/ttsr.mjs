@@ -156,3 +156,11 @@ export async function runTtsrStage({ root, bold = (t) => t, dim = (t) => t, targ
     home.dispose();
   }
 }
+
+/** Whether the stage showed what it is for (`pnpm demo` exits non-zero otherwise). */
+export const ttsrStagePassed = (result) =>
+  result.alwaysApplyRuleSent &&
+  result.aborted &&
+  Boolean(result.injection) &&
+  !result.partialLeaked &&
+  result.piExitCode === 0;
