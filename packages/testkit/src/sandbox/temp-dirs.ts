@@ -4,7 +4,8 @@
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { relativeInside } from "@pi-rails/agent-core/kit";
 
 export interface SandboxDirs {
   /** Root of the tree; removing it removes everything below. */
@@ -32,8 +33,7 @@ export function createSandboxDirs(prefix = "pi-testkit-"): SandboxDirs {
 export function writeFiles(baseDir: string, files: Record<string, string> | undefined): void {
   for (const [name, content] of Object.entries(files ?? {})) {
     const target = resolve(baseDir, name);
-    const rel = relative(baseDir, target);
-    if (isAbsolute(name) || rel.startsWith("..") || rel === "") {
+    if (isAbsolute(name) || !relativeInside(baseDir, target)) {
       throw new Error(`writeFiles: "${name}" must be a relative path inside ${baseDir}`);
     }
     mkdirSync(dirname(target), { recursive: true });
