@@ -52,6 +52,5 @@ export function piContextFiles(cwd: string, agentDir: string): PiContextFile[] {
 
 /** A readable rule name for a CLAUDE.md pi skips: `CLAUDE.md` in cwd, else its path relative to cwd. */
 export function contextRuleName(cwd: string, path: string): string {
-  const rel = relative(resolve(cwd), path).split("\\").join("/");
-  return rel;
+  return relative(resolve(cwd), path).split("\\").join("/");
 }

@@ -42,25 +42,12 @@ export const normalizeWindsurf: Normalizer = (f, spec) => {
       fields.manual = true;
       break;
     case "model_decision":
-      if (!fields.description) {
-        f.warnings.push({
-          path: f.path,
-          provider: f.provider,
-          key: "trigger",
-          message: "trigger: model_decision needs a description, and this rule has none",
-        });
-      }
+    case "glob": {
+      const [needs, what] = trigger === "glob" ? [fields.globs, "globs"] : [fields.description, "a description"];
+      const message = `trigger: ${trigger} needs ${what}, and this rule has none`;
+      if (!needs) f.warnings.push({ path: f.path, provider: f.provider, key: "trigger", message });
       break;
-    case "glob":
-      if (!fields.globs) {
-        f.warnings.push({
-          path: f.path,
-          provider: f.provider,
-          key: "trigger",
-          message: "trigger: glob needs globs, and this rule has none",
-        });
-      }
-      break;
+    }
     default:
       drop(f, "trigger", trigger, `one of ${WINDSURF_TRIGGERS.join(", ")}`);
       if (global) fields.alwaysApply = true;
