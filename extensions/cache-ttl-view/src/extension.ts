@@ -1,5 +1,5 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { NoticeBoard } from "@pi-rails/agent-core/kit";
+import { NoticeBoard, readSessionEntries, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import { Type } from "typebox";
 import { applyBuffer, cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
 import { SessionView } from "./engine/session-view.ts";
@@ -9,7 +9,7 @@ import { statusReport } from "./report/status.ts";
 import { RESTORE_TOOL, restoredContent, restoreNotes } from "./restore/restore.ts";
 import { parsePinCommand } from "./settings/pin-command.ts";
 import { defaultSettings, loadCacheTtlSettings, type SettingsProblem } from "./settings/settings.ts";
-import { STATE_ENTRY_TYPE, type StateEntry } from "./state/entries.ts";
+import { STATE_ENTRY, type StateEntry } from "./state/entries.ts";
 
 /** Env seam for demos and end-to-end tests: shifts this extension's clock forward (seconds). */
 export const CLOCK_OFFSET_ENV = "CACHE_TTL_VIEW_CLOCK_OFFSET_SECONDS";
@@ -37,18 +37,12 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
     let problems: SettingsProblem[] = [];
 
     const persist = (entry: StateEntry | undefined) => {
-      if (entry) pi.appendEntry(STATE_ENTRY_TYPE, entry);
+      if (entry) writeSessionEntry(pi, STATE_ENTRY, entry);
     };
     /** The TTL for the current model: settings, else its API and pi-ai's retention; a buffer that eats it is off. */
     const currentTtl = (ctx: ExtensionContext): ResolvedTtl =>
       applyBuffer(resolveTtl(view.settings.ttlSeconds, ctx.model, cacheRetention()), view.settings.bufferSeconds);
-    const stateOfBranch = (ctx: ExtensionContext): unknown[] => {
-      const datas: unknown[] = [];
-      for (const entry of ctx.sessionManager.getBranch()) {
-        if (entry.type === "custom" && entry.customType === STATE_ENTRY_TYPE) datas.push(entry.data);
-      }
-      return datas;
-    };
+    const stateOfBranch = (ctx: ExtensionContext) => readSessionEntries(ctx.sessionManager.getBranch(), STATE_ENTRY);
     /** The session's current context, built as pi builds it (what the next request starts from). */
     const sessionMessages = (ctx: ExtensionContext): ViewMessage[] => contextOfBranch(ctx.sessionManager.getBranch());
 

@@ -85,9 +85,9 @@ export class SessionView {
     this.cwd = cwd;
   }
 
-  /** Rebuild state from the data of persisted entries (oldest first): a reload, resume or fork. */
-  load(datas: readonly unknown[]): void {
-    this.state = foldEntries(datas);
+  /** Rebuild state from the persisted entries (oldest first): a reload, resume or fork. */
+  load(entries: readonly StateEntry[]): void {
+    this.state = foldEntries(entries);
     this.bootstrapPending = this.state.ttlSeconds !== undefined;
     this.requestsAfterPrune = this.state.prunes.map(() => 0);
     this.invalidate();
@@ -97,9 +97,9 @@ export class SessionView {
    * Another branch of the same session (`/tree`): its own prunes, notices, pins and restores, but the clock of this
    * process (the provider's cache was touched by the last request, whichever branch it came from).
    */
-  switchBranch(datas: readonly unknown[]): void {
+  switchBranch(entries: readonly StateEntry[]): void {
     const { touchAt, ttlSeconds, warmGapSeconds } = this.state;
-    this.state = foldEntries(datas);
+    this.state = foldEntries(entries);
     if (touchAt !== undefined) this.state.touchAt = touchAt;
     if (ttlSeconds !== undefined) this.state.ttlSeconds = ttlSeconds;
     this.state.warmGapSeconds = warmGapSeconds;

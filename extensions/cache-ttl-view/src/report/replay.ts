@@ -3,7 +3,6 @@ import { SessionView } from "../engine/session-view.ts";
 import type { ViewMessage } from "../model/messages.ts";
 import { messageTokens } from "../model/tokens.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
-import type { StateEntry } from "../state/entries.ts";
 import { type Prices, prefixCost } from "./prices.ts";
 import type { ParsedSession } from "./session-file.ts";
 
@@ -108,11 +107,9 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
   let storedTtl: number | undefined;
   let lastTtl = options.ttlSeconds ?? 300;
   for (const [index, request] of session.requests.entries()) {
-    for (const data of request.stateEntries) {
-      const kind = (data as { kind?: unknown } | null)?.kind;
-      if (kind === "pin" || kind === "unpin" || kind === "restore") view.apply(data as StateEntry);
-      const ttl = (data as { ttlSeconds?: unknown } | null)?.ttlSeconds;
-      if ((kind === "touch" || kind === "prune") && typeof ttl === "number" && ttl > 0) storedTtl = ttl;
+    for (const entry of request.stateEntries) {
+      if (entry.kind === "pin" || entry.kind === "unpin" || entry.kind === "restore") view.apply(entry);
+      else if (entry.ttlSeconds > 0) storedTtl = entry.ttlSeconds;
     }
     const derived = resolveTtl(
       options.settings.ttlSeconds,

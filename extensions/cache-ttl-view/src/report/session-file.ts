@@ -1,6 +1,7 @@
+import { readSessionEntries } from "@pi-rails/agent-core/kit";
 import type { ViewMessage } from "../model/messages.ts";
 import { SessionContextBuilder } from "../model/session-context.ts";
-import { STATE_ENTRY_TYPE } from "../state/entries.ts";
+import { STATE_ENTRY, type StateEntry } from "../state/entries.ts";
 
 /** One request of a recorded session: the context pi sent, when, and with which model. */
 export interface RecordedRequest {
@@ -10,8 +11,8 @@ export interface RecordedRequest {
   model?: string;
   /** The wire format the request went out in (`model.api`). */
   api?: string;
-  /** Data of the `cache-ttl-view` entries written since the previous request (pins, restores, touches, prunes). */
-  stateEntries: unknown[];
+  /** The `cache-ttl-view` entries written since the previous request (pins, restores, touches, prunes). */
+  stateEntries: StateEntry[];
   usage?: { input?: number; cacheRead?: number; cacheWrite?: number; cost?: Record<string, number> };
 }
 
@@ -67,10 +68,10 @@ export function parseSessionFile(text: string, file = "session"): ParsedSession 
   }
   const requests: RecordedRequest[] = [];
   const context = new SessionContextBuilder();
-  let stateEntries: unknown[] = [];
+  let stateEntries: StateEntry[] = [];
   for (const e of branchOf(entries)) {
-    if (e.type === "custom" && e["customType"] === STATE_ENTRY_TYPE) {
-      stateEntries.push(e["data"]);
+    if (e.type === "custom") {
+      stateEntries.push(...readSessionEntries([e], STATE_ENTRY));
       continue;
     }
     const message = e.type === "message" ? (e["message"] as ViewMessage) : undefined;

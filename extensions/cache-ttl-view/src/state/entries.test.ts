@@ -1,5 +1,6 @@
+import { readSessionEntries } from "@pi-rails/agent-core/kit";
 import { describe, expect, it } from "vitest";
-import { foldEntries } from "./entries.ts";
+import { foldEntries, STATE_ENTRY } from "./entries.ts";
 
 describe("foldEntries", () => {
   it("folds touches, prune deltas, restores and pins in order", () => {
@@ -39,14 +40,13 @@ describe("foldEntries", () => {
   });
 
   it("skips malformed data (it comes from a file) without throwing", () => {
-    const s = foldEntries([
-      null,
-      5,
-      "x",
-      { kind: "touch" },
-      { kind: "prune", at: "no" },
-      { kind: "pin", ids: [1, "ok"] },
-    ]);
+    const datas = [null, 5, "x", { kind: "touch" }, { kind: "prune", at: "no" }, { kind: "pin", ids: [1, "ok"] }];
+    const s = foldEntries(
+      readSessionEntries(
+        datas.map((data) => ({ type: "custom", customType: STATE_ENTRY.customType, data })),
+        STATE_ENTRY,
+      ),
+    );
     expect(s.touchAt).toBeUndefined();
     expect(s.pruned.size).toBe(0);
     expect([...s.pins.ids]).toEqual(["ok"]);

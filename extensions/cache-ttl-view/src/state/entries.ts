@@ -4,6 +4,7 @@
  * stays small however long the session gets.
  */
 
+import { defineSessionEntry } from "@pi-rails/agent-core/kit";
 import type { Caps } from "../views/caps.ts";
 
 export const STATE_ENTRY_TYPE = "cache-ttl-view";
@@ -26,7 +27,8 @@ export type StateEntry =
       savedTokens: number;
       /** The caps the replacements were built with (absent in entries written before they were stored). */
       caps?: Caps;
-      notice: StoredNotice;
+      /** Absent only in a damaged entry. */
+      notice?: StoredNotice;
     }
   | { kind: "restore"; at: number; ids: string[] }
   | { kind: "pin"; at: number; ids?: string[]; paths?: string[]; tools?: string[] }
@@ -77,61 +79,94 @@ function capsFrom(v: unknown): Caps | undefined {
   };
 }
 
-/** Apply one entry's data (unknown shape: it comes from a file) to the state; malformed data is skipped. */
-export function foldEntry(state: FoldedState, data: unknown): void {
-  if (typeof data !== "object" || data === null) return;
+function noticeFrom(v: unknown): StoredNotice | undefined {
+  const n = v as Record<string, unknown> | null | undefined;
+  if (!n || typeof n["after"] !== "string" || typeof n["text"] !== "string" || !isNum(n["at"])) return undefined;
+  return { after: n["after"], at: n["at"], text: n["text"] };
+}
+
+/**
+ * The data of a stored entry as a `StateEntry` (it comes from a file, maybe written by another version): malformed
+ * fields are dropped, an entry without what it needs is undefined (skipped, never thrown).
+ */
+export function readStateEntry(data: unknown): StateEntry | undefined {
+  if (typeof data !== "object" || data === null) return undefined;
   const e = data as Record<string, unknown>;
+  const at = isNum(e["at"]) ? e["at"] : 0;
   switch (e["kind"]) {
     case "touch":
-      if (isNum(e["at"]) && isNum(e["ttlSeconds"])) {
-        state.touchAt = e["at"];
-        state.ttlSeconds = e["ttlSeconds"];
-        // The latest evidence wins: a later miss withdraws an earlier warm gap.
-        if (isNum(e["warmGapSeconds"])) state.warmGapSeconds = Math.max(0, e["warmGapSeconds"]);
-      }
-      return;
+      if (!isNum(e["at"]) || !isNum(e["ttlSeconds"])) return undefined;
+      return {
+        kind: "touch",
+        at,
+        ttlSeconds: e["ttlSeconds"],
+        ...(isNum(e["warmGapSeconds"]) ? { warmGapSeconds: Math.max(0, e["warmGapSeconds"]) } : {}),
+      };
     case "prune": {
-      if (!isNum(e["at"]) || !isNum(e["ttlSeconds"])) return;
-      const ids = strings(e["ids"]);
+      if (!isNum(e["at"]) || !isNum(e["ttlSeconds"])) return undefined;
       const caps = capsFrom(e["caps"]);
-      for (const id of ids) {
-        state.pruned.add(id);
-        if (caps) state.prunedCaps.set(id, caps);
-        else state.prunedCaps.delete(id);
-      }
-      state.touchAt = e["at"];
-      state.ttlSeconds = e["ttlSeconds"];
-      const n = e["notice"] as Record<string, unknown> | undefined;
-      if (n && typeof n["after"] === "string" && typeof n["text"] === "string" && isNum(n["at"])) {
-        state.notices.push({ after: n["after"], at: n["at"], text: n["text"] });
-      }
-      state.prunes.push({
-        at: e["at"],
-        count: ids.length,
+      const notice = noticeFrom(e["notice"]);
+      return {
+        kind: "prune",
+        at,
+        ttlSeconds: e["ttlSeconds"],
+        ids: strings(e["ids"]),
         savedTokens: isNum(e["savedTokens"]) ? e["savedTokens"] : 0,
-      });
-      return;
+        ...(caps ? { caps } : {}),
+        ...(notice ? { notice } : {}),
+      };
     }
     case "restore":
-      for (const id of strings(e["ids"])) {
+      return { kind: "restore", at, ids: strings(e["ids"]) };
+    case "pin":
+    case "unpin":
+      return { kind: e["kind"], at, ids: strings(e["ids"]), paths: strings(e["paths"]), tools: strings(e["tools"]) };
+    default:
+      return undefined;
+  }
+}
+
+/** The `cache-ttl-view` custom entry: declared once, read and written only through the kit. */
+export const STATE_ENTRY = defineSessionEntry(STATE_ENTRY_TYPE, readStateEntry);
+
+/** Apply one entry to the state. */
+export function foldEntry(state: FoldedState, e: StateEntry): void {
+  switch (e.kind) {
+    case "touch":
+      state.touchAt = e.at;
+      state.ttlSeconds = e.ttlSeconds;
+      // The latest evidence wins: a later miss withdraws an earlier warm gap.
+      if (e.warmGapSeconds !== undefined) state.warmGapSeconds = e.warmGapSeconds;
+      return;
+    case "prune":
+      for (const id of e.ids) {
+        state.pruned.add(id);
+        if (e.caps) state.prunedCaps.set(id, e.caps);
+        else state.prunedCaps.delete(id);
+      }
+      state.touchAt = e.at;
+      state.ttlSeconds = e.ttlSeconds;
+      if (e.notice) state.notices.push(e.notice);
+      state.prunes.push({ at: e.at, count: e.ids.length, savedTokens: e.savedTokens });
+      return;
+    case "restore":
+      for (const id of e.ids) {
         state.pruned.delete(id);
         state.prunedCaps.delete(id);
       }
       return;
-    case "pin":
-    case "unpin": {
-      const op = e["kind"] === "pin" ? "add" : "delete";
-      for (const id of strings(e["ids"])) state.pins.ids[op](id);
-      for (const p of strings(e["paths"])) state.pins.paths[op](p);
-      for (const t of strings(e["tools"])) state.pins.tools[op](t);
-      return;
+    default: {
+      const op = e.kind === "pin" ? "add" : "delete";
+      for (const id of e.ids ?? []) state.pins.ids[op](id);
+      for (const p of e.paths ?? []) state.pins.paths[op](p);
+      for (const t of e.tools ?? []) state.pins.tools[op](t);
     }
   }
 }
 
-/** Fold the data of every `cache-ttl-view` entry on the branch, oldest first. */
-export function foldEntries(datas: readonly unknown[]): FoldedState {
+/** Fold the entries of a branch, oldest first. */
+export function foldEntries(entries: readonly StateEntry[]): FoldedState {
   const state = emptyState();
-  for (const data of datas) foldEntry(state, data);
+  for (const entry of entries) foldEntry(state, entry);
   return state;
 }
