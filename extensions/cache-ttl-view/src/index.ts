@@ -5,7 +5,7 @@ export { CLOCK_OFFSET_ENV, createCacheTtlView } from "./extension.ts";
 export type { ViewMessage } from "./model/messages.ts";
 export { analyze } from "./plan/analysis.ts";
 export { planPrune } from "./plan/plan.ts";
-export { NOTICE_TYPE } from "./plan/render.ts";
+export { NOTICE_TYPE } from "./render/render.ts";
 export { main as reportMain } from "./report/cli.ts";
 export { replaySession } from "./report/replay.ts";
 export { parseSessionFile } from "./report/session-file.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { charsOf, type ViewMessage } from "../model/messages.ts";
-import { NOTICE_TYPE } from "../plan/render.ts";
+import { NOTICE_TYPE } from "../render/render.ts";
 import { defaultSettings } from "../settings/settings.ts";
 import type { StateEntry } from "../state/entries.ts";
 import { SessionBuilder, text } from "../testing/fixtures.ts";

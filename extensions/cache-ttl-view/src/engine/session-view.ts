@@ -1,12 +1,12 @@
 import { type CacheState, inferTouch, judgeCache, ttlForJudgement } from "../clock/cache-clock.ts";
 import { messageKeyAt, rawMessageKey } from "../model/ids.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
-import { type Analysis, analyze, type Block, blockById } from "../plan/analysis.ts";
-import { noticeText } from "../plan/notice.ts";
+import { type Analysis, analyze, type Block, blockById, toolCallOf } from "../plan/analysis.ts";
 import { type PinSet, pathArgument } from "../plan/pins.ts";
 import { type Plan, planPrune } from "../plan/plan.ts";
-import { applyPatch, patchFor, type ViewPatch } from "../plan/render.ts";
-import { type Replacement, replacementFor, toolCallOf } from "../plan/replacements.ts";
+import { noticeText } from "../render/notice.ts";
+import { applyPatch, patchFor, type ViewPatch } from "../render/render.ts";
+import { type Replacement, replacementFor } from "../render/replacements.ts";
 import { shownOriginals } from "../restore/restore.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
 import { emptyState, type FoldedState, foldEntries, foldEntry, type StateEntry } from "../state/entries.ts";

@@ -2,7 +2,7 @@ import { Buffer } from "node:buffer";
 import { describe, expect, it } from "vitest";
 import { analyze, type Block } from "../plan/analysis.ts";
 import { planPrune } from "../plan/plan.ts";
-import { replacementFor } from "../plan/replacements.ts";
+import { replacementFor } from "../render/replacements.ts";
 import { defaultSettings } from "../settings/settings.ts";
 import { SessionBuilder } from "../testing/fixtures.ts";
 import { imageSize, imageTokens, messageTokens } from "./tokens.ts";

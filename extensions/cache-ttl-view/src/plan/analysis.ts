@@ -1,5 +1,6 @@
 import { hex8, imageBlockHash, rawMessageKey, textBlockHash, toolBlockHash } from "../model/ids.ts";
 import {
+  type AssistantMsg,
   isAssistant,
   isBashExecution,
   isCustom,
@@ -34,6 +35,11 @@ export interface Analysis {
 }
 
 const byIdCache = new WeakMap<Analysis, Map<string, Block>>();
+
+/** The call part of a tool block. */
+export function toolCallOf(messages: readonly ViewMessage[], block: Extract<Block, { kind: "tool" }>): ToolCallPart {
+  return (messages[block.callMsg] as AssistantMsg).content[block.callPart] as ToolCallPart;
+}
 
 /** Find a block by id (built on first use: only restores and tests need it). */
 export function blockById(analysis: Analysis, id: string): Block | undefined {

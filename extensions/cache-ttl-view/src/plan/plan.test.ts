@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { replacementFor } from "../render/replacements.ts";
 import { defaultSettings } from "../settings/settings.ts";
 import { image, SessionBuilder, text } from "../testing/fixtures.ts";
 import { analyze, type Block, blockById } from "./analysis.ts";
-import { planPrune } from "./plan.ts";
-import { cannotShrink, replacementFor } from "./replacements.ts";
+import { cannotShrink, planPrune } from "./plan.ts";
 
 const noPins = { ids: new Set<string>(), tools: new Set<string>(), paths: [] as string[] };
 

@@ -1,11 +1,9 @@
-import type { ImagePart, ViewMessage } from "../model/messages.ts";
+import type { AssistantMsg, ImagePart, ToolResultMsg, ViewMessage } from "../model/messages.ts";
 import { imageTokens, textTokens, thinkingBilled } from "../model/tokens.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
 import { windowOf } from "../turns/turns.ts";
-import type { Analysis, Block } from "./analysis.ts";
+import { type Analysis, type Block, toolCallOf } from "./analysis.ts";
 import { isToolPinned, type PinSet } from "./pins.ts";
-import type { Replacement } from "./replacements.ts";
-import { cannotShrink, toolCallOf } from "./replacements.ts";
 
 export type PlanSettings = Pick<
   CacheTtlSettings,
@@ -29,8 +27,64 @@ export interface PlanInput {
   cwd?: string;
   /** The wire format of the model the view is for (`model.api`): what an image or old thinking costs there. */
   api?: string;
-  /** The block's replacement (memoised by the caller). */
-  replacement: (block: Block) => Replacement;
+  /** The sizes of the block's replacement (built and memoised by the caller, who draws it). */
+  replacement: (block: Block) => Measured;
+}
+
+/** What choosing needs of a replacement: its sizes (drawing builds the bytes). */
+export interface Measured {
+  kind: "tool" | "text" | "image";
+  origChars: number;
+  newChars: number;
+  /** Tool blocks: the largest artifact (the result text or the longest string argument). */
+  heavyChars?: number;
+  /** Text blocks: of `origChars`, the assistant's thinking (dropped whole; billed as input only on some APIs). */
+  reasoningChars?: number;
+}
+
+/**
+ * A cheap test that a block's replacement cannot be smaller than the block (so it need not be built): prose that
+ * fits `maxTextChars`, a tool call whose arguments and result are shorter than a summary's fixed part.
+ */
+export function cannotShrink(
+  messages: readonly ViewMessage[],
+  block: Block,
+  caps: { maxTextChars: number; maxFieldChars: number },
+): boolean {
+  if (block.kind === "image") return false;
+  if (block.kind === "text") {
+    const m = messages[block.msg] as ViewMessage;
+    if (m.role === "bashExecution") return false;
+    if (block.reasoning) {
+      // Dropping the thinking shrinks it, unless nothing would be left to send (an empty assistant message).
+      return !(m as AssistantMsg).content.some(
+        (part) => part.type === "toolCall" || (part.type === "text" && part.text.trim() !== ""),
+      );
+    }
+    let n = 0;
+    const content = (m as { content?: unknown }).content;
+    if (typeof content === "string") n = content.length;
+    else if (Array.isArray(content)) {
+      for (const part of content as { text?: unknown; thinking?: unknown }[]) {
+        if (typeof part.text === "string") n += part.text.length + 1;
+        else if (typeof part.thinking === "string") n += part.thinking.length + 1;
+      }
+    }
+    return n <= caps.maxTextChars;
+  }
+  const call = toolCallOf(messages, block);
+  const result = block.resultMsg >= 0 ? (messages[block.resultMsg] as ToolResultMsg) : undefined;
+  // Images of the result are blocks of their own: only its text counts here.
+  let n = 0;
+  for (const part of result?.content ?? []) if (part.type === "text") n += part.text.length;
+  if (n > caps.maxTextChars + caps.maxFieldChars) return false;
+  const fixed = 64 + call.name.length + call.id.length;
+  const args = JSON.stringify(call.arguments ?? {}).length;
+  if (n + args <= fixed) return true;
+  // A summary repeats the arguments next to the call's own: with nothing in them to cap (the whole JSON within
+  // maxFieldChars) and a result no longer than that, the pair cannot get smaller. `write` swaps its content for a
+  // marker, so it is always built.
+  return call.name !== "write" && args <= caps.maxFieldChars && n <= args + fixed;
 }
 
 export interface Plan {
@@ -68,7 +122,7 @@ export function planPrune(input: PlanInput): Plan {
   let textChars = 0;
   let imageSaved = 0;
   const billed = thinkingBilled(input.api);
-  const take = (block: Block, r: Replacement) => {
+  const take = (block: Block, r: Measured) => {
     plan.ids.push(block.id);
     plan.savedChars += r.origChars - r.newChars;
     plan.counts[block.kind]++;
@@ -90,7 +144,7 @@ export function planPrune(input: PlanInput): Plan {
     if (cannotShrink(input.messages, block, settings)) continue;
     const r = input.replacement(block);
     if (r.newChars >= r.origChars) continue;
-    if (window === "cold" && (r.kind !== "tool" || r.heavyChars <= settings.maxBase64Chars)) continue;
+    if (window === "cold" && (r.kind !== "tool" || (r.heavyChars ?? 0) <= settings.maxBase64Chars)) continue;
     take(block, r);
   }
 

@@ -1,7 +1,7 @@
 import type { ImagePart, TextPart, ToolResultMsg, ViewMessage } from "../model/messages.ts";
 import { partsOf } from "../model/messages.ts";
-import type { Analysis, Block } from "../plan/analysis.ts";
-import { proseOf, toolCallOf } from "../plan/replacements.ts";
+import { type Analysis, type Block, toolCallOf } from "../plan/analysis.ts";
+import { proseOf } from "../render/replacements.ts";
 
 /** Tool name the model calls to get pruned originals back. */
 export const RESTORE_TOOL = "context_restore";

@@ -4,14 +4,13 @@ import {
   type ImagePart,
   partsOf,
   type TextPart,
-  type ToolCallPart,
   type ToolResultMsg,
   textOf,
   type ViewMessage,
 } from "../model/messages.ts";
+import { type Block, toolCallOf } from "../plan/analysis.ts";
 import { type Caps, truncateText } from "../views/caps.ts";
 import { renderToolView } from "../views/index.ts";
-import type { Block } from "./analysis.ts";
 
 /** What a pruned block shows instead of its original, with the sizes that decide whether pruning pays. */
 export type Replacement =
@@ -76,55 +75,6 @@ export function reasoningChars(m: AssistantMsg): number {
     if (typeof signature === "string") n += signature.length;
   }
   return n;
-}
-
-/**
- * A cheap test that a block's replacement cannot be smaller than the block (so it need not be built): prose that
- * fits `maxTextChars`, a tool call whose arguments and result are shorter than a summary's fixed part.
- */
-export function cannotShrink(
-  messages: readonly ViewMessage[],
-  block: Block,
-  caps: { maxTextChars: number; maxFieldChars: number },
-): boolean {
-  if (block.kind === "image") return false;
-  if (block.kind === "text") {
-    const m = messages[block.msg] as ViewMessage;
-    if (m.role === "bashExecution") return false;
-    if (block.reasoning) {
-      // Dropping the thinking shrinks it, unless nothing would be left to send (an empty assistant message).
-      return !(m as AssistantMsg).content.some(
-        (part) => part.type === "toolCall" || (part.type === "text" && part.text.trim() !== ""),
-      );
-    }
-    let n = 0;
-    const content = (m as { content?: unknown }).content;
-    if (typeof content === "string") n = content.length;
-    else if (Array.isArray(content)) {
-      for (const part of content as { text?: unknown; thinking?: unknown }[]) {
-        if (typeof part.text === "string") n += part.text.length + 1;
-        else if (typeof part.thinking === "string") n += part.thinking.length + 1;
-      }
-    }
-    return n <= caps.maxTextChars;
-  }
-  const call = toolCallOf(messages, block);
-  const result = block.resultMsg >= 0 ? (messages[block.resultMsg] as ToolResultMsg) : undefined;
-  // Images of the result are blocks of their own: only its text counts here.
-  let n = 0;
-  for (const part of result?.content ?? []) if (part.type === "text") n += part.text.length;
-  if (n > caps.maxTextChars + caps.maxFieldChars) return false;
-  const fixed = 64 + call.name.length + call.id.length;
-  const args = JSON.stringify(call.arguments ?? {}).length;
-  if (n + args <= fixed) return true;
-  // A summary repeats the arguments next to the call's own: with nothing in them to cap (the whole JSON within
-  // maxFieldChars) and a result no longer than that, the pair cannot get smaller. `write` swaps its content for a
-  // marker, so it is always built.
-  return call.name !== "write" && args <= caps.maxFieldChars && n <= args + fixed;
-}
-
-export function toolCallOf(messages: readonly ViewMessage[], block: Extract<Block, { kind: "tool" }>): ToolCallPart {
-  return (messages[block.callMsg] as AssistantMsg).content[block.callPart] as ToolCallPart;
 }
 
 /** Build the replacement of one block (deterministic: same input and caps, same bytes). */

@@ -10,8 +10,8 @@ import type {
   UserMsg,
   ViewMessage,
 } from "../model/messages.ts";
+import { type Analysis, type Block, blocksOf, reasoningDropped, touches } from "../plan/analysis.ts";
 import type { StoredNotice } from "../state/entries.ts";
-import { type Analysis, type Block, blocksOf, reasoningDropped, touches } from "./analysis.ts";
 import type { Replacement } from "./replacements.ts";
 
 /** Custom message type of the prune notice in the model's view. */

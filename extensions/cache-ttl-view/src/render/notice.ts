@@ -1,4 +1,4 @@
-import type { Plan } from "./plan.ts";
+import type { Plan } from "../plan/plan.ts";
 
 function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { messageKeyAt } from "../model/ids.ts";
 import type { AssistantMsg, ViewMessage } from "../model/messages.ts";
+import { analyze, type Block } from "../plan/analysis.ts";
 import { defaultSettings } from "../settings/settings.ts";
 import { SessionBuilder, text } from "../testing/fixtures.ts";
-import { analyze, type Block } from "./analysis.ts";
 import { applyPatch, NOTICE_TYPE, patchFor } from "./render.ts";
 import { replacementFor } from "./replacements.ts";
 
