@@ -44,7 +44,6 @@ export { naiveFirstMatches } from "./matcher/naive-first-matches.ts";
 export { type Lane, PatternSet } from "./matcher/pattern-set.ts";
 export { NATIVE_MAX_WINDOW, type PatternHit, StreamMatcher } from "./matcher/stream-matcher.ts";
 export { TextBuffer } from "./matcher/text-buffer.ts";
-export { hasStreamTextHook, piPatchFeatures } from "./patch.ts";
 export { BUILTIN_RULES_DIR, loadBuiltinRules } from "./rules/builtin.ts";
 export { type InlineFlagsResult, translateInlineFlags } from "./rules/inline-flags.ts";
 export { type LoadedRules, loadTtsrRules } from "./rules/load.ts";

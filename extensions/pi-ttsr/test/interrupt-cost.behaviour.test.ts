@@ -1,4 +1,5 @@
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { TTSR_COST_EVENT as COST_EVENT } from "@pi-rails/agent-core/kit";
 import {
   createTestSession,
   type ModelServer,
@@ -7,8 +8,8 @@ import {
   type WireFormat,
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { readAttemptUsage } from "../src/delivery/interrupt-cost.ts";
-import ttsrExtension, { COST_ENTRY_TYPE, COST_EVENT } from "../src/extension.ts";
+import { COST_ENTRY, readAttemptUsage } from "../src/delivery/interrupt-cost.ts";
+import ttsrExtension from "../src/extension.ts";
 import { recorder, ruleFile } from "./helpers.ts";
 
 const NO_CONSOLE = ruleFile({ condition: "console\\.log\\(", scope: "text" }, "Use the project logger.");
@@ -39,7 +40,7 @@ function costProbe() {
 const costEntries = (session: TestSession) =>
   session
     .readSessionEntries()
-    .filter((e) => e.type === "custom" && (e as { customType?: string }).customType === COST_ENTRY_TYPE)
+    .filter((e) => e.type === "custom" && (e as { customType?: string }).customType === COST_ENTRY.customType)
     .map((e) => readAttemptUsage((e as { data: { usage: unknown } }).data.usage));
 
 describe("what interrupts cost (patched pi reports the aborted attempt's usage on stream_abort)", () => {

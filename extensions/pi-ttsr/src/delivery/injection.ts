@@ -1,3 +1,4 @@
+import { defineSessionEntry } from "@pi-rails/agent-core/kit";
 import type { RuleMatch } from "../manager/ttsr-manager.ts";
 import type { TtsrRule } from "../rules/types.ts";
 import type { TtsrSettings } from "../settings/schema.ts";
@@ -23,6 +24,11 @@ export interface InjectionEntryData {
   turn: number;
   toolCallId?: string;
 }
+
+/** The injection entries of a session, read back at session start so a resumed session keeps its repeat policy. */
+export const INJECTION_ENTRY = defineSessionEntry<InjectionEntryData>(INJECTION_ENTRY_TYPE, (data) =>
+  Array.isArray((data as Partial<InjectionEntryData> | undefined)?.rules) ? (data as InjectionEntryData) : undefined,
+);
 
 export interface TriggeredPayload {
   rules: Array<{ name: string; path: string; content: string; description?: string }>;

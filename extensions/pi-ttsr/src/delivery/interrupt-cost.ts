@@ -4,6 +4,7 @@
  * aborted attempt's pi-ai `Usage` on `stream_abort` as `usage`; stock pi and older patches do not, and then this
  * says nothing rather than "0 tokens". Pure functions: the extension only feeds events in and shows the text.
  */
+import { defineSessionEntry } from "@pi-rails/agent-core/kit";
 
 /** The part of pi-ai's `Usage` an aborted attempt reports, read defensively. */
 export interface AttemptUsage {
@@ -75,6 +76,12 @@ export function readAttemptUsage(value: unknown): AttemptUsage | undefined {
     ...(cost !== undefined && cost > 0 ? { cost } : {}),
   };
 }
+
+/** Session entry with the usage of one aborted attempt, so a resumed session keeps counting from its total. */
+export const COST_ENTRY = defineSessionEntry<{ usage: AttemptUsage }>("ttsr-interrupt-cost", (data) => {
+  const usage = readAttemptUsage((data as { usage?: unknown } | undefined)?.usage);
+  return usage ? { usage } : undefined;
+});
 
 /** The tally after one more interrupt (`usage` undefined: it reported none). */
 export function addInterrupt(tally: InterruptCostTally, usage: AttemptUsage | undefined): InterruptCostTally {

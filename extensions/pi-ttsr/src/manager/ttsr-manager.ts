@@ -265,13 +265,9 @@ export class TtsrManager {
    * Aborted or error: tool buckets are dropped (their rules stay eligible); prose stays queued.
    */
   onMessageEnd(stopReason: string | undefined): RuleMatch[] {
-    if (stopReason === "aborted" || stopReason === "error") {
-      this.toolBuckets = new Map();
-      return [];
-    }
-    const due = this.proseQueue;
-    this.proseQueue = [];
-    return due;
+    if (stopReason !== "aborted" && stopReason !== "error") return this.takeProseQueue();
+    this.dropToolBuckets();
+    return [];
   }
 
   /** The queued prose matches, taken for delivery (patched pi delivers them at the next loop seam). */

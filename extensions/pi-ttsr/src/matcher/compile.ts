@@ -218,6 +218,9 @@ export function compilePattern(spec: PatternSpec): CompileResult {
   return b.native("its assertions could not be checked on an automaton");
 }
 
+/** A stretch of a pattern's source and what replaces it. */
+type Span = { start: number; end: number; text: string };
+
 /** Assembles the CompiledPattern of each mode from what was parsed. */
 class Builder {
   readonly notes: string[] = [];
@@ -321,36 +324,13 @@ class Builder {
    * candidates, instead of running the native regex on every delta.
    */
   backreferenceSuperset(): CompileResult | undefined {
-    const refs: Array<{ start: number; end: number }> = [];
+    const refs: Span[] = [];
     walk(this.parser.ast.pattern, (n) => {
       if (n.type !== "Backreference") return;
       const start = n["start"] as number;
-      if (!refs.some((r) => r.start === start)) refs.push({ start, end: n["end"] as number });
+      if (!refs.some((r) => r.start === start)) refs.push({ start, end: n["end"] as number, text: "(?:[\\s\\S]*)" });
     });
-    if (refs.length === 0) return undefined;
-    let source = this.spec.source;
-    for (const r of refs.sort((a, b) => b.start - a.start)) {
-      source = `${source.slice(0, r.start)}(?:[\\s\\S]*)${source.slice(r.end)}`;
-    }
-    let nfa: PlainNfa;
-    try {
-      const superset = libs.refa.JS.Parser.fromLiteral({ source, flags: this.spec.flags });
-      const { expression, maxCharacter } = superset.parse({ assertions: "ignore", backreferences: "throw" });
-      nfa = plainNfa(
-        libs.refa.NFA.fromRegex(
-          expression,
-          { maxCharacter },
-          { assertions: "ignore" },
-          new libs.refa.NFA.LimitedNodeFactory(MAX_NFA_NODES),
-        ),
-      );
-    } catch {
-      return undefined;
-    }
-    if (acceptsEmpty(nfa)) return undefined;
-    this.notes.push("backreferences: verified by the native engine on the automaton's candidates");
-    const until = Math.max(this.facts.settle, Math.min(this.facts.readAhead, RECHECK_HORIZON));
-    return this.verified(nfa, this.facts.settle, until, false, true);
+    return this.verifiedSuperset(refs, "backreferences");
   }
 
   /**
@@ -359,7 +339,7 @@ class Builder {
    * regex verifies the few candidates, instead of running on every delta.
    */
   widenedSuperset(): CompileResult | undefined {
-    const spans: Array<{ start: number; end: number; text: string }> = [];
+    const spans: Span[] = [];
     walk(this.parser.ast.pattern, (n) => {
       if (n.type !== "Quantifier") return;
       const min = n["min"] as number;
@@ -369,27 +349,22 @@ class Builder {
       const lazy = n["greedy"] === false ? "?" : "";
       spans.push({ start: element.end, end: n["end"] as number, text: (min >= 1 ? "+" : "*") + lazy });
     });
+    return this.verifiedSuperset(spans, "large counted repetitions");
+  }
+
+  /**
+   * The pattern with `spans` of its source replaced (a superset ending where its matches end) on the automaton,
+   * verified natively; undefined when nothing is replaced or the superset cannot run there.
+   */
+  private verifiedSuperset(spans: Span[], what: string): CompileResult | undefined {
     if (spans.length === 0) return undefined;
     let source = this.spec.source;
-    for (const s of spans.sort((a, b) => b.start - a.start))
+    for (const s of spans.sort((a, b) => b.start - a.start)) {
       source = source.slice(0, s.start) + s.text + source.slice(s.end);
-    let nfa: PlainNfa;
-    try {
-      const superset = libs.refa.JS.Parser.fromLiteral({ source, flags: this.spec.flags });
-      const { expression, maxCharacter } = superset.parse({ assertions: "ignore", backreferences: "throw" });
-      nfa = plainNfa(
-        libs.refa.NFA.fromRegex(
-          expression,
-          { maxCharacter },
-          { assertions: "ignore" },
-          new libs.refa.NFA.LimitedNodeFactory(MAX_NFA_NODES),
-        ),
-      );
-    } catch {
-      return undefined;
     }
-    if (acceptsEmpty(nfa)) return undefined;
-    this.notes.push("large counted repetitions: verified by the native engine on the automaton's candidates");
+    const nfa = assertionFreeNfa({ source, flags: this.spec.flags });
+    if (!nfa || acceptsEmpty(nfa)) return undefined;
+    this.notes.push(`${what}: verified by the native engine on the automaton's candidates`);
     const until = Math.max(this.facts.settle, Math.min(this.facts.readAhead, RECHECK_HORIZON));
     return this.verified(nfa, this.facts.settle, until, false, true);
   }
@@ -477,15 +452,22 @@ class SampleCheck {
 function lookaroundWords(source: string, flags: string): PlainNfa | undefined {
   try {
     const parser = libs.refa.JS.Parser.fromLiteral({ source, flags });
-    const consumed = libs.refa.JS.Parser.fromLiteral({ source: lookaroundsConsumed(parser, source), flags });
-    const { expression, maxCharacter } = consumed.parse({ assertions: "ignore", backreferences: "throw" });
-    const nfa = libs.refa.NFA.fromRegex(
-      expression,
-      { maxCharacter },
-      { assertions: "ignore" },
-      new libs.refa.NFA.LimitedNodeFactory(MAX_NFA_NODES),
-    );
-    return plainNfa(nfa);
+    return assertionFreeNfa({ source: lookaroundsConsumed(parser, source), flags });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The automaton of a pattern with its assertions dropped (a superset of it), or undefined when refa cannot parse it
+ * or the automaton would outgrow MAX_NFA_NODES.
+ */
+function assertionFreeNfa(pattern: JS.Parser | { source: string; flags: string }): PlainNfa | undefined {
+  try {
+    const parser = "parse" in pattern ? pattern : libs.refa.JS.Parser.fromLiteral(pattern);
+    const { expression, maxCharacter } = parser.parse({ assertions: "ignore", backreferences: "throw" });
+    const factory = new libs.refa.NFA.LimitedNodeFactory(MAX_NFA_NODES);
+    return plainNfa(libs.refa.NFA.fromRegex(expression, { maxCharacter }, { assertions: "ignore" }, factory));
   } catch {
     return undefined;
   }
@@ -569,16 +551,6 @@ function hasRefaAssertion(node: unknown): boolean {
 
 /** Conservative: true unless the automaton proves no consumed character can be a line feed. */
 function crossesLinesOf(parser: JS.Parser): boolean {
-  try {
-    const { expression, maxCharacter } = parser.parse({ assertions: "ignore", backreferences: "throw" });
-    const nfa = libs.refa.NFA.fromRegex(
-      expression,
-      { maxCharacter },
-      { assertions: "ignore" },
-      new libs.refa.NFA.LimitedNodeFactory(MAX_NFA_NODES),
-    );
-    return nfaReadsChar(plainNfa(nfa), 10);
-  } catch {
-    return true;
-  }
+  const nfa = assertionFreeNfa(parser);
+  return nfa ? nfaReadsChar(nfa, 10) : true;
 }

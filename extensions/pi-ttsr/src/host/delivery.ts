@@ -1,0 +1,111 @@
+import type {
+  CheckpointEvent,
+  CheckpointEventResult,
+  ExtensionAPI,
+  ExtensionContext,
+  ExtensionEvent,
+  ExtensionHandler,
+  StreamAbortEvent,
+  StreamTextHandler,
+  ToolCallEvent,
+  ToolCallEventResult,
+  ToolResultEvent,
+} from "@mariozechner/pi-coding-agent";
+import { TTSR_MATCHED_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import {
+  type DeliveryKind,
+  INJECTION_ENTRY,
+  noticeText,
+  rulesOf,
+  TRIGGERED_EVENT,
+  triggeredPayload,
+  withToolReminder,
+} from "../delivery/injection.ts";
+import type { InterruptCostTally } from "../delivery/interrupt-cost.ts";
+import type { DeltaInput, RuleMatch, TtsrManager } from "../manager/ttsr-manager.ts";
+
+type EventOf<T extends ExtensionEvent["type"]> = Extract<ExtensionEvent, { type: T }>;
+/** An assistant message as pi hands it to extensions. */
+export type AssistantMessage = Extract<EventOf<"message_end">["message"], { role: "assistant" }>;
+
+/**
+ * What one host does at the pi events where the hosts differ. The extension wires each event once and the session
+ * picks the host once (patched or stock pi); message_start and message_end reach a host for assistant messages only.
+ */
+export interface Host {
+  stream_text?: StreamTextHandler;
+  checkpoint?: ExtensionHandler<CheckpointEvent, CheckpointEventResult>;
+  stream_abort?: ExtensionHandler<StreamAbortEvent>;
+  message_update?: ExtensionHandler<EventOf<"message_update">>;
+  message_start?: () => void;
+  message_end: (message: AssistantMessage, ctx: ExtensionContext) => void;
+  tool_call?: ExtensionHandler<ToolCallEvent, ToolCallEventResult>;
+}
+
+/** Messages already shown in this process, so a warning is said once even across reloads. */
+const SHOWN_KEY = Symbol.for("@pi-rails/pi-ttsr/shown");
+const registry = globalThis as Record<symbol, unknown>;
+if (!(registry[SHOWN_KEY] instanceof Set)) registry[SHOWN_KEY] = new Set<string>();
+const shown = registry[SHOWN_KEY] as Set<string>;
+
+/** Says `message` once per process: a notice in interactive mode, else a line on stderr. */
+export function tell(ctx: ExtensionContext, message: string, level: "info" | "warning" = "warning"): void {
+  if (shown.has(message)) return;
+  shown.add(message);
+  if (ctx.hasUI) ctx.ui.notify(message, level);
+  else process.stderr.write(`${message}\n`);
+}
+
+/**
+ * The part both hosts share: feed a delta to the manager, and once a host has chosen how a match reaches the model,
+ * record the delivery (repeat policy, session entry, event, notice); reminders on tool results work the same on both.
+ */
+export class DeliveryCore {
+  constructor(
+    readonly pi: ExtensionAPI,
+    readonly manager: TtsrManager,
+    /** What this session's interrupts cost so far (restored from the branch at session start). */
+    public cost: InterruptCostTally,
+  ) {}
+
+  /** One delta from either host: the matches that ask to interrupt now (empty when none, or when matching failed). */
+  check(ctx: ExtensionContext, delta: DeltaInput): RuleMatch[] {
+    try {
+      const decision = this.manager.checkDelta(delta);
+      this.matched(decision.deferred);
+      return decision.interrupt;
+    } catch (error) {
+      tell(ctx, `pi-ttsr: matching failed, this stream is not checked further: ${(error as Error).message}`);
+      return [];
+    }
+  }
+
+  /** The response ended: what only its end completes (a trailing `\b`, `$`) is recorded, to go out as reminders. */
+  settle(): void {
+    this.matched(this.manager.finishStreams().deferred);
+  }
+
+  deliver(ctx: ExtensionContext, matches: readonly RuleMatch[], kind: DeliveryKind, toolCallId?: string): void {
+    if (matches.length === 0) return;
+    const names = rulesOf(matches).map((r) => r.name);
+    this.manager.markInjected(names);
+    const turn = this.manager.completedTurns;
+    writeSessionEntry(this.pi, INJECTION_ENTRY, { rules: names, kind, turn, ...(toolCallId ? { toolCallId } : {}) });
+    this.pi.events.emit(TRIGGERED_EVENT, triggeredPayload(matches, kind));
+    // Only patched pi interrupts, and its interactive mode shows its own line naming the rules of an interrupt.
+    if (ctx.hasUI && kind !== "interrupt") ctx.ui.notify(noticeText(matches, kind), "info");
+  }
+
+  /** A tool call produced its result: the reminders of the rules its arguments matched go first. */
+  toolResult(event: ToolResultEvent, ctx: ExtensionContext) {
+    const bucket = this.manager.takeToolBucket(event.toolCallId);
+    if (bucket.length === 0) return undefined;
+    this.deliver(ctx, bucket, "tool-reminder", event.toolCallId);
+    return { content: withToolReminder(bucket, event.content) };
+  }
+
+  private matched(matches: readonly RuleMatch[]): void {
+    if (matches.length === 0) return;
+    this.pi.events.emit(TTSR_MATCHED_EVENT, { rules: matches.map((m) => m.rule.name), deferred: true });
+  }
+}
