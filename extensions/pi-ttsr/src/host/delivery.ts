@@ -1,15 +1,11 @@
 import type {
-  CheckpointEvent,
   CheckpointEventResult,
   ExtensionAPI,
   ExtensionContext,
   ExtensionEvent,
   ExtensionHandler,
-  StreamAbortEvent,
   StreamTextHandler,
-  ToolCallEvent,
   ToolCallEventResult,
-  ToolResultEvent,
 } from "@mariozechner/pi-coding-agent";
 import { TTSR_MATCHED_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import {
@@ -34,19 +30,19 @@ export type AssistantMessage = Extract<EventOf<"message_end">["message"], { role
  */
 export interface Host {
   stream_text?: StreamTextHandler;
-  checkpoint?: ExtensionHandler<CheckpointEvent, CheckpointEventResult>;
-  stream_abort?: ExtensionHandler<StreamAbortEvent>;
+  checkpoint?: ExtensionHandler<EventOf<"checkpoint">, CheckpointEventResult>;
+  stream_abort?: ExtensionHandler<EventOf<"stream_abort">>;
   message_update?: ExtensionHandler<EventOf<"message_update">>;
   message_start?: () => void;
   message_end: (message: AssistantMessage, ctx: ExtensionContext) => void;
-  tool_call?: ExtensionHandler<ToolCallEvent, ToolCallEventResult>;
+  tool_call?: ExtensionHandler<EventOf<"tool_call">, ToolCallEventResult>;
 }
 
 /** Messages already shown in this process, so a warning is said once even across reloads. */
 const SHOWN_KEY = Symbol.for("@pi-rails/pi-ttsr/shown");
-const registry = globalThis as Record<symbol, unknown>;
-if (!(registry[SHOWN_KEY] instanceof Set)) registry[SHOWN_KEY] = new Set<string>();
-const shown = registry[SHOWN_KEY] as Set<string>;
+const shownSets = globalThis as Record<symbol, Set<string> | undefined>;
+shownSets[SHOWN_KEY] ??= new Set<string>();
+const shown = shownSets[SHOWN_KEY];
 
 /** Says `message` once per process: a notice in interactive mode, else a line on stderr. */
 export function tell(ctx: ExtensionContext, message: string, level: "info" | "warning" = "warning"): void {
@@ -97,7 +93,7 @@ export class DeliveryCore {
   }
 
   /** A tool call produced its result: the reminders of the rules its arguments matched go first. */
-  toolResult(event: ToolResultEvent, ctx: ExtensionContext) {
+  toolResult(event: EventOf<"tool_result">, ctx: ExtensionContext) {
     const bucket = this.manager.takeToolBucket(event.toolCallId);
     if (bucket.length === 0) return undefined;
     this.deliver(ctx, bucket, "tool-reminder", event.toolCallId);
