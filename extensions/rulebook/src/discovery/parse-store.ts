@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cacheDirFromEnv, codeFingerprint, writeFileAtomicSync } from "@pi-rails/agent-core/kit";
-import { type CacheEntry, cacheKey, type ParsedFile, sharedParseCache } from "./parse-cache.ts";
+import { type CacheEntry, cacheKey, sharedParseCache } from "./parse-cache.ts";
 
 /**
  * The parse cache on disk. A session whose rule files did not change starts without loading the YAML parser or
@@ -46,13 +46,8 @@ export function defaultParseStore(agentDir: string, cwd: string, env: NodeJS.Pro
   return join(dir, `${createHash("sha256").update(cwd).digest("hex").slice(0, 24)}.json`);
 }
 
-interface StoredEntry {
-  path: string;
-  mtimeMs: number;
-  ctimeMs: number;
-  size: number;
-  parsed: ParsedFile;
-}
+/** A cache entry with the path it belongs to. */
+type StoredEntry = Omit<CacheEntry, "fromStore"> & { path: string };
 
 /** Merges a store into the in-memory parse cache (once per store and process; entries already there win). */
 export function loadParseStore(file: string | false): void {

@@ -78,13 +78,9 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
   if (!open || !close) return { data: {}, body: source.trim(), hasFrontmatter: false, unclosed: true };
   const block = rest.slice(0, Math.max(0, close.index - 1));
   const body = ("\n" + rest).slice(close.index + close[0].length).trim();
+  const refuse = (reason: string): ParsedFrontmatter => ({ data: {}, body, hasFrontmatter: true, refused: { reason } });
   if (block.length > MAX_FRONTMATTER_CHARS) {
-    return {
-      data: {},
-      body,
-      hasFrontmatter: true,
-      refused: { reason: `frontmatter is ${block.length} characters (limit ${MAX_FRONTMATTER_CHARS})` },
-    };
+    return refuse(`frontmatter is ${block.length} characters (limit ${MAX_FRONTMATTER_CHARS})`);
   }
   const language = open[0].slice(3).trim();
   // `---yaml` is YAML; any other language (`---js`) is refused, never read line by line
@@ -99,16 +95,7 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
   if (result.ok) {
     // only YAML aliases (`&a` ... `*a`) can make a small block expand; without them there is nothing to count
     const over = block.includes("*") && block.includes("&") && countValues(result.data, MAX_FRONTMATTER_VALUES);
-    if (over) {
-      return {
-        data: {},
-        body,
-        hasFrontmatter: true,
-        refused: {
-          reason: `frontmatter expands to more than ${MAX_FRONTMATTER_VALUES} values (nested YAML aliases?)`,
-        },
-      };
-    }
+    if (over) return refuse(`frontmatter expands to more than ${MAX_FRONTMATTER_VALUES} values (nested YAML aliases?)`);
     return { data: result.data, body, hasFrontmatter: true };
   }
   if (code) {
