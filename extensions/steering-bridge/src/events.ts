@@ -1,24 +1,14 @@
-import type { LoopCheckpoint } from "@pi-rails/agent-core/kit";
+import { type LoopCheckpoint, STEERING_EVENTS } from "@pi-rails/agent-core/kit";
 import type { CancelToolCallOptions, CancelToolCallResult } from "./bridge/cancel.ts";
 import type { BridgeStatus, InjectResult } from "./bridge/steering-bridge.ts";
 import type { Ack, RevokeResult, SteeringItem, SteeringItemInput } from "./queue/types.ts";
 
 /**
- * Channels on `pi.events` through which other extensions in the same pi reach the bridge. Listen to `ready` to get
- * the typed API of the current session (emitted at every session start); `inject` is the fire-and-forget form.
+ * The channels on `pi.events` (`pi-rails:steering:*`, defined once in agent-core's contracts) through which other
+ * extensions in the same pi reach the bridge: listen to `ready` for the typed API of the current session (emitted at
+ * every session start); `inject` is the fire-and-forget form.
  */
-export const STEERING_EVENTS = {
-  /** Emitted at each session start: `SteeringReadyEvent`. */
-  ready: "steering:ready",
-  /** Every item's end state: `Ack`. */
-  ack: "steering:ack",
-  /** Every seam pass: `LoopCheckpoint`. */
-  checkpoint: "steering:checkpoint",
-  /** Emit to queue an item: `SteeringItemInput`. */
-  inject: "steering:inject",
-  /** Emitted when an `inject` event was refused: `SteeringRejectedEvent`. */
-  rejected: "steering:rejected",
-} as const;
+export { STEERING_EVENTS };
 
 /** The bridge of the current session, for extensions in the same process. */
 export interface SteeringApi {
@@ -43,11 +33,11 @@ export interface SteeringRejectedEvent {
   error: string;
 }
 
-/** Payload types by channel. */
+/** Payload types by channel, so an emitter and a listener agree on what travels. */
 export interface SteeringEventPayloads {
-  "steering:ready": SteeringReadyEvent;
-  "steering:ack": Ack;
-  "steering:checkpoint": LoopCheckpoint;
-  "steering:inject": SteeringItemInput;
-  "steering:rejected": SteeringRejectedEvent;
+  [STEERING_EVENTS.ready]: SteeringReadyEvent;
+  [STEERING_EVENTS.ack]: Ack;
+  [STEERING_EVENTS.checkpoint]: LoopCheckpoint;
+  [STEERING_EVENTS.inject]: SteeringItemInput;
+  [STEERING_EVENTS.rejected]: SteeringRejectedEvent;
 }

@@ -77,7 +77,7 @@ export {
   type SteeringReadyEvent,
   type SteeringRejectedEvent,
 } from "./events.ts";
-export { findQueueSnapshot, QUEUE_SNAPSHOT_TYPE, type QueueSnapshot } from "./pi/snapshot.ts";
+export { AUDIT_ENTRY, type AuditRecord, QUEUE_SNAPSHOT_ENTRY, type QueueSnapshot } from "./pi/session-entries.ts";
 export { parseSteerCommand } from "./pi/steer-command.ts";
 export { PendingCursorError, type PendingPageOptions, pagePending } from "./queue/pending-page.ts";
 export {
@@ -111,6 +111,12 @@ export type {
   SteeringItemInput,
 } from "./queue/types.ts";
 export { formatSeamLog, SeamLog } from "./seams/seam-log.ts";
-export { type JournalRecord, type JournalState, QueueJournal, replayJournal } from "./store/journal.ts";
+export {
+  type JournalOrigin,
+  type JournalRecord,
+  type JournalState,
+  QueueJournal,
+  replayJournal,
+} from "./store/journal.ts";
 export { acquireSessionLock, type LockOwner, type LockResult } from "./store/session-lock.ts";
 export { openSessionStore, type SessionStore } from "./store/session-store.ts";

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { STEERING_EVENTS } from "../src/events.ts";
 import { acksOf, type BridgeHarness, openBridgeSession } from "./helpers.ts";
 
 let harness: BridgeHarness | undefined;
@@ -25,7 +26,7 @@ describe("audit records are never in a model request, compaction included", () =
     await harness.test.prompt("first prompt");
     expect(acksOf(harness.acks, audit.id)).toMatchObject([{ state: "audited", seam: "loop_exit" }]);
 
-    harness.events().emit("steering:inject", {
+    harness.events().emit(STEERING_EVENTS.inject, {
       content: "AUDIT-AT-EXIT",
       mode: "audit_only",
       kind: "message",

@@ -283,10 +283,14 @@ describe("steering seams in a real pi session", () => {
     const events = harness.events();
     const rejected: unknown[] = [];
     const seams: string[] = [];
-    events.on("steering:rejected", (data) => rejected.push(data));
-    events.on("steering:checkpoint", (data) => seams.push((data as { kind: string }).kind));
-    events.emit("steering:inject", { content: "FROM-ANOTHER-EXTENSION", mode: "finish_step", kind: "message" });
-    events.emit("steering:inject", { content: "x", mode: "whenever", kind: "message" });
+    events.on("pi-rails:steering:rejected", (data) => rejected.push(data));
+    events.on("pi-rails:steering:checkpoint", (data) => seams.push((data as { kind: string }).kind));
+    events.emit("pi-rails:steering:inject", {
+      content: "FROM-ANOTHER-EXTENSION",
+      mode: "finish_step",
+      kind: "message",
+    });
+    events.emit("pi-rails:steering:inject", { content: "x", mode: "whenever", kind: "message" });
     expect(rejected).toMatchObject([{ error: expect.stringMatching(/^mode: expected interrupt_immediate/) }]);
     await harness.test.prompt("hi");
     expect(JSON.stringify(harness.server.requests[0]!.messages)).toContain("FROM-ANOTHER-EXTENSION");
@@ -313,7 +317,16 @@ describe("steering seams in a real pi session", () => {
     }[];
     const snapshot = entries.filter((e) => e.customType === "steering-queue").at(-1);
     expect(snapshot?.data?.items?.map((i) => i.id)).toEqual([keep.id]);
-    expect(entries.find((e) => e.customType === "steering-audit")?.data?.content).toBe("AUDIT-AT-SHUTDOWN");
+    // The documented record, at shutdown as at a seam.
+    expect(entries.find((e) => e.customType === "steering-audit")?.data).toEqual({
+      id: audit.id,
+      kind: "message",
+      mode: "audit_only",
+      source: "unknown",
+      seam: "shutdown",
+      iteration: 0,
+      content: "AUDIT-AT-SHUTDOWN",
+    });
     expect(acksOf(harness.acks, drop.id)).toMatchObject([{ state: "discarded" }]);
     expect(acksOf(harness.acks, audit.id)).toMatchObject([{ state: "audited", seam: "shutdown" }]);
     expect(acksOf(harness.acks, keep.id)).toEqual([]);

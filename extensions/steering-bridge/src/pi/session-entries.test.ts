@@ -1,5 +1,6 @@
+import { latestSessionEntry } from "@pi-rails/agent-core/kit";
 import { describe, expect, it } from "vitest";
-import { findQueueSnapshot } from "./snapshot.ts";
+import { QUEUE_SNAPSHOT_ENTRY } from "./session-entries.ts";
 
 const item = {
   id: "a",
@@ -12,8 +13,8 @@ const item = {
   enqueuedAt: 1,
 };
 
-describe("findQueueSnapshot", () => {
-  it("takes the latest snapshot on the branch and drops malformed items", () => {
+describe("QUEUE_SNAPSHOT_ENTRY", () => {
+  it("the latest snapshot on the branch wins; malformed items are dropped", () => {
     const entries = [
       { type: "custom", customType: "steering-queue", data: { version: 1, items: [item] } },
       { type: "message" },
@@ -23,11 +24,12 @@ describe("findQueueSnapshot", () => {
         data: { version: 1, items: [{ ...item, id: "b" }, { nope: 1 }] },
       },
     ];
-    expect(findQueueSnapshot(entries)?.items.map((i) => i.id)).toEqual(["b"]);
+    expect(latestSessionEntry(entries, QUEUE_SNAPSHOT_ENTRY)?.items.map((i) => i.id)).toEqual(["b"]);
   });
 
   it("ignores unknown versions and sessions without snapshots", () => {
-    expect(findQueueSnapshot([{ type: "custom", customType: "steering-queue", data: { version: 9 } }])).toBeUndefined();
-    expect(findQueueSnapshot([])).toBeUndefined();
+    const unknown = [{ type: "custom", customType: "steering-queue", data: { version: 9 } }];
+    expect(latestSessionEntry(unknown, QUEUE_SNAPSHOT_ENTRY)).toBeUndefined();
+    expect(latestSessionEntry([], QUEUE_SNAPSHOT_ENTRY)).toBeUndefined();
   });
 });

@@ -1,34 +1,42 @@
-import type { SteeringItem } from "../queue/types.ts";
+import { defineSessionEntry, type SessionEntryWriter, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import { renderItem, STEERING_AUDIT_TYPE, type SteeringMessageDetails } from "../queue/render.ts";
+import { isSteeringItem, type SteeringItem } from "../queue/types.ts";
 
-/** customType of the session entry that carries pending items across runs and restarts. */
-export const QUEUE_SNAPSHOT_TYPE = "steering-queue";
+/**
+ * What steering-bridge keeps in pi's session file, declared once with the check every read goes through (agent-core's
+ * session-entries kit): a damaged or foreign entry is skipped, never thrown.
+ */
 
+/** The items pending at loop_exit and shutdown, carried to the next run (sessions of older versions rely on it). */
 export interface QueueSnapshot {
   version: 1;
   items: SteeringItem[];
 }
 
-/**
- * The latest queue snapshot on the session branch (a `pi.appendEntry` custom entry), or undefined. Malformed
- * entries are ignored, never thrown: a damaged snapshot must not stop the session.
- */
-export function findQueueSnapshot(entries: readonly unknown[]): QueueSnapshot | undefined {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const entry = entries[i] as { type?: unknown; customType?: unknown; data?: unknown } | undefined;
-    if (entry?.type !== "custom" || entry.customType !== QUEUE_SNAPSHOT_TYPE) continue;
-    const data = entry.data as Partial<QueueSnapshot> | undefined;
-    if (data?.version !== 1 || !Array.isArray(data.items)) return undefined;
-    return { version: 1, items: data.items.filter(isItem) };
-  }
-  return undefined;
+export const QUEUE_SNAPSHOT_ENTRY = defineSessionEntry<QueueSnapshot>("steering-queue", (data) => {
+  const snapshot = data as Partial<QueueSnapshot> | undefined;
+  if (snapshot?.version !== 1 || !Array.isArray(snapshot.items)) return undefined;
+  return { version: 1, items: snapshot.items.filter(isSteeringItem) };
+});
+
+/** An audit_only item as written: a custom entry, so no model request (chat, compaction, summary) is built from it. */
+export interface AuditRecord extends SteeringMessageDetails {
+  content: string;
 }
 
-function isItem(value: unknown): value is SteeringItem {
-  const item = value as Partial<SteeringItem> | undefined;
-  return (
-    typeof item?.id === "string" &&
-    typeof item.content === "string" &&
-    (item.channel === "bridge" || item.channel === "inbox") &&
-    (item.kind === "message" || item.kind === "reminder" || item.kind === "note")
-  );
+export const AUDIT_ENTRY = defineSessionEntry<AuditRecord>(STEERING_AUDIT_TYPE, (data) => {
+  const record = data as Partial<AuditRecord> | undefined;
+  return typeof record?.id === "string" && typeof record.content === "string" ? (record as AuditRecord) : undefined;
+});
+
+/** Write each item as an audit record of where and when it was audited. */
+export function writeAuditRecords(
+  pi: SessionEntryWriter,
+  items: readonly SteeringItem[],
+  seam: SteeringMessageDetails["seam"],
+  iteration: number,
+): void {
+  for (const item of items) {
+    writeSessionEntry(pi, AUDIT_ENTRY, { ...renderItem(item, seam, iteration).details, content: item.content });
+  }
 }

@@ -1,5 +1,4 @@
-import type { LoopSeam } from "@pi-rails/agent-core/kit";
-import type { SteeringItem } from "./types.ts";
+import type { DeliverySite, SteeringItem } from "./types.ts";
 
 /** customType of a steering message the model sees (shown in the transcript). */
 export const STEERING_MESSAGE_TYPE = "steering";
@@ -16,7 +15,8 @@ export interface SteeringMessageDetails {
   kind: SteeringItem["kind"];
   mode?: SteeringItem["mode"];
   source: string;
-  seam: LoopSeam | "pi_queue";
+  /** Where it was delivered or audited ("shutdown": audited when the session ended). */
+  seam: DeliverySite | "shutdown";
   iteration: number;
 }
 
@@ -35,7 +35,11 @@ export interface SteeringCustomMessage {
  * the model, so a message reads as the user speaking, a reminder is wrapped as a system reminder and hidden from
  * the TUI, and an audit_only item becomes an audit record that the `context` filter keeps away from the model.
  */
-export function renderItem(item: SteeringItem, seam: LoopSeam | "pi_queue", iteration: number): SteeringCustomMessage {
+export function renderItem(
+  item: SteeringItem,
+  seam: SteeringMessageDetails["seam"],
+  iteration: number,
+): SteeringCustomMessage {
   const details: SteeringMessageDetails =
     item.mode === undefined
       ? { id: item.id, kind: item.kind, source: item.source, seam, iteration }

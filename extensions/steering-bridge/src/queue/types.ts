@@ -72,3 +72,14 @@ export interface EnqueueResult {
   /** The producer's id was seen before: nothing was queued; `item` is the pending one when it still waits. */
   duplicate?: boolean;
 }
+
+/** The check of an item read back from disk (a journal line, a session snapshot) before it is queued again. */
+export function isSteeringItem(value: unknown): value is SteeringItem {
+  const item = value as Partial<SteeringItem> | undefined;
+  return (
+    typeof item?.id === "string" &&
+    typeof item.content === "string" &&
+    (item.channel === "bridge" || item.channel === "inbox") &&
+    (item.kind === "message" || item.kind === "reminder" || item.kind === "note")
+  );
+}

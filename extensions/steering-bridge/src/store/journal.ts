@@ -1,11 +1,28 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
-import type { Ack, AckState, SteeringItem } from "../queue/types.ts";
+import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { writeFileAtomicSync } from "@pi-rails/agent-core/kit";
+import { type Ack, type AckState, isSteeringItem, type SteeringItem } from "../queue/types.ts";
+
+/**
+ * Where a journal's session runs: its first line. A session's file is written only from its first answer on, so a
+ * journal whose process is gone and whose `sessionFile` was never written can only be reached this way (orphans.ts).
+ */
+export interface JournalOrigin {
+  cwd: string;
+  /** pi's session file path (absent for an in-memory session). */
+  sessionFile?: string;
+  pid: number;
+  pidStartTime?: number;
+}
 
 /** One line of a session's steering journal. */
-export type JournalRecord = { t: "accept"; item: SteeringItem } | { t: "settle"; id: string; state: AckState };
+export type JournalRecord =
+  | ({ t: "origin" } & JournalOrigin)
+  | { t: "accept"; item: SteeringItem }
+  | { t: "settle"; id: string; state: AckState };
 
 /** What a journal holds: items accepted and not settled (arrival order), and every settled id with its state. */
 export interface JournalState {
+  origin?: JournalOrigin;
   pending: SteeringItem[];
   settled: Map<string, AckState>;
   /** Lines that could not be read (a line cut short by a crash); skipped, never thrown. */
@@ -15,31 +32,37 @@ export interface JournalState {
 /** Settled ids kept when a journal is rewritten at open (the newest; older retries are no longer recognised). */
 export const JOURNAL_KEEP_SETTLED = 10_000;
 
+const line = (record: JournalRecord): string => `${JSON.stringify(record)}\n`;
+
 /** Replay journal text into its state. Pure; a damaged line is counted and skipped. */
 export function replayJournal(text: string): JournalState {
   const pending = new Map<string, SteeringItem>();
   const settled = new Map<string, AckState>();
+  let origin: JournalOrigin | undefined;
   let skippedLines = 0;
   for (const line of text.split("\n")) {
     if (line.trim() === "") continue;
-    let record: Partial<JournalRecord> & { item?: SteeringItem; id?: string; state?: AckState };
+    let record: { t?: string; item?: unknown; id?: unknown; state?: unknown; cwd?: unknown; pid?: unknown };
     try {
       record = JSON.parse(line);
     } catch {
       skippedLines++;
       continue;
     }
-    if (record.t === "accept" && typeof record.item?.id === "string" && typeof record.item.content === "string") {
+    if (record.t === "origin" && typeof record.cwd === "string" && typeof record.pid === "number") {
+      const { t: _t, ...fields } = record;
+      origin = fields as JournalOrigin;
+    } else if (record.t === "accept" && isSteeringItem(record.item)) {
       if (!settled.has(record.item.id)) pending.set(record.item.id, record.item);
     } else if (record.t === "settle" && typeof record.id === "string" && typeof record.state === "string") {
       pending.delete(record.id);
       settled.delete(record.id); // re-insert: the Map's order stays "settled most recently last"
-      settled.set(record.id, record.state);
+      settled.set(record.id, record.state as AckState);
     } else {
       skippedLines++;
     }
   }
-  return { pending: [...pending.values()], settled, skippedLines };
+  return { ...(origin ? { origin } : {}), pending: [...pending.values()], settled, skippedLines };
 }
 
 /**
@@ -59,10 +82,11 @@ export class QueueJournal {
   }
 
   /**
-   * Open (creating, owner-only) the journal at `path` and read its state. A long journal is rewritten first
-   * (atomically: a temp file renamed over it) to the pending items and the newest settled ids.
+   * Open (creating, owner-only) the journal at `path` and read its state; a new journal starts with `origin`. A long
+   * journal is rewritten first (atomically: a temp file renamed over it) to its origin, the pending items and the
+   * newest settled ids.
    */
-  static open(path: string): { journal: QueueJournal; state: JournalState } {
+  static open(path: string, origin?: JournalOrigin): { journal: QueueJournal; state: JournalState } {
     let text = "";
     try {
       text = readFileSync(path, "utf8");
@@ -74,27 +98,22 @@ export class QueueJournal {
     if (lines > 2 * JOURNAL_KEEP_SETTLED + state.pending.length + 100) {
       const keep = [...state.settled].slice(-JOURNAL_KEEP_SETTLED);
       const records: JournalRecord[] = [
+        ...(state.origin ? [{ t: "origin" as const, ...state.origin }] : []),
         ...keep.map(([id, s]): JournalRecord => ({ t: "settle", id, state: s })),
         ...state.pending.map((item): JournalRecord => ({ t: "accept", item })),
       ];
-      const tmp = `${path}.${process.pid}.tmp`;
-      const fd = openSync(tmp, "w", 0o600);
-      try {
-        writeSync(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, path);
+      writeFileAtomicSync(path, records.map(line).join(""));
       state.settled = new Map(keep);
     }
-    return { journal: new QueueJournal(path, openSync(path, "a", 0o600)), state };
+    const journal = new QueueJournal(path, openSync(path, "a", 0o600));
+    if (text.length === 0 && origin) journal.#write(line({ t: "origin", ...origin }));
+    return { journal, state };
   }
 
   /** Record an accepted item, synchronously; throws when it cannot be written (the item is then refused). */
   accept(item: SteeringItem): void {
     this.flush();
-    this.#write(`${JSON.stringify({ t: "accept", item } satisfies JournalRecord)}\n`);
+    this.#write(line({ t: "accept", item }));
   }
 
   /**
@@ -102,8 +121,15 @@ export class QueueJournal {
    * together in one write at the end of the current job (a microtask), before the loop can send anything on.
    */
   settle(ack: Ack): void {
-    this.#settles.push(`${JSON.stringify({ t: "settle", id: ack.id, state: ack.state } satisfies JournalRecord)}\n`);
-    if (this.#settles.length === 1) queueMicrotask(() => this.flush());
+    this.#settles.push(line({ t: "settle", id: ack.id, state: ack.state }));
+    if (this.#settles.length > 1) return;
+    queueMicrotask(() => {
+      try {
+        this.flush();
+      } catch {
+        // The acks stand; a lost settle line only means a later retry of the id is not recognised as one.
+      }
+    });
   }
 
   /** Write the settles not written yet. */

@@ -1,0 +1,45 @@
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { describeCancelledCall, hasPiPatchFeature } from "@pi-rails/agent-core/kit";
+import { hasCancelApi } from "../bridge/cancel.ts";
+import type { AgentMessage } from "../bridge/steering-bridge.ts";
+import type { SeamLog } from "../seams/seam-log.ts";
+import type { HostAdapter, SteeringSession } from "./delivery-core.ts";
+
+/** The pi-rails patched pi: items wait for their loop seam, and the tool call running now can be cancelled. */
+export const patchedHost: HostAdapter = {
+  seams: true,
+  attach(bridge, pi, notify) {
+    if (!hasPiPatchFeature("cancel_tool_call") || !hasCancelApi(pi)) {
+      const missing = "this pi has loop seams but not the cancel_tool_call patch feature";
+      return notify("no-cancel", `${missing}: cancelling a running tool call is unavailable`, "info");
+    }
+    const api = pi;
+    bridge.setCancelBackend({
+      // The model is told of a cancelled call by an id it knows (call_… on Responses, none for Gemini's made-up ids).
+      cancel: (callId, options) => api.cancelToolCall(callId, { ...options, describe: describeCancelledCall }),
+      inFlight: () => api.getToolCallsInFlight(),
+    });
+  },
+};
+
+/**
+ * The patched loop's hooks (they never fire on stock pi): each seam drains the queue; each pass is recorded, told to
+ * subscribers, and at loop_exit what is left is snapshotted into the session file.
+ */
+export function registerSeamHooks(pi: ExtensionAPI, session: () => SteeringSession | undefined, log: SeamLog): void {
+  pi.on("checkpoint", async (event) => {
+    const bridge = session()?.bridge;
+    if (!bridge) return undefined;
+    const result = await bridge.drain(event.kind, event.iteration, event.toolCalls);
+    if (result.messages.length === 0 && result.inboxMessages.length === 0) return undefined;
+    return result as { messages: AgentMessage[]; inboxMessages: AgentMessage[]; skipToolDispatch: boolean };
+  });
+
+  pi.on("loop_checkpoint", (event) => {
+    const { iteration, kind, delivered, inboxDelivered, dispatchSkipped } = event;
+    const checkpoint = { iteration, kind, delivered, inboxDelivered, dispatchSkipped };
+    log.record(checkpoint);
+    session()?.bridge.observe(checkpoint);
+    if (kind === "loop_exit") session()?.persistSnapshot();
+  });
+}
