@@ -4,7 +4,7 @@ import { Type } from "typebox";
 import { applyBuffer, cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
 import { SessionView } from "./engine/session-view.ts";
 import type { ViewMessage } from "./model/messages.ts";
-import { contextOfBranch } from "./model/session-context.ts";
+import { builderOf, contextOfBranch } from "./model/session-context.ts";
 import { statusReport } from "./report/status.ts";
 import { RESTORE_TOOL, restoredContent, restoreNotes } from "./restore/restore.ts";
 import { parsePinCommand } from "./settings/pin-command.ts";
@@ -109,7 +109,8 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
         inPlace: Type.Optional(Type.Boolean({ description: "Unprune in place instead of appending (default false)" })),
       }),
       async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
-        const ids = view.originals(params.ids, sessionMessages(ctx));
+        const branch = builderOf(ctx.sessionManager.getBranch());
+        const ids = view.originals(params.ids, branch.messages(), branch.history());
         const ok = ids.found.length + ids.alreadyShown.length;
         if (ok === 0 && ids.notPruned.length === 0) throw new Error(restoreNotes(ids).join(" "));
         if (params.inPlace) {

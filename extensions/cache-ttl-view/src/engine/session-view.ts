@@ -1,7 +1,7 @@
 import { type CacheState, inferTouch, judgeCache, ttlForJudgement } from "../clock/cache-clock.ts";
 import { messageKeyAt, rawMessageKey } from "../model/ids.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
-import { type Analysis, analyze, type Block, blockById, toolCallOf } from "../plan/analysis.ts";
+import { type Analysis, analyze, type Block, blockById, ownerOf, toolCallOf } from "../plan/analysis.ts";
 import { type PinSet, pathArgument } from "../plan/pins.ts";
 import { type Plan, planPrune } from "../plan/plan.ts";
 import { noticeText } from "../render/notice.ts";
@@ -173,7 +173,7 @@ export class SessionView {
     let analysis: Analysis | undefined;
     const replacement = this.#replacementFor(messages);
     if (clock.kind === "expired") {
-      analysis = analyze(messages);
+      analysis = analyze(messages, s.owners);
       const candidate = planPrune({
         messages,
         analysis,
@@ -194,6 +194,7 @@ export class SessionView {
           ids: plan.ids,
           savedTokens: plan.savedTokens,
           caps: capsOf(this.settings),
+          owners: plan.blocks.map((block) => ownerOf(messages, block)),
           notice: {
             after: messageKeyAt(messages, messages.length - 1),
             at: ctx.now,
@@ -223,7 +224,7 @@ export class SessionView {
     if (!analysis && memo && this.#memoFits(memo, messages)) {
       return { messages: applyPatch(messages, memo.patch), clock, entries, reused: true };
     }
-    analysis ??= analyze(messages);
+    analysis ??= analyze(messages, s.owners);
     const patch = patchFor(messages, analysis, s.pruned, s.notices, replacement);
     this.#memo = {
       length: messages.length,
@@ -278,7 +279,7 @@ export class SessionView {
   /** Pruned blocks with a short label (tool and path, or the message role), for `/cache-ttl`. */
   prunedBlocks(messages: readonly ViewMessage[]): { id: string; label: string }[] {
     const out: { id: string; label: string }[] = [];
-    const analysis = analyze(messages);
+    const analysis = analyze(messages, this.state.owners);
     for (const id of this.state.pruned) {
       const block = blockById(analysis, id);
       if (!block) {
@@ -294,29 +295,38 @@ export class SessionView {
 
   /**
    * The originals behind ids in `messages` (the session's current context): found (pruned now), shown (already
-   * restored at the tail and still in view there, or not pruned at all), and unknown ids.
+   * restored at the tail and still in view there, or not pruned at all), and unknown ids. An id whose block
+   * compaction cut from the context is looked up in `history` (every message of the branch).
    */
   originals(
     ids: readonly string[],
     messages: readonly ViewMessage[],
+    history?: readonly ViewMessage[],
   ): {
     found: { id: string; block: Block; messages: readonly ViewMessage[] }[];
     notPruned: string[];
     alreadyShown: string[];
     missing: string[];
   } {
-    const analysis = analyze(messages);
+    const analysis = analyze(messages, this.state.owners);
     const shown = shownOriginals(messages, analysis, this.state.pruned);
+    let past: Analysis | undefined;
     const found: { id: string; block: Block; messages: readonly ViewMessage[] }[] = [];
     const notPruned: string[] = [];
     const alreadyShown: string[] = [];
     const missing: string[] = [];
     for (const id of new Set(ids)) {
-      const block = blockById(analysis, id);
+      let block = blockById(analysis, id);
+      let from = messages;
+      if (!block && history && this.state.owners.has(id)) {
+        past ??= analyze(history, this.state.owners);
+        block = blockById(past, id);
+        from = history;
+      }
       if (!block) missing.push(id);
       else if (!this.state.pruned.has(id)) notPruned.push(id);
       else if (shown.has(id)) alreadyShown.push(id);
-      else found.push({ id, block, messages });
+      else found.push({ id, block, messages: from });
     }
     return { found, notPruned, alreadyShown, missing };
   }

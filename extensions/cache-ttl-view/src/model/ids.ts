@@ -7,8 +7,8 @@ import type { ViewMessage } from "./messages.ts";
  */
 
 /** 32-bit FNV-1a of `prefix + text` (without building that string), as an unsigned number. */
-export function hash32(prefix: string, text: string): number {
-  let h = 0x811c9dc5;
+export function hash32(prefix: string, text: string, seed = 0x811c9dc5): number {
+  let h = seed;
   for (let i = 0; i < prefix.length; i++) {
     h ^= prefix.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
@@ -94,9 +94,9 @@ export function findMessageKeys(messages: readonly ViewMessage[], wanted: Readon
   return found;
 }
 
-/** Block id hash of a tool call and its result. */
-export const toolBlockHash = (toolCallId: string): number => hash32("t:", toolCallId);
-/** Block id hash of a message's prose (user / assistant text and thinking / custom / user bash), by its raw key. */
-export const textBlockHash = (rawKey: string): number => hash32("m:", rawKey);
-/** Block id hash of one image part of a message, by its raw key. */
-export const imageBlockHash = (rawKey: string, part: number): number => hash32("i:", `${rawKey}#${part}`);
+/**
+ * A second, independent 32-bit hash of a block's source: stored with each pruned id as the id's owner, so an id the
+ * model has seen keeps naming the same block after the blocks before it are gone (compaction), and is never handed
+ * to another block whose source hashes alike.
+ */
+export const ownerHash = (prefix: string, text: string): number => hash32(prefix, text, 0x9747b28c);

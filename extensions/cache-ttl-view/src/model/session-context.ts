@@ -8,14 +8,17 @@ import type { ViewMessage } from "./messages.ts";
  */
 export class SessionContextBuilder {
   #context: { id: unknown; message: ViewMessage }[] = [];
+  #history: ViewMessage[] = [];
 
   /** Add one entry (unknown shape: it comes from a file or pi's session manager); other entry types are ignored. */
   add(entry: unknown): void {
     if (typeof entry !== "object" || entry === null) return;
     const e = entry as Record<string, unknown>;
     const at = () => Date.parse(String(e["timestamp"]));
-    if (e["type"] === "message") this.#context.push({ id: e["id"], message: e["message"] as ViewMessage });
-    else if (e["type"] === "custom_message") {
+    if (e["type"] === "message") {
+      this.#context.push({ id: e["id"], message: e["message"] as ViewMessage });
+      this.#history.push(e["message"] as ViewMessage);
+    } else if (e["type"] === "custom_message") {
       this.#context.push({
         id: e["id"],
         message: {
@@ -35,6 +38,11 @@ export class SessionContextBuilder {
     }
   }
 
+  /** Every message of the branch so far, compacted ones included (where a restore finds what compaction cut). */
+  history(): ViewMessage[] {
+    return this.#history.slice();
+  }
+
   /** The messages so far (a new array; the messages themselves are shared). */
   messages(): ViewMessage[] {
     return this.#context.map((c) => c.message);
@@ -43,7 +51,12 @@ export class SessionContextBuilder {
 
 /** The messages of a branch of entries, root first. */
 export function contextOfBranch(entries: readonly unknown[]): ViewMessage[] {
+  return builderOf(entries).messages();
+}
+
+/** The context of a branch and its whole history (see `SessionContextBuilder.history`). */
+export function builderOf(entries: readonly unknown[]): SessionContextBuilder {
   const builder = new SessionContextBuilder();
   for (const entry of entries) builder.add(entry);
-  return builder.messages();
+  return builder;
 }

@@ -1,4 +1,4 @@
-import { hex8, imageBlockHash, rawMessageKey, textBlockHash, toolBlockHash } from "../model/ids.ts";
+import { hash32, hex8, ownerHash, rawMessageKey } from "../model/ids.ts";
 import {
   type AssistantMsg,
   isAssistant,
@@ -81,32 +81,78 @@ export function touches(analysis: Analysis, i: number, ids: ReadonlySet<string>)
   return ids.has(block.id) || reasoningDropped(analysis, block.callMsg, ids);
 }
 
+/** What a block's id is hashed from: a tool call's id, else the message's raw key (and the image part's index). */
+function sourceOf(kind: Block["kind"], key: string, part = 0): [prefix: string, text: string] {
+  if (kind === "tool") return ["t:", key];
+  return kind === "text" ? ["m:", key] : ["i:", `${key}#${part}`];
+}
+
+/** The owner hash of a block (stored with its id when it is pruned, see `ownerHash`). */
+export function ownerOf(messages: readonly ViewMessage[], block: Block): number {
+  if (block.kind === "tool") return ownerHash(...sourceOf("tool", toolCallOf(messages, block).id));
+  const key = rawMessageKey(messages[block.msg] as ViewMessage);
+  return ownerHash(...sourceOf(block.kind, key, block.kind === "image" ? block.part : 0));
+}
+
 /**
- * Block ids are 8 hex chars (short enough to quote back), made unique within one message list: when two sources
- * hash alike, the later one gets `.2`, `.3`, ... . Ids follow message order, so the ids of a prefix never change
- * when messages are appended, and a fresh block can never inherit the pruned state of an older one.
+ * Block ids are 8 hex chars (short enough to quote back), unique within one message list: when two sources hash
+ * alike, the later one gets `.2`, `.3`, ... . Ids follow message order, so the ids of a prefix never change when
+ * messages are appended, and a fresh block can never inherit the pruned state of an older one. An id once pruned is
+ * registered with its owner (`owners`): it stays its owner's after the blocks before it are gone (compaction), and
+ * no other block gets it.
  */
 class IdAllocator {
-  // Every source (a tool call at its position, a message key, an image part) occurs once per message list, so a
-  // hash seen before is a collision. Plain hashes are kept as numbers (no string per block in the set).
+  // Plain hashes taken in this list are kept as numbers (no string per block in the set).
   #used = new Set<number>();
-  #suffixed: Set<string> | undefined;
-  id(hash: number): string {
-    const plain = hex8(hash);
-    if (!this.#used.has(hash)) {
-      this.#used.add(hash);
-      return plain;
+  #suffixed = new Set<string>();
+  #owners: ReadonlyMap<string, number>;
+  /** Registered suffixed ids by their 8-hex base (rare: only collisions). */
+  #suffixedByBase = new Map<string, string[]>();
+
+  constructor(owners: ReadonlyMap<string, number>) {
+    this.#owners = owners;
+    for (const id of owners.keys()) {
+      const dot = id.indexOf(".");
+      if (dot < 0) continue;
+      const base = id.slice(0, dot);
+      const list = this.#suffixedByBase.get(base);
+      if (list) list.push(id);
+      else this.#suffixedByBase.set(base, [id]);
     }
-    this.#suffixed ??= new Set();
+  }
+
+  #taken(id: string, hash: number): boolean {
+    return id.length === 8 ? this.#used.has(hash) : this.#suffixed.has(id);
+  }
+
+  #take(id: string, hash: number): string {
+    if (id.length === 8) this.#used.add(hash);
+    else this.#suffixed.add(id);
+    return id;
+  }
+
+  id(prefix: string, text: string): string {
+    const hash = hash32(prefix, text);
+    const plain = hex8(hash);
+    const suffixed = this.#suffixedByBase.get(plain);
+    if (suffixed !== undefined || this.#owners.has(plain)) {
+      const owner = ownerHash(prefix, text);
+      for (const id of [plain, ...(suffixed ?? [])]) {
+        if (this.#owners.get(id) === owner && !this.#taken(id, hash)) return this.#take(id, hash);
+      }
+      let id = plain;
+      for (let n = 2; this.#owners.has(id) || this.#taken(id, hash); n++) id = `${plain}.${n}`;
+      return this.#take(id, hash);
+    }
+    if (!this.#used.has(hash)) return this.#take(plain, hash);
     let id = `${plain}.2`;
     for (let n = 3; this.#suffixed.has(id); n++) id = `${plain}.${n}`;
-    this.#suffixed.add(id);
-    return id;
+    return this.#take(id, hash);
   }
 }
 
-/** One linear pass over the messages. */
-export function analyze(messages: readonly ViewMessage[]): Analysis {
+/** One linear pass over the messages; `owners`: the registered ids (pruned ids with their owner hashes). */
+export function analyze(messages: readonly ViewMessage[], owners: ReadonlyMap<string, number> = new Map()): Analysis {
   const ages = turnAges(messages);
   const n = messages.length;
   const analysis: Analysis = {
@@ -121,7 +167,7 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
   // there); anything else (a provider reusing ids, a result elsewhere) falls back to an index built on first need.
   const claimed = new Uint8Array(n);
   let resultsOf: Map<string, number[]> | undefined;
-  const ids = new IdAllocator();
+  const ids = new IdAllocator(owners);
   const nextResult = (callId: string, after: number): number => {
     for (let r = after + 1; r < n && isToolResult(messages[r] as ViewMessage); r++) {
       if (claimed[r] === 0 && (messages[r] as ToolResultMsg).toolCallId === callId) {
@@ -164,7 +210,7 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
           if (resultMsg > i) analysis.resultTool[resultMsg] = blocks.length;
           blocks.push({
             kind: "tool",
-            id: ids.id(toolBlockHash(call.id)),
+            id: ids.id(...sourceOf("tool", call.id)),
             age,
             callMsg: i,
             callPart: p,
@@ -175,28 +221,28 @@ export function analyze(messages: readonly ViewMessage[]): Analysis {
         else if (part?.type === "thinking") reasoning = true;
       }
       if (prose || reasoning) {
-        const id = ids.id(textBlockHash(rawMessageKey(m)));
+        const id = ids.id(...sourceOf("text", rawMessageKey(m)));
         analysis.textBlock[i] = blocks.length;
         blocks.push({ kind: "text", id, age, msg: i, ...(reasoning ? { reasoning } : {}) });
       }
     } else if (isUser(m) || isCustom(m) || isToolResult(m)) {
       const content = m.content;
       if (typeof content === "string") {
-        blocks.push({ kind: "text", id: ids.id(textBlockHash(rawMessageKey(m))), age, msg: i });
+        blocks.push({ kind: "text", id: ids.id(...sourceOf("text", rawMessageKey(m))), age, msg: i });
         continue;
       }
       let prose = false;
       for (let p = 0; p < content.length; p++) {
         const part = content[p];
         if (part?.type === "image") {
-          const id = ids.id(imageBlockHash(rawMessageKey(m), p));
+          const id = ids.id(...sourceOf("image", rawMessageKey(m), p));
           blocks.push({ kind: "image", id, age, msg: i, part: p, chars: part.data.length });
         } else if (part?.type === "text") prose = true;
       }
       if (prose && !isToolResult(m))
-        blocks.push({ kind: "text", id: ids.id(textBlockHash(rawMessageKey(m))), age, msg: i });
+        blocks.push({ kind: "text", id: ids.id(...sourceOf("text", rawMessageKey(m))), age, msg: i });
     } else if (isBashExecution(m)) {
-      blocks.push({ kind: "text", id: ids.id(textBlockHash(rawMessageKey(m))), age, msg: i });
+      blocks.push({ kind: "text", id: ids.id(...sourceOf("text", rawMessageKey(m))), age, msg: i });
     }
   }
   analysis.first[n] = blocks.length;

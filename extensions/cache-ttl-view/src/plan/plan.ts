@@ -89,6 +89,8 @@ export function cannotShrink(
 
 export interface Plan {
   ids: string[];
+  /** The pruned blocks, index-aligned with `ids`. */
+  blocks: Block[];
   savedChars: number;
   savedTokens: number;
   counts: { tool: number; text: number; image: number };
@@ -117,13 +119,14 @@ function pinned(input: PlanInput, block: Block): boolean {
  */
 export function planPrune(input: PlanInput): Plan {
   const { analysis, settings } = input;
-  const plan: Plan = { ids: [], savedChars: 0, savedTokens: 0, counts: { tool: 0, text: 0, image: 0 } };
+  const plan: Plan = { ids: [], blocks: [], savedChars: 0, savedTokens: 0, counts: { tool: 0, text: 0, image: 0 } };
   // Tokens: text at 4 chars per token; images at what the API bills for them; old thinking only where billed.
   let textChars = 0;
   let imageSaved = 0;
   const billed = thinkingBilled(input.api);
   const take = (block: Block, r: Measured) => {
     plan.ids.push(block.id);
+    plan.blocks.push(block);
     plan.savedChars += r.origChars - r.newChars;
     plan.counts[block.kind]++;
     if (block.kind === "image") {
@@ -170,7 +173,15 @@ export function planPrune(input: PlanInput): Plan {
 
   plan.savedTokens = Math.max(0, textTokens(Math.max(0, textChars)) + imageSaved);
   if (plan.ids.length > 0 && plan.savedTokens < settings.minGainTokens) {
-    return { ids: [], savedChars: 0, savedTokens: 0, counts: { tool: 0, text: 0, image: 0 }, belowMinGain: true };
+    return {
+      ...plan,
+      ids: [],
+      blocks: [],
+      savedChars: 0,
+      savedTokens: 0,
+      counts: { tool: 0, text: 0, image: 0 },
+      belowMinGain: true,
+    };
   }
   return plan;
 }

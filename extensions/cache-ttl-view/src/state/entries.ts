@@ -27,6 +27,8 @@ export type StateEntry =
       savedTokens: number;
       /** The caps the replacements were built with (absent in entries written before they were stored). */
       caps?: Caps;
+      /** The owner hash of each id (index-aligned with `ids`; absent in entries written before they were stored). */
+      owners?: number[];
       /** Absent only in a damaged entry. */
       notice?: StoredNotice;
     }
@@ -47,6 +49,8 @@ export interface FoldedState {
   pruned: Set<string>;
   /** Caps of the prune that pruned each id (when stored). */
   prunedCaps: Map<string, Caps>;
+  /** Every id ever pruned on the branch, with its owner hash (restores keep it: the model has seen the id). */
+  owners: Map<string, number>;
   notices: StoredNotice[];
   prunes: PruneRecord[];
   pins: { ids: Set<string>; paths: Set<string>; tools: Set<string> };
@@ -57,6 +61,7 @@ export function emptyState(): FoldedState {
     warmGapSeconds: 0,
     pruned: new Set(),
     prunedCaps: new Map(),
+    owners: new Map(),
     notices: [],
     prunes: [],
     pins: { ids: new Set(), paths: new Set(), tools: new Set() },
@@ -106,13 +111,17 @@ export function readStateEntry(data: unknown): StateEntry | undefined {
       if (!isNum(e["at"]) || !isNum(e["ttlSeconds"])) return undefined;
       const caps = capsFrom(e["caps"]);
       const notice = noticeFrom(e["notice"]);
+      const ids = strings(e["ids"]);
+      const owners = Array.isArray(e["owners"]) ? e["owners"] : [];
+      const ownersOk = owners.length === ids.length && owners.every(isNum);
       return {
         kind: "prune",
         at,
         ttlSeconds: e["ttlSeconds"],
-        ids: strings(e["ids"]),
+        ids,
         savedTokens: isNum(e["savedTokens"]) ? e["savedTokens"] : 0,
         ...(caps ? { caps } : {}),
+        ...(ownersOk && ids.length > 0 ? { owners: owners as number[] } : {}),
         ...(notice ? { notice } : {}),
       };
     }
@@ -139,10 +148,12 @@ export function foldEntry(state: FoldedState, e: StateEntry): void {
       if (e.warmGapSeconds !== undefined) state.warmGapSeconds = e.warmGapSeconds;
       return;
     case "prune":
-      for (const id of e.ids) {
+      for (const [k, id] of e.ids.entries()) {
         state.pruned.add(id);
         if (e.caps) state.prunedCaps.set(id, e.caps);
         else state.prunedCaps.delete(id);
+        const owner = e.owners?.[k];
+        if (owner !== undefined) state.owners.set(id, owner);
       }
       state.touchAt = e.at;
       state.ttlSeconds = e.ttlSeconds;
