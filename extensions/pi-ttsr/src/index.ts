@@ -8,6 +8,7 @@ export { resolveAgentDir as defaultAgentDir } from "@pi-rails/agent-core/kit";
 export { main as runCli, processIo, USAGE } from "./cli/main.ts";
 export {
   followUpMessage,
+  INJECTION_ENTRY,
   INJECTION_ENTRY_TYPE,
   INJECTION_MESSAGE_TYPE,
   type InjectionEntryData,
@@ -19,6 +20,7 @@ export {
 export {
   type AttemptUsage,
   addInterrupt,
+  COST_ENTRY,
   EMPTY_TALLY,
   type InterruptCostTally,
   interruptCostStatus,
