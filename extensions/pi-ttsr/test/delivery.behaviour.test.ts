@@ -435,10 +435,7 @@ describe("robustness", () => {
   });
 
   it("says once what is degraded on stock pi, and still delivers prose rules after the message", async () => {
-    const key = Symbol.for("@pi-rails/pi-patch");
-    const saved = (globalThis as Record<symbol, unknown>)[key];
-    delete (globalThis as Record<symbol, unknown>)[key];
-    try {
+    await onStockPi(async () => {
       const r = recorder();
       const probe = eventProbe();
       t = await createTestSession({
@@ -451,20 +448,16 @@ describe("robustness", () => {
       expect(r.contexts).toHaveLength(2);
       expect(sentText(r.contexts[1])).toContain("I used console.log(x).");
       expect(sentText(r.contexts[1])).toContain("system-reminder");
-    } finally {
-      (globalThis as Record<symbol, unknown>)[key] = saved;
-    }
+    });
   });
 
   it("on stock pi blocks an interrupting tool call instead", async () => {
-    const key = Symbol.for("@pi-rails/pi-patch");
-    const saved = (globalThis as Record<symbol, unknown>)[key];
-    delete (globalThis as Record<symbol, unknown>)[key];
-    try {
+    await onStockPi(async () => {
       const r = recorder();
       t = await createTestSession({
         files: { ".pi/rules/no-any.md": NO_ANY_TS },
         extensions: [ttsrExtension],
+        persist: true,
         model: {
           kind: "faux",
           responses: [r.reply([fauxToolCall("write", { path: "a.ts", content: "let x: any;\n" })]), r.reply("ok")],
@@ -473,8 +466,43 @@ describe("robustness", () => {
       await t.prompt("go");
       expect(existsSync(join(t.cwd, "a.ts"))).toBe(false);
       expect(sentText(r.contexts[1])).toContain("rule_violation");
-    } finally {
-      (globalThis as Record<symbol, unknown>)[key] = saved;
-    }
+      expect(injectionEntries(t)).toEqual([expect.objectContaining({ rules: ["no-any"], kind: "tool-block" })]);
+    });
+  });
+
+  it("on stock pi a non-interrupting tool match is a reminder on that call's result, after the tool ran", async () => {
+    await onStockPi(async () => {
+      const r = recorder();
+      t = await createTestSession({
+        files: { ".pi/rules/no-any.md": NO_ANY_TS },
+        projectSettings: { ttsr: { interruptMode: "prose-only" } },
+        extensions: [ttsrExtension],
+        persist: true,
+        model: {
+          kind: "faux",
+          responses: [r.reply([fauxToolCall("write", { path: "a.ts", content: "let x: any;\n" })]), r.reply("ok")],
+        },
+      });
+      await t.prompt("go");
+      expect(readFileSync(join(t.cwd, "a.ts"), "utf8")).toBe("let x: any;\n");
+      const result = r.contexts[1]?.messages.find((m) => m.role === "toolResult");
+      const texts = result?.role === "toolResult" ? result.content.map((c) => (c.type === "text" ? c.text : "")) : [];
+      expect(texts[0]).toMatch(/^<system-reminder reason="rule_violation" rule="no-any"/);
+      expect(texts).toHaveLength(2);
+      expect(injectionEntries(t)).toEqual([expect.objectContaining({ rules: ["no-any"], kind: "tool-reminder" })]);
+    });
   });
 });
+
+/** Runs `body` in a process that looks like stock pi: the patched pi's mark is removed, then restored. */
+async function onStockPi(body: () => Promise<void>): Promise<void> {
+  const key = Symbol.for("@pi-rails/pi-patch");
+  const marks = globalThis as Record<symbol, unknown>;
+  const saved = marks[key];
+  delete marks[key];
+  try {
+    await body();
+  } finally {
+    marks[key] = saved;
+  }
+}
