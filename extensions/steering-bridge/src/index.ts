@@ -26,8 +26,6 @@ export {
   withSteeringClient,
 } from "./client/client.ts";
 export { findSessions, nearestSessions, resolveSession, SessionChoiceError } from "./client/discover.ts";
-export { type Checked, MAX_BATCH_REQUESTS, type ParsedFrame, parseFrame, serializeReply } from "./endpoint/envelope.ts";
-export { type FrameEvent, LineFramer, MAX_FRAME_BYTES } from "./endpoint/framing.ts";
 export {
   ensurePrivateDir,
   resolveAgentDir,
@@ -36,23 +34,6 @@ export {
   steeringDir,
   UnsafePathError,
 } from "./endpoint/paths.ts";
-export {
-  CancelParams,
-  ERROR_CODES,
-  InjectParams,
-  MAX_CONTENT_BYTES,
-  MAX_PENDING_PAGE,
-  MAX_PREVIEW_CHARS,
-  METHODS,
-  NOTIFICATIONS,
-  type PendingItemSummary,
-  PendingParams,
-  type PendingResult,
-  PostEventParams,
-  type SteeringMethods,
-  type SteeringNotifications,
-  type SubscribeResult,
-} from "./endpoint/protocol.ts";
 export {
   ENDPOINT_LIMITS,
   type Endpoint,
@@ -79,6 +60,52 @@ export {
 } from "./events.ts";
 export { AUDIT_ENTRY, type AuditRecord, QUEUE_SNAPSHOT_ENTRY, type QueueSnapshot } from "./pi/session-entries.ts";
 export { parseSteerCommand } from "./pi/steer-command.ts";
+export {
+  type Checked,
+  errorResponse,
+  MAX_BATCH_REQUESTS,
+  type ParsedFrame,
+  parseFrame,
+  type RpcErrorResponse,
+  type RpcId,
+  type RpcRequest,
+  type RpcResponse,
+  serializeReply,
+} from "./protocol/envelope.ts";
+export { type FrameEvent, LineFramer, MAX_FRAME_BYTES } from "./protocol/framing.ts";
+export {
+  AckNotification,
+  CancelParams,
+  CancelToolCall,
+  CheckpointNotification,
+  EmptyParams,
+  ERROR_CODES,
+  Inject,
+  InjectParams,
+  MAX_PENDING_PAGE,
+  MAX_PREVIEW_CHARS,
+  METHODS,
+  type Method,
+  method,
+  NOTIFICATIONS,
+  type Notification,
+  type NotificationName,
+  type NotificationParams,
+  Pending,
+  type PendingItemSummary,
+  PendingParams,
+  type PendingResult,
+  PostEvent,
+  PostEventParams,
+  parseParams,
+  Remind,
+  Revoke,
+  RevokeParams,
+  Status,
+  Subscribe,
+  SubscribeParams,
+  type SubscribeResult,
+} from "./protocol/protocol.ts";
 export { PendingCursorError, type PendingPageOptions, pagePending } from "./queue/pending-page.ts";
 export {
   isAuditMessage,
@@ -111,12 +138,6 @@ export type {
   SteeringItemInput,
 } from "./queue/types.ts";
 export { formatSeamLog, SeamLog } from "./seams/seam-log.ts";
-export {
-  type JournalOrigin,
-  type JournalRecord,
-  type JournalState,
-  QueueJournal,
-  replayJournal,
-} from "./store/journal.ts";
+export { type JournalRecord, type JournalState, QueueJournal, replayJournal } from "./store/journal.ts";
 export { acquireSessionLock, type LockOwner, type LockResult } from "./store/session-lock.ts";
 export { openSessionStore, type SessionStore } from "./store/session-store.ts";

@@ -21,6 +21,7 @@ import { SteeringClient, SteeringRpcError, withSteeringClient } from "../src/cli
 import { resolveAgentDir, steeringDir, UnsafePathError } from "../src/endpoint/paths.ts";
 import { startEndpoint } from "../src/endpoint/server.ts";
 import { listSessions } from "../src/endpoint/session-registry.ts";
+import { EmptyParams, method } from "../src/protocol/protocol.ts";
 import type { Ack } from "../src/queue/types.ts";
 import { acksOf, type BridgeHarness, openBridgeSession } from "./helpers.ts";
 
@@ -147,7 +148,7 @@ describe("the steering socket of a real pi session", () => {
       expect(error).toBeInstanceOf(SteeringRpcError);
       return error as SteeringRpcError;
     };
-    const unknown = await failure(c.call("steer/nope" as never, {} as never));
+    const unknown = await failure(c.request(method("steer/nope", EmptyParams), {}));
     expect(unknown.code).toBe(-32601);
     expect(unknown.message).toContain('"steer/nope"');
     const noMode = await failure(c.inject({ content: "x" } as never));

@@ -13,30 +13,173 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   RequestTimeoutError,
   type SteeringClient,
-  SteeringRpcError,
   withSteeringClient,
 } from "../client/client.ts";
 import { findSessions, resolveSession, SessionChoiceError } from "../client/discover.ts";
 import { resolveAgentDir } from "../endpoint/paths.ts";
-import { ERROR_CODES, type InjectParams, MAX_PENDING_PAGE, type PendingItemSummary } from "../endpoint/protocol.ts";
+import type { BridgeStatus, InjectParams, Method, PendingItemSummary } from "../protocol/protocol.ts";
+import * as protocol from "../protocol/protocol.ts";
 import type { Ack } from "../queue/types.ts";
+
+type Values = ReturnType<typeof parse>["values"];
+type Out = (value: unknown, human: string) => void;
+/** What a command prints for its result: the human line, and the exit code when it is not 0. */
+type Shown = string | readonly [string, number];
+
+/**
+ * A pi-steer command on one protocol method: its help line, its params from the command line (a UsageError names
+ * what is wrong, before anything connects), and either `show` for its one request's result or its own `run`.
+ */
+function command<P, R>(spec: {
+  method: Method<P, R>;
+  usage: readonly [string, string];
+  params: (args: string[], values: Values) => P;
+  show?: (result: R, params: P) => Shown;
+  run?: (client: SteeringClient, params: P, out: Out, values: Values) => Promise<number>;
+}) {
+  const run = async (client: SteeringClient, params: P, out: Out, values: Values) => {
+    if (spec.run) return spec.run(client, params, out, values);
+    const result = await client.request(spec.method, params);
+    const [human, code] = [spec.show!(result, params)].flat() as [string, number?];
+    out(result, human);
+    return code ?? EXIT.ok;
+  };
+  return {
+    ...spec,
+    method: spec.method as Method,
+    run: run as (...a: [SteeringClient, unknown, Out, Values]) => Promise<number>,
+  };
+}
+
+/** inject, remind and note: the text and the item flags as the method's params. */
+const queue = (method: Method<InjectParams, protocol.InjectResult>, usage: readonly [string, string]) =>
+  command({
+    method,
+    usage,
+    params: (args, values) => {
+      const name = usage[0].split(" ")[1];
+      const content = args.join(" ");
+      if (content.trim() === "") throw new UsageError(`${name} needs the text to send`);
+      const note = method === protocol.PostEvent;
+      if (!note && !values.mode)
+        throw new UsageError(`${name} needs --mode interrupt_immediate|finish_step|audit_only`);
+      if (note && values.mode)
+        throw new UsageError("note takes no --mode (inbox notes are drained at pre_compact / post_compact)");
+      return {
+        content,
+        mode: values.mode as InjectParams["mode"],
+        dedupeKey: values["dedupe-key"] || undefined,
+        id: values.id || undefined,
+        ttlMs: integer("--ttl", values.ttl),
+        leftover: values.leftover as InjectParams["leftover"],
+        source: "pi-steer",
+      };
+    },
+    show: (result) => {
+      const extra = [
+        result.replaced ? `replaced ${result.replaced}` : "",
+        result.handedToPi ? "handed to pi's own queue (stock pi)" : "",
+        result.duplicate ? "already queued or settled: nothing queued again" : "",
+      ].filter(Boolean);
+      return `queued ${result.id}${extra.length ? ` (${extra.join("; ")})` : ""}`;
+    },
+  });
+
+type Name = keyof typeof COMMANDS;
+/** pi-steer's commands by name, each on one protocol method: every method of the socket has its command. */
+export const COMMANDS = {
+  inject: queue(protocol.Inject, [
+    "pi-steer inject <text> --mode M [--dedupe-key K] [--ttl MS] [--leftover carry|discard|audit] [--id ID]",
+    "queue a message for the model (--id: a safe retry)",
+  ]),
+  remind: queue(protocol.Remind, ["pi-steer remind <text> --mode M [...]", "queue a hidden system reminder"]),
+  note: queue(protocol.PostEvent as Method<InjectParams, protocol.InjectResult>, [
+    "pi-steer note <text> [--ttl MS] [...]",
+    "post an inbox note (delivered at pre_compact / post_compact)",
+  ]),
+  status: command({
+    method: protocol.Status,
+    usage: ["pi-steer status", "session, iteration, tool calls in flight (with ids)"],
+    params: (args) => noArgs("status", args),
+    show: formatStatus,
+  }),
+  cancel: command({
+    method: protocol.CancelToolCall,
+    usage: ["pi-steer cancel <callId> [--reason R] [--timeout MS] [--no-reminder]", "cancel the tool call running now"],
+    params: ([callId, ...rest], values) => {
+      if (!callId || rest.length > 0) throw new UsageError("cancel takes exactly one tool call id");
+      return {
+        callId,
+        ...(values.reason ? { reason: values.reason } : {}),
+        timeoutMs: integer("--timeout", values.timeout),
+        ...(values["no-reminder"] ? { injectReminder: false } : {}),
+      };
+    },
+    show: (result, params) => {
+      const call = `${result.callId}${result.tool ? ` (${result.tool})` : ""}`;
+      // "cancelled" only when the tool stopped; a timeout says plainly that its work may go on.
+      const timeout = `timeout: ${call} did not stop within ${params.timeoutMs ?? 5000} ms; pi stopped waiting for it and the model was told it was cancelled, but its work may still be running`;
+      if (result.status === "timeout") return [timeout, EXIT.refused];
+      return [`${result.status}: ${call}`, result.status === "not_found" ? EXIT.refused : EXIT.ok];
+    },
+  }),
+  pending: command({
+    method: protocol.Pending,
+    usage: ["pi-steer pending", "items waiting for a seam"],
+    params: (args) => noArgs("pending", args),
+    run: async (client, _params, out) => {
+      // Every page, previews only: the list stays bounded however much content is pending.
+      const items: PendingItemSummary[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.request(protocol.Pending, {
+          limit: protocol.MAX_PENDING_PAGE,
+          previewChars: 60,
+          cursor,
+        });
+        items.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      const line = (i: PendingItemSummary) =>
+        `${i.id}  ${i.mode ?? "inbox"}  ${i.kind}  ${JSON.stringify(i.content)}${i.truncated ? "…" : ""}`;
+      out(items, items.length === 0 ? "nothing pending" : items.map(line).join("\n"));
+      return EXIT.ok;
+    },
+  }),
+  revoke: command({
+    method: protocol.Revoke,
+    usage: ["pi-steer revoke <id>", "revoke a pending item"],
+    params: ([id, ...rest]) => {
+      if (!id || rest.length > 0) throw new UsageError("revoke takes exactly one item id");
+      return { id };
+    },
+    show: (result, { id }) => [
+      result.status === "already_settled" ? `already ${result.state}: ${id}` : `${result.status}: ${id}`,
+      result.status === "revoked" ? EXIT.ok : EXIT.refused,
+    ],
+  }),
+  watch: command({
+    method: protocol.Subscribe,
+    usage: ["pi-steer watch [--count N]", "live seam passes and acknowledgements (stop after N)"],
+    params: (args, values) => noArgs("watch", args, integer("--count", values.count)),
+    run: (client, _params, out, values) =>
+      new Promise<number>((resolve) => {
+        let seen = 0;
+        const show = (value: unknown, human: string) => {
+          out(value, human);
+          if (values.count && ++seen >= Number(values.count)) resolve(EXIT.ok);
+        };
+        client.on("steer/checkpoint", (c) => show({ type: "checkpoint", ...c }, formatCheckpoint(c)));
+        client.on("steer/ack", (ack) => show({ type: "ack", ...ack }, formatAck(ack)));
+        client.onClose(() => resolve(EXIT.ok));
+        client.request(protocol.Subscribe, {}).then(undefined, () => resolve(EXIT.usage));
+      }),
+  }),
+};
 
 export const USAGE = formatHelp({
   title: "pi-steer: steer a running pi session (steering-bridge)",
-  commands: [
-    ["pi-steer sessions", "live sessions of this user"],
-    [
-      "pi-steer inject <text> --mode M [--dedupe-key K] [--ttl MS] [--leftover carry|discard|audit] [--id ID]",
-      "queue a message for the model (--id: a safe retry)",
-    ],
-    ["pi-steer remind <text> --mode M [...]", "queue a hidden system reminder"],
-    ["pi-steer note <text> [--ttl MS] [...]", "post an inbox note (delivered at pre_compact / post_compact)"],
-    ["pi-steer status", "session, iteration, tool calls in flight (with ids)"],
-    ["pi-steer cancel <callId> [--reason R] [--timeout MS] [--no-reminder]", "cancel the tool call running now"],
-    ["pi-steer pending", "items waiting for a seam"],
-    ["pi-steer revoke <id>", "revoke a pending item"],
-    ["pi-steer watch [--count N]", "live seam passes and acknowledgements (stop after N)"],
-  ],
+  commands: [["pi-steer sessions", "live sessions of this user"], ...Object.values(COMMANDS).map((c) => c.usage)],
   options: [
     ["--session <id>", "optional with one live session in this directory or a parent of it"],
     ["--request-timeout MS", "default 10000; a suspended pi never answers"],
@@ -60,62 +203,41 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (json) writeJson(io.stdout, { error: { ...error, message } });
     return code;
   };
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    return fail(EXIT.usage, (error as Error).message, { kind: "usage" }, true);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout(USAGE);
-    return EXIT.ok;
-  }
-  const [command, ...args] = positionals;
-  const agentDir = resolveAgentDir(io.env);
   const out = (value: unknown, human: string) => io.stdout(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
-
-  if (command === "sessions") {
-    const sessions = findSessions({ agentDir });
-    out(
-      sessions,
-      sessions.length === 0
-        ? "no live pi session with the steering bridge"
-        : sessions.map((s) => `${s.sessionId}  pid ${s.pid}  ${s.cwd}  since ${s.startedAt}`).join("\n"),
-    );
-    return EXIT.ok;
-  }
-
   try {
-    const request = buildRequest(command, args, values);
-    const requestTimeoutMs =
-      values["request-timeout"] === undefined
-        ? DEFAULT_REQUEST_TIMEOUT_MS
-        : integer("--request-timeout", values["request-timeout"]);
-    const session = resolveSession({
-      agentDir,
-      cwd: io.cwd,
-      ...(values.session ? { sessionId: values.session } : {}),
-    });
-    return await withSteeringClient(session.socket, (client) => request(client, out, io, json), {
-      requestTimeoutMs,
-      timeoutMs: requestTimeoutMs,
-    });
+    const { values, positionals } = parse(argv);
+    if (values.help) {
+      io.stdout(USAGE);
+      return EXIT.ok;
+    }
+    const [command, ...args] = positionals;
+    const agentDir = resolveAgentDir(io.env);
+    if (command === "sessions") {
+      const sessions = findSessions({ agentDir });
+      const lines = sessions.map((s) => `${s.sessionId}  pid ${s.pid}  ${s.cwd}  since ${s.startedAt}`);
+      out(sessions, sessions.length === 0 ? "no live pi session with the steering bridge" : lines.join("\n"));
+      return EXIT.ok;
+    }
+    const spec = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command as Name] : undefined;
+    if (!spec) throw new UsageError(command ? `unknown command "${command}"` : "a command is required");
+    const params = spec.params(args, values);
+    const requestTimeoutMs = integer("--request-timeout", values["request-timeout"]) ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const { socket } = resolveSession({ agentDir, cwd: io.cwd, sessionId: values.session });
+    const run = (client: SteeringClient) => spec.run(client, params, out, values);
+    return await withSteeringClient(socket, run, { requestTimeoutMs, timeoutMs: requestTimeoutMs });
   } catch (error) {
     if (error instanceof UsageError) return fail(EXIT.usage, error.message, { kind: "usage" }, true);
-    if (error instanceof SteeringRpcError) {
-      const refused = error.code === ERROR_CODES.unavailable || error.code === ERROR_CODES.queueFull;
-      return fail(refused ? EXIT.refused : EXIT.usage, error.message, {
-        kind: "rpc",
-        code: error.code,
-        data: error.data,
-      });
+    if (error instanceof protocol.SteeringRpcError) {
+      const refused = error.code === protocol.ERROR_CODES.unavailable || error.code === protocol.ERROR_CODES.queueFull;
+      const { code, data } = error;
+      return fail(refused ? EXIT.refused : EXIT.usage, error.message, { kind: "rpc", code, data });
     }
     if (error instanceof SessionChoiceError) {
       // Several sessions and no --session is a usage error; no live session is a refusal.
+      const candidates = error.candidates.map((s) => s.sessionId);
       return fail(error.candidates.length > 1 ? EXIT.usage : EXIT.refused, error.message, {
         kind: "session",
-        candidates: error.candidates.map((s) => s.sessionId),
+        candidates,
       });
     }
     if (error instanceof RequestTimeoutError) {
@@ -127,145 +249,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-type Values = ReturnType<typeof parse>["values"];
-type Out = (value: unknown, human: string) => void;
-type Request = (client: SteeringClient, out: Out, io: CliIo, json: boolean) => Promise<number>;
-
-function buildRequest(command: string | undefined, args: string[], values: Values): Request {
-  switch (command) {
-    case "inject":
-    case "remind":
-    case "note": {
-      const content = args.join(" ");
-      if (content.trim() === "") throw new UsageError(`${command} needs the text to send`);
-      const params: InjectParams = { content } as InjectParams;
-      if (command !== "note") {
-        if (!values.mode) throw new UsageError(`${command} needs --mode interrupt_immediate|finish_step|audit_only`);
-        params.mode = values.mode as InjectParams["mode"];
-      } else if (values.mode) {
-        throw new UsageError("note takes no --mode (inbox notes are drained at pre_compact / post_compact)");
-      }
-      if (values["dedupe-key"]) params.dedupeKey = values["dedupe-key"];
-      if (values.id) params.id = values.id;
-      if (values.ttl !== undefined) params.ttlMs = integer("--ttl", values.ttl);
-      if (values.leftover) params.leftover = values.leftover as InjectParams["leftover"];
-      params.source = "pi-steer";
-      return async (client, out) => {
-        const result =
-          command === "inject"
-            ? await client.inject(params)
-            : command === "remind"
-              ? await client.remind(params)
-              : await client.postEvent(params);
-        const extra = [
-          result.replaced ? `replaced ${result.replaced}` : "",
-          result.handedToPi ? "handed to pi's own queue (stock pi)" : "",
-          result.duplicate ? "already queued or settled: nothing queued again" : "",
-        ].filter(Boolean);
-        out(result, `queued ${result.id}${extra.length ? ` (${extra.join("; ")})` : ""}`);
-        return EXIT.ok;
-      };
-    }
-    case "status":
-      noArgs(command, args);
-      return async (client, out) => {
-        const status = await client.status();
-        const calls = status.toolCallsInFlight.map(
-          (c) => `  ${c.callId}  ${c.tool}  running ${Date.now() - c.startedAt} ms`,
-        );
-        out(
-          status,
-          [
-            `session ${status.sessionId} (pid ${status.pid}) in ${status.cwd}`,
-            `${status.running ? "running" : "idle"}, iteration ${status.iteration}${status.lastSeam ? `, last seam ${status.lastSeam}` : ""}, ${status.pending} pending`,
-            `seams ${status.features.seams ? "available" : "unavailable (stock pi)"}, cancel ${status.features.cancel ? "available" : "unavailable"}`,
-            calls.length > 0 ? `tool calls in flight:\n${calls.join("\n")}` : "no tool call in flight",
-          ].join("\n"),
-        );
-        return EXIT.ok;
-      };
-    case "cancel": {
-      const [callId, ...rest] = args;
-      if (!callId || rest.length > 0) throw new UsageError("cancel takes exactly one tool call id");
-      const params: { callId: string; reason?: string; timeoutMs?: number; injectReminder?: boolean } = { callId };
-      if (values.reason) params.reason = values.reason;
-      if (values.timeout !== undefined) params.timeoutMs = integer("--timeout", values.timeout);
-      if (values["no-reminder"]) params.injectReminder = false;
-      return async (client, out) => {
-        const result = await client.cancelToolCall(params);
-        const call = `${result.callId}${result.tool ? ` (${result.tool})` : ""}`;
-        // "cancelled" only when the tool stopped; a timeout says plainly that its work may go on.
-        out(
-          result,
-          result.status === "timeout"
-            ? `timeout: ${call} did not stop within ${params.timeoutMs ?? 5000} ms; pi stopped waiting for it and the model was told it was cancelled, but its work may still be running`
-            : `${result.status}: ${call}`,
-        );
-        return result.status === "not_found" || result.status === "timeout" ? EXIT.refused : EXIT.ok;
-      };
-    }
-    case "pending":
-      noArgs(command, args);
-      return async (client, out) => {
-        // Every page, previews only: the list stays bounded however much content is pending.
-        const items: PendingItemSummary[] = [];
-        let cursor: string | undefined;
-        do {
-          const page = await client.pending({
-            limit: MAX_PENDING_PAGE,
-            previewChars: 60,
-            ...(cursor ? { cursor } : {}),
-          });
-          items.push(...page.items);
-          cursor = page.nextCursor;
-        } while (cursor !== undefined);
-        out(
-          items,
-          items.length === 0
-            ? "nothing pending"
-            : items
-                .map(
-                  (i) =>
-                    `${i.id}  ${i.mode ?? "inbox"}  ${i.kind}  ${JSON.stringify(i.content)}${i.truncated ? "…" : ""}`,
-                )
-                .join("\n"),
-        );
-        return EXIT.ok;
-      };
-    case "revoke": {
-      const [id, ...rest] = args;
-      if (!id || rest.length > 0) throw new UsageError("revoke takes exactly one item id");
-      return async (client, out) => {
-        const result = await client.revoke(id);
-        out(result, result.status === "already_settled" ? `already ${result.state}: ${id}` : `${result.status}: ${id}`);
-        return result.status === "revoked" ? EXIT.ok : EXIT.refused;
-      };
-    }
-    case "watch": {
-      noArgs(command, args);
-      const count = values.count === undefined ? undefined : integer("--count", values.count);
-      return (client, out) =>
-        new Promise<number>((resolve) => {
-          let seen = 0;
-          const done = () => {
-            seen++;
-            if (count !== undefined && seen >= count) resolve(EXIT.ok);
-          };
-          client.on("steer/checkpoint", (c: LoopCheckpoint) => {
-            out({ type: "checkpoint", ...c }, formatCheckpoint(c));
-            done();
-          });
-          client.on("steer/ack", (ack: Ack) => {
-            out({ type: "ack", ...ack }, formatAck(ack));
-            done();
-          });
-          client.onClose(() => resolve(EXIT.ok));
-          client.subscribe({}).then(undefined, () => resolve(EXIT.usage));
-        });
-    }
-    default:
-      throw new UsageError(command ? `unknown command "${command}"` : "a command is required");
-  }
+function formatStatus(status: BridgeStatus): string {
+  const calls = status.toolCallsInFlight.map((c) => `  ${c.callId}  ${c.tool}  running ${Date.now() - c.startedAt} ms`);
+  return [
+    `session ${status.sessionId} (pid ${status.pid}) in ${status.cwd}`,
+    `${status.running ? "running" : "idle"}, iteration ${status.iteration}${status.lastSeam ? `, last seam ${status.lastSeam}` : ""}, ${status.pending} pending`,
+    `seams ${status.features.seams ? "available" : "unavailable (stock pi)"}, cancel ${status.features.cancel ? "available" : "unavailable"}`,
+    calls.length > 0 ? `tool calls in flight:\n${calls.join("\n")}` : "no tool call in flight",
+  ].join("\n");
 }
 
 function formatCheckpoint(c: LoopCheckpoint): string {
@@ -278,26 +269,24 @@ function formatCheckpoint(c: LoopCheckpoint): string {
 }
 
 function formatAck(ack: Ack): string {
-  switch (ack.state) {
-    case "delivered":
-    case "audited":
-      return `ack ${ack.id} ${ack.state} at ${ack.seam} #${ack.iteration}`;
-    case "revoked":
-      return `ack ${ack.id} revoked${ack.reason === "replaced" ? ` (replaced by ${ack.replacedBy})` : ""}`;
-    default:
-      return `ack ${ack.id} ${ack.state}`;
+  if (ack.state === "delivered" || ack.state === "audited") {
+    return `ack ${ack.id} ${ack.state} at ${ack.seam} #${ack.iteration}`;
   }
+  if (ack.state !== "revoked") return `ack ${ack.id} ${ack.state}`;
+  return `ack ${ack.id} revoked${ack.reason === "replaced" ? ` (replaced by ${ack.replacedBy})` : ""}`;
 }
 
-function noArgs(command: string, args: string[]): void {
+/** `{}` for a command that takes no arguments (after the checks of its options). */
+function noArgs(command: string, args: string[], ..._checked: unknown[]): Record<string, never> {
   if (args.length > 0) throw new UsageError(`${command} takes no arguments`);
+  return {};
 }
 
-function integer(flag: string, value: string): number {
+function integer(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new UsageError(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
-  return n;
+  if (Number.isInteger(n) && n > 0) return n;
+  throw new UsageError(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
 }
 
 function parse(argv: string[]) {

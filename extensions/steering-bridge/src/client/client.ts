@@ -1,66 +1,66 @@
 import { connect, type Socket } from "node:net";
-import { isJSONRPCRequest, isJSONRPCResponse, JSONRPCClient, type JSONRPCResponse } from "json-rpc-2.0";
-import { LineFramer, MAX_FRAME_BYTES } from "../endpoint/framing.ts";
+import { LineFramer, MAX_FRAME_BYTES } from "../protocol/framing.ts";
 import {
+  type CancelParams,
+  CancelToolCall,
   ERROR_CODES,
-  METHODS,
-  NOTIFICATIONS,
-  type SteeringMethods,
-  type SteeringNotifications,
-} from "../endpoint/protocol.ts";
+  Inject,
+  type InjectParams,
+  type Method,
+  type NotificationName,
+  type NotificationParams,
+  Pending,
+  type PendingParams,
+  PostEvent,
+  type PostEventParams,
+  Remind,
+  Revoke,
+  Status,
+  SteeringRpcError,
+  Subscribe,
+  type SubscribeParams,
+} from "../protocol/protocol.ts";
+
+export { SteeringRpcError } from "../protocol/protocol.ts";
 
 /** How long a request waits for its answer unless told otherwise (a suspended or stuck pi never answers). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
-/** A JSON-RPC error answered by the session (code and message as sent). */
-export class SteeringRpcError extends Error {
-  readonly code: number;
-  readonly data: unknown;
-  constructor(code: number, message: string, data?: unknown) {
-    super(message);
-    this.name = "SteeringRpcError";
-    this.code = code;
-    this.data = data;
-  }
+interface Waiting {
+  resolve: (result: unknown) => void;
+  reject: (error: Error) => void;
 }
 
-type Params<M extends keyof SteeringMethods> = SteeringMethods[M]["params"];
-type Result<M extends keyof SteeringMethods> = SteeringMethods[M]["result"];
-type NotificationListener<N extends keyof SteeringNotifications> = (params: SteeringNotifications[N]) => void;
-
 /**
- * Typed client of a session's steering socket (what `pi-steer` uses). One connection; requests may overlap;
- * notifications (`steer/checkpoint`, `steer/ack`) arrive after `subscribe()`.
+ * Typed client of a session's steering socket (what `pi-steer` uses): `request(Inject, params)` with any method
+ * descriptor of the protocol, or the shorthands below. One connection; requests may overlap; notifications
+ * (`steer/checkpoint`, `steer/ack`) arrive after `subscribe()`.
  */
 export class SteeringClient {
   readonly #socket: Socket;
-  readonly #rpc: JSONRPCClient;
+  readonly #waiting = new Map<number, Waiting>();
   readonly #listeners = new Map<string, Set<(params: never) => void>>();
   readonly #closeListeners = new Set<(error?: Error) => void>();
   readonly #socketPath: string;
   readonly #requestTimeoutMs: number;
+  #nextId = 1;
   /** The server's own error about this connection (busy, timed out), answered with id null. */
   #connectionError: SteeringRpcError | undefined;
+  #closedError: Error | undefined;
 
   private constructor(socket: Socket, socketPath: string, requestTimeoutMs: number) {
     this.#socket = socket;
     this.#socketPath = socketPath;
     this.#requestTimeoutMs = requestTimeoutMs;
-    this.#rpc = new JSONRPCClient((request) => {
-      if (socket.destroyed) throw new Error("steering socket is closed");
-      socket.write(`${JSON.stringify(request)}\n`);
-    });
     const framer = new LineFramer(MAX_FRAME_BYTES);
     socket.on("data", (chunk: Buffer) => {
       for (const event of framer.push(chunk)) {
         if (event.type !== "frame") continue;
-        let message: unknown;
         try {
-          message = JSON.parse(event.text);
+          this.#receive(JSON.parse(event.text));
         } catch {
-          continue;
+          // Not JSON: no request can be matched to it.
         }
-        this.#receive(message);
       }
     });
     let failure: Error | undefined;
@@ -68,8 +68,10 @@ export class SteeringClient {
       failure = error;
     });
     socket.on("close", () => {
-      const reason = this.#connectionError?.message ?? (failure ? failure.message : undefined);
-      this.#rpc.rejectAllPendingRequests(`steering socket closed${reason ? `: ${reason}` : ""}`);
+      const reason = this.#connectionError?.message ?? failure?.message;
+      this.#closedError = this.#connectionError ?? new Error(`steering socket closed${reason ? `: ${reason}` : ""}`);
+      for (const waiting of this.#waiting.values()) waiting.reject(this.#closedError);
+      this.#waiting.clear();
       for (const listener of this.#closeListeners) listener(failure);
     });
   }
@@ -96,69 +98,48 @@ export class SteeringClient {
   }
 
   /**
-   * Call one method, typed by name. Rejects with SteeringRpcError for a JSON-RPC error answer (also when the
-   * server turned the connection away: `-32004` busy, `-32005` timed out), and with a RequestTimeoutError when no
-   * answer came within the request timeout (default 10 s, or `timeoutMs`).
+   * Call one method, typed by its descriptor. Rejects with SteeringRpcError for a JSON-RPC error answer (also when
+   * the server turned the connection away: `-32004` busy, `-32005` timed out), and with a RequestTimeoutError when
+   * no answer came within the request timeout (default 10 s, plus what the method waits, or `timeoutMs`).
    */
-  async call<M extends keyof SteeringMethods>(
-    method: M,
-    params: Params<M>,
-    options: { timeoutMs?: number } = {},
-  ): Promise<Result<M>> {
-    const timeoutMs = options.timeoutMs ?? this.#requestTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RequestTimeoutError(method, timeoutMs, this.#socketPath)), timeoutMs);
+  request<P, R>(method: Method<P, R>, params: P, options: { timeoutMs?: number } = {}): Promise<R> {
+    const timeoutMs = options.timeoutMs ?? this.#requestTimeoutMs + (method.waitsMs?.(params) ?? 0);
+    return new Promise<R>((resolve, reject) => {
+      if (this.#closedError || this.#socket.destroyed) {
+        reject(this.#closedError ?? new Error("steering socket is closed"));
+        return;
+      }
+      const id = this.#nextId++;
+      const timer = setTimeout(() => {
+        this.#waiting.delete(id);
+        reject(new RequestTimeoutError(method.name, timeoutMs, this.#socketPath));
+      }, timeoutMs);
       timer.unref?.();
+      const settle =
+        <T>(done: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          this.#waiting.delete(id);
+          done(value);
+        };
+      this.#waiting.set(id, { resolve: settle(resolve as (result: unknown) => void), reject: settle(reject) });
+      this.#socket.write(`${JSON.stringify({ jsonrpc: "2.0", id, method: method.name, params })}\n`);
     });
-    let response: JSONRPCResponse;
-    try {
-      response = await Promise.race([
-        this.#rpc.requestAdvanced({ jsonrpc: "2.0", id: this.#nextId++, method, params }),
-        timedOut,
-      ]);
-    } catch (error) {
-      if (this.#connectionError) throw this.#connectionError;
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
-    if (response.error) throw new SteeringRpcError(response.error.code, response.error.message, response.error.data);
-    return response.result as Result<M>;
   }
-  #nextId = 1;
 
-  inject(params: Params<"steer/inject">) {
-    return this.call(METHODS.inject, params);
-  }
-  remind(params: Params<"steer/remind">) {
-    return this.call(METHODS.remind, params);
-  }
-  postEvent(params: Params<"steer/postEvent">) {
-    return this.call(METHODS.postEvent, params);
-  }
-  /** The request waits for the cancel's own timeout (default 5 s) plus the request timeout. */
-  cancelToolCall(params: Params<"steer/cancelToolCall">) {
-    return this.call(METHODS.cancelToolCall, params, {
-      timeoutMs: (params.timeoutMs ?? 5000) + this.#requestTimeoutMs,
-    });
-  }
+  // Shorthands, one per method of the protocol.
+  readonly inject = (params: InjectParams) => this.request(Inject, params);
+  readonly remind = (params: InjectParams) => this.request(Remind, params);
+  readonly postEvent = (params: PostEventParams) => this.request(PostEvent, params);
+  readonly cancelToolCall = (params: CancelParams) => this.request(CancelToolCall, params);
   /** One page of pending items (content previews); pass `nextCursor` as `cursor` for the next. */
-  pending(params: Params<"steer/pending"> = {}) {
-    return this.call(METHODS.pending, params);
-  }
-  revoke(id: string) {
-    return this.call(METHODS.revoke, { id });
-  }
-  status() {
-    return this.call(METHODS.status, {});
-  }
-  subscribe(params: Params<"steer/subscribe"> = {}) {
-    return this.call(METHODS.subscribe, params);
-  }
+  readonly pending = (params: PendingParams = {}) => this.request(Pending, params);
+  readonly revoke = (id: string) => this.request(Revoke, { id });
+  readonly status = () => this.request(Status, {});
+  readonly subscribe = (params: SubscribeParams = {}) => this.request(Subscribe, params);
 
   /** Listen to a notification (after `subscribe()`); returns an unsubscribe function. */
-  on<N extends keyof SteeringNotifications>(notification: N, listener: NotificationListener<N>): () => void {
+  on<N extends NotificationName>(notification: N, listener: (params: NotificationParams<N>) => void): () => void {
     let set = this.#listeners.get(notification);
     if (!set) {
       set = new Set();
@@ -174,11 +155,6 @@ export class SteeringClient {
     return () => this.#closeListeners.delete(listener);
   }
 
-  /** Send raw bytes (tests of the server's handling of bad input). */
-  writeRaw(data: string | Buffer): void {
-    this.#socket.write(data);
-  }
-
   close(): Promise<void> {
     return new Promise((resolve) => {
       if (this.#socket.destroyed) return resolve();
@@ -188,26 +164,21 @@ export class SteeringClient {
     });
   }
 
-  #receive(message: unknown): void {
-    const error = (message as { id?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } })?.error;
-    if (
-      (message as { id?: unknown })?.id === null &&
-      (error?.code === ERROR_CODES.busy || error?.code === ERROR_CODES.timeout)
-    ) {
+  #receive(message: { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: RpcError }): void {
+    const { id, error } = message;
+    if (id === null && (error?.code === ERROR_CODES.busy || error?.code === ERROR_CODES.timeout)) {
       this.#connectionError = new SteeringRpcError(error.code, String(error.message), error.data);
-      return;
-    }
-    if (Array.isArray(message) || isJSONRPCResponse(message)) {
-      this.#rpc.receive(message as JSONRPCResponse);
-      return;
-    }
-    if (isJSONRPCRequest(message) && message.id === undefined) {
-      const known = message.method === NOTIFICATIONS.ack || message.method === NOTIFICATIONS.checkpoint;
-      if (!known) return;
+    } else if (typeof id === "number") {
+      const waiting = this.#waiting.get(id);
+      if (error) waiting?.reject(new SteeringRpcError(Number(error.code), String(error.message), error.data));
+      else waiting?.resolve(message.result);
+    } else if (id === undefined && typeof message.method === "string") {
       for (const listener of this.#listeners.get(message.method) ?? []) listener(message.params as never);
     }
   }
 }
+
+type RpcError = { code?: unknown; message?: unknown; data?: unknown };
 
 /** No answer within the request timeout: the session's pi is suspended, stuck, or not the pi it claims to be. */
 export class RequestTimeoutError extends Error {
@@ -235,11 +206,10 @@ export async function withSteeringClient<T>(
 ): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   for (let attempt = 0; ; attempt++) {
-    const connectOptions: { timeoutMs: number; requestTimeoutMs?: number } = {
+    const client = await SteeringClient.connect(socketPath, {
       timeoutMs: Math.max(1, deadline - Date.now()),
-    };
-    if (options.requestTimeoutMs !== undefined) connectOptions.requestTimeoutMs = options.requestTimeoutMs;
-    const client = await SteeringClient.connect(socketPath, connectOptions);
+      ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    });
     try {
       return await work(client);
     } catch (error) {

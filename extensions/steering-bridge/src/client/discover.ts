@@ -22,7 +22,9 @@ export function findSessions(options: { agentDir?: string } = {}): SessionInfo[]
  * The session to talk to: the one named by `sessionId` (a unique prefix is enough), else the only live session
  * whose cwd is `cwd` or, failing that, its nearest parent with a session.
  */
-export function resolveSession(options: { sessionId?: string; cwd?: string; agentDir?: string } = {}): SessionInfo {
+export function resolveSession(
+  options: { sessionId?: string | undefined; cwd?: string; agentDir?: string } = {},
+): SessionInfo {
   const sessions = findSessions(options);
   if (options.sessionId) {
     const matches = sessions.filter(

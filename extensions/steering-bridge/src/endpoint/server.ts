@@ -1,18 +1,10 @@
 import { chmodSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import {
-  createJSONRPCErrorResponse,
-  createJSONRPCNotification,
-  JSONRPCErrorException,
-  type JSONRPCResponse,
-  JSONRPCServer,
-} from "json-rpc-2.0";
-import type { z } from "zod";
-import { type SteeringBridge, UnavailableError } from "../bridge/steering-bridge.ts";
-import { PendingCursorError, pagePending } from "../queue/pending-page.ts";
-import { QueueFullError, SteeringInputError } from "../queue/steering-queue.ts";
-import { type Checked, parseFrame, serializeReply } from "./envelope.ts";
-import { type FrameEvent, LineFramer, MAX_FRAME_BYTES } from "./framing.ts";
+import type { SteeringBridge } from "../bridge/steering-bridge.ts";
+import { errorResponse, serializeReply } from "../protocol/envelope.ts";
+import { type FrameEvent, LineFramer, MAX_FRAME_BYTES } from "../protocol/framing.ts";
+import { ERROR_CODES, NOTIFICATIONS } from "../protocol/protocol.ts";
+import { answerFrame, bridgeHandlers, type Caller, methodTable } from "./methods.ts";
 import {
   checkReplaceable,
   ensurePrivateDir,
@@ -21,20 +13,6 @@ import {
   sessionPaths,
   steeringDir,
 } from "./paths.ts";
-import {
-  CancelParams,
-  describeIssues,
-  EmptyParams,
-  ERROR_CODES,
-  InjectParams,
-  type InjectResult,
-  METHODS,
-  NOTIFICATIONS,
-  PendingParams,
-  PostEventParams,
-  RevokeParams,
-  SubscribeParams,
-} from "./protocol.ts";
 import {
   isSessionLive,
   listSessions,
@@ -88,10 +66,8 @@ export interface Endpoint {
   close(): Promise<void>;
 }
 
-interface Connection {
+interface Connection extends Caller {
   socket: Socket;
-  checkpoints: boolean;
-  acks: boolean;
   /** Requests being answered now (a cancel may wait for its tool). */
   running: number;
 }
@@ -107,7 +83,7 @@ export class SessionTakenError extends Error {
 }
 
 /**
- * The session's control endpoint: JSON-RPC 2.0 (json-rpc-2.0) over an owner-only Unix socket, one message per
+ * The session's control endpoint: JSON-RPC 2.0 over an owner-only Unix socket, one message per
  * line. Every method validates its params with zod and answers standard error codes. Every path from a byte to
  * a reply is caught at the connection: a bad frame, a hostile id or a failing reply costs that request, never the
  * agent. Connections are capped and timed out. The server is unref'd: it never keeps pi alive on its own.
@@ -137,9 +113,9 @@ export async function startEndpoint(options: EndpointOptions): Promise<Endpoint>
     if (path !== undefined && checkReplaceable(path)) removeQuietly(path);
   }
 
-  const rpc = createRpc(bridge);
+  const table = methodTable(bridgeHandlers(bridge));
   const connections = new Set<Connection>();
-  const server: Server = createServer((socket) => serveConnection(socket, rpc, connections, limits));
+  const server: Server = createServer((socket) => serveConnection(socket, table, connections, limits));
   server.on("error", () => {});
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -166,13 +142,13 @@ export async function startEndpoint(options: EndpointOptions): Promise<Endpoint>
     let line: string | undefined;
     for (const connection of connections) {
       if (!want(connection)) continue;
-      line ??= serializeReply(createJSONRPCNotification(method, params), null);
+      line ??= serializeReply({ jsonrpc: "2.0", method, params }, null);
       write(connection.socket, line);
     }
   };
-  const offAck = bridge.onAck((ack) => broadcast(NOTIFICATIONS.ack, ack, (c) => c.acks));
+  const offAck = bridge.onAck((ack) => broadcast(NOTIFICATIONS.ack.name, ack, (c) => c.acks));
   const offCheckpoint = bridge.onCheckpoint((checkpoint) =>
-    broadcast(NOTIFICATIONS.checkpoint, checkpoint, (c) => c.checkpoints),
+    broadcast(NOTIFICATIONS.checkpoint.name, checkpoint, (c) => c.checkpoints),
   );
 
   const removeFiles = () => {
@@ -203,7 +179,7 @@ export async function startEndpoint(options: EndpointOptions): Promise<Endpoint>
 
 function serveConnection(
   socket: Socket,
-  rpc: JSONRPCServer<Connection>,
+  table: ReturnType<typeof methodTable>,
   connections: Set<Connection>,
   limits: Required<EndpointLimits>,
 ): void {
@@ -211,16 +187,8 @@ function serveConnection(
   socket.unref();
   if (connections.size >= limits.maxConnections) {
     // Told once why, then closed at once: a flood of connections costs a descriptor for a moment each.
-    const line = serializeReply(
-      createJSONRPCErrorResponse(
-        null,
-        ERROR_CODES.busy,
-        `Busy: this session's steering socket has its maximum of ${limits.maxConnections} connections open; retry shortly`,
-        { max: limits.maxConnections },
-      ),
-      null,
-    );
-    socket.write(line); // a small write to a fresh Unix socket goes to the kernel at once
+    const busy = `Busy: this session's steering socket has its maximum of ${limits.maxConnections} connections open; retry shortly`;
+    socket.write(notice(ERROR_CODES.busy, busy, { max: limits.maxConnections })); // a small write goes out at once
     socket.destroy();
     return;
   }
@@ -228,7 +196,7 @@ function serveConnection(
   connections.add(connection);
   const framer = new LineFramer(MAX_FRAME_BYTES);
   const closeWith = (message: string, timeoutMs: number) => {
-    write(socket, serializeReply(createJSONRPCErrorResponse(null, ERROR_CODES.timeout, message, { timeoutMs }), null));
+    write(socket, notice(ERROR_CODES.timeout, message, { timeoutMs }));
     socket.end();
     setTimeout(() => socket.destroy(), 1000).unref();
   };
@@ -265,31 +233,17 @@ function serveConnection(
     watchFrame();
     for (const event of events) {
       if (event.type === "oversized") {
-        write(
-          socket,
-          serializeReply(
-            createJSONRPCErrorResponse(
-              null,
-              ERROR_CODES.invalidRequest,
-              `Invalid Request: frame exceeds the ${MAX_FRAME_BYTES}-byte limit (1 MiB); it is skipped up to its newline`,
-            ),
-            null,
-          ),
-        );
+        const why = `frame exceeds the ${MAX_FRAME_BYTES}-byte limit (1 MiB); it is skipped up to its newline`;
+        write(socket, notice(ERROR_CODES.invalidRequest, `Invalid Request: ${why}`));
         continue;
       }
       connection.running++;
-      answerFrame(event.text, rpc, connection)
+      answerFrame(event.text, table, connection)
         .then(
           (line) => {
             if (line !== undefined) write(socket, line);
           },
-          () => {
-            write(
-              socket,
-              serializeReply(createJSONRPCErrorResponse(null, ERROR_CODES.internalError, "Internal error"), null),
-            );
-          },
+          () => write(socket, notice(ERROR_CODES.internalError, "Internal error")),
         )
         .finally(() => {
           connection.running--;
@@ -303,41 +257,6 @@ function serveConnection(
   });
 }
 
-/** Answer one frame: the reply line, or undefined for notifications only. Never rejects on client input. */
-async function answerFrame(text: string, rpc: JSONRPCServer<Connection>, connection: Connection) {
-  const frame = parseFrame(text);
-  if (frame.type === "error") return serializeReply(frame.response, null);
-  if (frame.type === "single") {
-    const response = await answerOne(frame.message, rpc, connection);
-    return response ? serializeReply(response, response.id) : undefined;
-  }
-  // A batch is answered with an array (even of one), or not at all when it held only notifications.
-  const responses = (await Promise.all(frame.messages.map((m) => answerOne(m, rpc, connection)))).filter(
-    (r): r is JSONRPCResponse => r !== null,
-  );
-  return responses.length > 0 ? serializeReply(responses, null) : undefined;
-}
-
-async function answerOne(
-  message: Checked,
-  rpc: JSONRPCServer<Connection>,
-  connection: Connection,
-): Promise<JSONRPCResponse | null> {
-  if ("error" in message) return message.error;
-  const { request } = message;
-  try {
-    return await rpc.receive(request, connection);
-  } catch (error) {
-    return request.id === undefined
-      ? null
-      : createJSONRPCErrorResponse(
-          request.id,
-          ERROR_CODES.internalError,
-          `Internal error: ${String((error as Error)?.message ?? error)}`,
-        );
-  }
-}
-
 function write(socket: Socket, line: string): void {
   if (socket.destroyed || !socket.writable) return;
   if (socket.writableLength > MAX_BUFFERED_OUTPUT) {
@@ -347,81 +266,7 @@ function write(socket: Socket, line: string): void {
   socket.write(line);
 }
 
-function parse<T extends z.ZodType>(schema: T, params: unknown): z.infer<T> {
-  const result = schema.safeParse(params ?? {});
-  if (!result.success) {
-    const { message, issues } = describeIssues(result.error);
-    throw new JSONRPCErrorException(`Invalid params: ${message}`, ERROR_CODES.invalidParams, { issues });
-  }
-  return result.data;
-}
-
-function createRpc(bridge: SteeringBridge): JSONRPCServer<Connection> {
-  const rpc = new JSONRPCServer<Connection>({ errorListener: () => {} });
-  rpc.mapErrorToJSONRPCErrorResponse = (id, error: unknown) => {
-    if (error instanceof JSONRPCErrorException)
-      return createJSONRPCErrorResponse(id, error.code, error.message, error.data);
-    if (error instanceof SteeringInputError) {
-      return createJSONRPCErrorResponse(id, ERROR_CODES.invalidParams, `Invalid params: ${error.message}`, {
-        issues: [{ path: error.field, message: error.message }],
-      });
-    }
-    if (error instanceof QueueFullError) {
-      return createJSONRPCErrorResponse(id, ERROR_CODES.queueFull, error.message, {
-        limit: error.limit,
-        max: error.max,
-      });
-    }
-    if (error instanceof PendingCursorError) {
-      return createJSONRPCErrorResponse(id, ERROR_CODES.invalidParams, `Invalid params: ${error.message}`, {
-        issues: [{ path: "cursor", message: error.message }],
-      });
-    }
-    if (error instanceof UnavailableError) {
-      return createJSONRPCErrorResponse(id, ERROR_CODES.unavailable, error.message, { feature: error.feature });
-    }
-    return createJSONRPCErrorResponse(
-      id,
-      ERROR_CODES.internalError,
-      `Internal error: ${String((error as Error)?.message ?? error)}`,
-    );
-  };
-  rpc.handleMethodNotFound = async (request) =>
-    request.id === undefined
-      ? null
-      : createJSONRPCErrorResponse(
-          request.id,
-          ERROR_CODES.methodNotFound,
-          `Method not found: ${JSON.stringify(request.method)}; expected one of ${Object.values(METHODS).join(", ")}`,
-        );
-
-  const inject =
-    (kind: "message" | "reminder") =>
-    (params: unknown): InjectResult => {
-      const p = parse(InjectParams, params);
-      return bridge.inject({ ...p, kind, source: p.source ?? "socket" });
-    };
-  rpc.addMethod(METHODS.inject, inject("message"));
-  rpc.addMethod(METHODS.remind, inject("reminder"));
-  rpc.addMethod(METHODS.postEvent, (params: unknown) => {
-    const p = parse(PostEventParams, params);
-    return bridge.inject({ ...p, kind: "note", source: p.source ?? "socket" });
-  });
-  rpc.addMethod(METHODS.cancelToolCall, (params: unknown) => {
-    const { callId, ...options } = parse(CancelParams, params);
-    return bridge.cancelToolCall(callId, options);
-  });
-  rpc.addMethod(METHODS.pending, (params: unknown) => pagePending(bridge.queue, parse(PendingParams, params)));
-  rpc.addMethod(METHODS.revoke, (params: unknown) => bridge.revoke(parse(RevokeParams, params).id));
-  rpc.addMethod(METHODS.status, (params: unknown) => {
-    parse(EmptyParams, params);
-    return bridge.status();
-  });
-  rpc.addMethod(METHODS.subscribe, (params: unknown, connection: Connection) => {
-    const p = parse(SubscribeParams, params);
-    connection.checkpoints = p.checkpoints ?? true;
-    connection.acks = p.acks ?? true;
-    return { checkpoints: connection.checkpoints, acks: connection.acks };
-  });
-  return rpc;
+/** A line the server sends about the connection itself (not answering a request): id null. */
+function notice(code: number, message: string, data?: unknown): string {
+  return serializeReply(errorResponse(null, code, message, data), null);
 }

@@ -1,11 +1,27 @@
-import {
-  createJSONRPCErrorResponse,
-  type JSONRPCErrorResponse,
-  type JSONRPCID,
-  type JSONRPCRequest,
-} from "json-rpc-2.0";
 import { MAX_FRAME_BYTES } from "./framing.ts";
 import { ERROR_CODES } from "./protocol.ts";
+
+/** JSON-RPC 2.0 ids: only these are echoed (§4). */
+export type RpcId = string | number | null;
+export interface RpcRequest {
+  jsonrpc: "2.0";
+  /** Absent on a notification (no answer is sent). */
+  id?: RpcId;
+  method: string;
+  params?: unknown;
+}
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+export type RpcResponse = { jsonrpc: "2.0"; id: RpcId } & ({ result: unknown } | { error: RpcErrorObject });
+export type RpcErrorResponse = { jsonrpc: "2.0"; id: RpcId; error: RpcErrorObject };
+
+/** An error answer; `data` only when given. */
+export function errorResponse(id: RpcId, code: number, message: string, data?: unknown): RpcErrorResponse {
+  return { jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } };
+}
 
 /** Most requests one batch may hold: a batch is answered as a whole, so it is bounded like a frame. */
 export const MAX_BATCH_REQUESTS = 100;
@@ -14,10 +30,10 @@ export const MAX_BATCH_REQUESTS = 100;
 export type ParsedFrame =
   | { type: "single"; message: Checked }
   | { type: "batch"; messages: Checked[] }
-  | { type: "error"; response: JSONRPCErrorResponse };
+  | { type: "error"; response: RpcErrorResponse };
 
 /** A frame member: a well-formed request to run, or the error answering it. */
-export type Checked = { request: JSONRPCRequest } | { error: JSONRPCErrorResponse };
+export type Checked = { request: RpcRequest } | { error: RpcErrorResponse };
 
 /**
  * Parse and check one frame's JSON-RPC envelope. Pure, and never throws: whatever the bytes, the answer is a
@@ -29,7 +45,7 @@ export function parseFrame(text: string): ParsedFrame {
   try {
     value = JSON.parse(text);
   } catch {
-    return { type: "error", response: createJSONRPCErrorResponse(null, ERROR_CODES.parseError, "Parse error") };
+    return { type: "error", response: errorResponse(null, ERROR_CODES.parseError, "Parse error") };
   }
   if (!Array.isArray(value)) return { type: "single", message: checkRequest(value) };
   if (value.length === 0) {
@@ -55,7 +71,7 @@ export function checkRequest(value: unknown): Checked {
   if (hasId && !isValidId(id)) {
     return { error: invalid(null, "id must be a string, a number or null") };
   }
-  const echo: JSONRPCID = hasId ? (id as JSONRPCID) : null;
+  const echo: RpcId = hasId ? (id as RpcId) : null;
   if (message["jsonrpc"] !== "2.0") return { error: invalid(echo, 'jsonrpc must be "2.0"') };
   if (typeof message["method"] !== "string") return { error: invalid(echo, "method must be a string") };
   const params = message["params"];
@@ -65,15 +81,15 @@ export function checkRequest(value: unknown): Checked {
   if ("result" in message || "error" in message) {
     return { error: invalid(echo, "a request carries no result or error") };
   }
-  return { request: message as unknown as JSONRPCRequest };
+  return { request: message as unknown as RpcRequest };
 }
 
 function isValidId(id: unknown): boolean {
   return typeof id === "string" ? id.length <= 256 : (typeof id === "number" && Number.isFinite(id)) || id === null;
 }
 
-function invalid(id: JSONRPCID, why: string): JSONRPCErrorResponse {
-  return createJSONRPCErrorResponse(id, ERROR_CODES.invalidRequest, `Invalid Request: ${why}`);
+function invalid(id: RpcId, why: string): RpcErrorResponse {
+  return errorResponse(id, ERROR_CODES.invalidRequest, `Invalid Request: ${why}`);
 }
 
 /**
@@ -81,26 +97,17 @@ function invalid(id: JSONRPCID, why: string): JSONRPCErrorResponse {
  * serialized answers -32603, one over the frame limit answers -32003 naming the limit (the peer's framer would
  * drop it otherwise).
  */
-export function serializeReply(
-  response: unknown,
-  id: JSONRPCID | undefined,
-  maxBytes: number = MAX_FRAME_BYTES,
-): string {
+export function serializeReply(response: unknown, id: RpcId | undefined, maxBytes: number = MAX_FRAME_BYTES): string {
   let line: string;
   try {
     line = `${JSON.stringify(response)}\n`;
   } catch (error) {
-    return `${JSON.stringify(
-      createJSONRPCErrorResponse(
-        id ?? null,
-        ERROR_CODES.internalError,
-        `Internal error: the reply could not be serialized (${(error as Error)?.message ?? String(error)})`,
-      ),
-    )}\n`;
+    const why = (error as Error)?.message ?? String(error);
+    line = `${JSON.stringify(errorResponse(id ?? null, ERROR_CODES.internalError, `Internal error: the reply could not be serialized (${why})`))}\n`;
   }
   if (Buffer.byteLength(line) <= maxBytes) return line;
   return `${JSON.stringify(
-    createJSONRPCErrorResponse(
+    errorResponse(
       id ?? null,
       ERROR_CODES.replyTooLarge,
       `Reply too large: ${Buffer.byteLength(line)} bytes, over the ${maxBytes}-byte frame limit; page the request`,

@@ -4,24 +4,35 @@ import type { CancelToolCallResult } from "../bridge/cancel.ts";
 import type { BridgeStatus, InjectResult } from "../bridge/steering-bridge.ts";
 import type { Ack, RevokeResult, SteeringItem } from "../queue/types.ts";
 
-export type { InjectResult };
+/**
+ * The steering socket's protocol, as data: one descriptor per method (its wire name, the check of its params, its
+ * result type) in the way LSP declares `RequestType`s. The server's method table, the client's typed
+ * `request(Inject, params)` and pi-steer's commands are all built from these constants, so they cannot drift.
+ * This folder is the leaf both sides import: it imports nothing from the endpoint, the client or the CLI.
+ */
+export interface Method<P = unknown, R = unknown> {
+  readonly name: string;
+  /** Checks the params off the wire (the server's first step, so an error names the field). */
+  readonly params: z.ZodType<P>;
+  /** Never set: carries the result type. */
+  readonly result?: R;
+  /** How long the server may take beyond a request's timeout (a cancel waits for its tool to stop). */
+  waitsMs?(params: P): number;
+}
 
-/** The JSON-RPC methods of a session's steering socket. */
-export const METHODS = {
-  inject: "steer/inject",
-  remind: "steer/remind",
-  postEvent: "steer/postEvent",
-  cancelToolCall: "steer/cancelToolCall",
-  pending: "steer/pending",
-  revoke: "steer/revoke",
-  status: "steer/status",
-  subscribe: "steer/subscribe",
-} as const;
+/** Declare a method: `method<InjectParams, InjectResult>("steer/inject", InjectParams)`. */
+export const method = <P, R>(name: string, params: z.ZodType<P>, waitsMs?: (params: P) => number): Method<P, R> =>
+  waitsMs ? { name, params, waitsMs } : { name, params };
 
-/** Notifications the server sends to subscribed clients. */
-export const NOTIFICATIONS = { checkpoint: "steer/checkpoint", ack: "steer/ack" } as const;
+/** A notification the server sends to subscribed clients; `N` keeps its name literal for typed listeners. */
+export interface Notification<P = unknown, N extends string = string> {
+  readonly name: N;
+  /** Never set: carries the params type. */
+  readonly params?: P;
+}
+const notification = <P, N extends string>(name: N): Notification<P, N> => ({ name });
 
-/** Error codes beyond JSON-RPC's standard ones (-32700 parse, -32600 request, -32601 method, -32602 params). */
+/** JSON-RPC's standard error codes and the steering socket's own (-32000 range; docs/protocol.md). */
 export const ERROR_CODES = {
   parseError: -32700,
   invalidRequest: -32600,
@@ -40,89 +51,80 @@ export const ERROR_CODES = {
   timeout: -32005,
 } as const;
 
-/** Longest content of one item, in UTF-8 bytes (the queue enforces it for every producer). */
-export const MAX_CONTENT_BYTES = 256 * 1024;
+/** A JSON-RPC error: thrown by a method on the server, and by the client for an error answer (code as sent). */
+export class SteeringRpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = "SteeringRpcError";
+    this.code = code;
+    this.data = data;
+  }
+}
 
 /** A zod error option that says "is required" for a missing field and `message` for a wrong one. */
 const expect = (message: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : message),
 });
+const object = <S extends z.ZodRawShape>(shape: S) =>
+  z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys" ? `unknown key(s): ${issue.keys.join(", ")}` : "must be an object",
+  });
 
+// The content cap (256 KiB) is the queue's: it holds for every producer, so it is not repeated here.
 const content = z
   .string(expect("must be a string"))
   .min(1, { error: "must not be empty" })
-  .refine((text) => Buffer.byteLength(text) <= MAX_CONTENT_BYTES, {
-    error: `must be at most ${MAX_CONTENT_BYTES} bytes (UTF-8)`,
-  })
   .refine((text) => text.trim() !== "", { error: "must not be blank" });
-const mode = z.enum(DELIVERY_MODES, expect(`must be one of ${DELIVERY_MODES.join(", ")}`));
-const ttlMs = z
-  .number({ error: "must be a number of milliseconds" })
-  .int({ error: "must be an integer" })
-  .positive({ error: "must be positive" })
-  .max(2 ** 31 - 1, { error: "must be at most 2147483647" });
-const dedupeKey = z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).max(256);
-const leftover = z.enum(["carry", "discard", "audit"], { error: "must be one of carry, discard, audit" });
-const source = z.string({ error: "must be a string" }).min(1).max(128);
-const id = z
-  .string({ error: "must be a string" })
-  .regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: "must be 1-64 characters of A-Z a-z 0-9 . _ : -" });
+const item = {
+  id: z
+    .string({ error: "must be a string" })
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: "must be 1-64 characters of A-Z a-z 0-9 . _ : -" })
+    .optional(),
+  content,
+  dedupeKey: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).max(256).optional(),
+  ttlMs: z
+    .number({ error: "must be a number of milliseconds" })
+    .int({ error: "must be an integer" })
+    .positive({ error: "must be positive" })
+    .max(2 ** 31 - 1, { error: "must be at most 2147483647" })
+    .optional(),
+  leftover: z.enum(["carry", "discard", "audit"], { error: "must be one of carry, discard, audit" }).optional(),
+  source: z.string({ error: "must be a string" }).min(1).max(128).optional(),
+};
 
 /** `steer/inject` and `steer/remind`: a message or a reminder for the bridge queue; mode is required. */
-export const InjectParams = z.strictObject(
-  {
-    id: id.optional(),
-    content,
-    mode,
-    dedupeKey: dedupeKey.optional(),
-    ttlMs: ttlMs.optional(),
-    leftover: leftover.optional(),
-    source: source.optional(),
-  },
-  {
-    error: (issue) =>
-      issue.code === "unrecognized_keys" ? `unknown key(s): ${issue.keys.join(", ")}` : "must be an object",
-  },
-);
+export const InjectParams = object({
+  ...item,
+  mode: z.enum(DELIVERY_MODES, expect(`must be one of ${DELIVERY_MODES.join(", ")}`)),
+});
 export type InjectParams = z.infer<typeof InjectParams>;
-
 /** `steer/postEvent`: an inbox note (a user-role message at pre_compact / post_compact); no mode. */
-export const PostEventParams = z.strictObject(
-  {
-    id: id.optional(),
-    content,
-    dedupeKey: dedupeKey.optional(),
-    ttlMs: ttlMs.optional(),
-    leftover: leftover.optional(),
-    source: source.optional(),
-  },
-  {
-    error: (issue) =>
-      issue.code === "unrecognized_keys" ? `unknown key(s): ${issue.keys.join(", ")}` : "must be an object",
-  },
-);
+export const PostEventParams = object(item);
 export type PostEventParams = z.infer<typeof PostEventParams>;
-
-export const CancelParams = z.strictObject({
+export const CancelParams = object({
   callId: z.string(expect("must be a string")).min(1, { error: "must not be empty" }),
   reason: z.string({ error: "must be a string" }).max(1024).optional(),
   injectReminder: z.boolean({ error: "must be a boolean" }).optional(),
   timeoutMs: z.number({ error: "must be a number" }).int().positive().max(600_000).optional(),
 });
 export type CancelParams = z.infer<typeof CancelParams>;
-
-export const RevokeParams = z.strictObject({ id: z.string(expect("must be a string")).min(1) });
-export const EmptyParams = z.strictObject({});
+export const RevokeParams = object({ id: z.string(expect("must be a string")).min(1) });
+export type RevokeParams = z.infer<typeof RevokeParams>;
+export const EmptyParams = object({});
+export type EmptyParams = z.infer<typeof EmptyParams>;
 /** Most items one `steer/pending` page holds, and the longest content preview it carries (replies stay small). */
 export const MAX_PENDING_PAGE = 200;
 export const MAX_PREVIEW_CHARS = 1000;
-export const PendingParams = z.strictObject({
+export const PendingParams = object({
   limit: z.number({ error: "must be a number" }).int().positive().max(MAX_PENDING_PAGE).optional(),
   cursor: z.string({ error: "must be a string" }).max(128).optional(),
   previewChars: z.number({ error: "must be a number" }).int().min(0).max(MAX_PREVIEW_CHARS).optional(),
 });
 export type PendingParams = z.infer<typeof PendingParams>;
-export const SubscribeParams = z.strictObject({
+export const SubscribeParams = object({
   checkpoints: z.boolean({ error: "must be a boolean" }).optional(),
   acks: z.boolean({ error: "must be a boolean" }).optional(),
 });
@@ -130,7 +132,6 @@ export type SubscribeParams = z.infer<typeof SubscribeParams>;
 
 /** A pending item as `steer/pending` lists it: content cut to a preview, with its full size. */
 export type PendingItemSummary = SteeringItem & { contentBytes: number; truncated?: true };
-
 /**
  * One page of `steer/pending`: up to `limit` items (default 50) in arrival order, content previews of
  * `previewChars` (default 200); `nextCursor` asks for the next page; `total` and `totalBytes` count all pending.
@@ -141,34 +142,57 @@ export interface PendingResult {
   totalBytes: number;
   nextCursor?: string;
 }
-
 export interface SubscribeResult {
   checkpoints: boolean;
   acks: boolean;
 }
+export type { BridgeStatus, InjectResult };
 
-/** Method name -> params and result types, for the typed client. */
-export interface SteeringMethods {
-  "steer/inject": { params: InjectParams; result: InjectResult };
-  "steer/remind": { params: InjectParams; result: InjectResult };
-  "steer/postEvent": { params: PostEventParams; result: InjectResult };
-  "steer/cancelToolCall": { params: CancelParams; result: CancelToolCallResult };
-  "steer/pending": { params: PendingParams; result: PendingResult };
-  "steer/revoke": { params: { id: string }; result: RevokeResult };
-  "steer/status": { params: Record<string, never>; result: BridgeStatus };
-  "steer/subscribe": { params: SubscribeParams; result: SubscribeResult };
-}
+export const Inject = method<InjectParams, InjectResult>("steer/inject", InjectParams);
+export const Remind = method<InjectParams, InjectResult>("steer/remind", InjectParams);
+export const PostEvent = method<PostEventParams, InjectResult>("steer/postEvent", PostEventParams);
+/** Waits for the cancel's own timeout (default 5 s) on top of the request's. */
+export const CancelToolCall = method<CancelParams, CancelToolCallResult>(
+  "steer/cancelToolCall",
+  CancelParams,
+  (params) => params.timeoutMs ?? 5000,
+);
+export const Pending = method<PendingParams, PendingResult>("steer/pending", PendingParams);
+export const Revoke = method<RevokeParams, RevokeResult>("steer/revoke", RevokeParams);
+export const Status = method<EmptyParams, BridgeStatus>("steer/status", EmptyParams);
+export const Subscribe = method<SubscribeParams, SubscribeResult>("steer/subscribe", SubscribeParams);
+/** Every method of the socket: the server serves exactly these. */
+export const METHODS = {
+  inject: Inject,
+  remind: Remind,
+  postEvent: PostEvent,
+  cancelToolCall: CancelToolCall,
+  pending: Pending,
+  revoke: Revoke,
+  status: Status,
+  subscribe: Subscribe,
+} as const;
 
-export interface SteeringNotifications {
-  "steer/checkpoint": LoopCheckpoint;
-  "steer/ack": Ack;
-}
+export const CheckpointNotification = notification<LoopCheckpoint, "steer/checkpoint">("steer/checkpoint");
+export const AckNotification = notification<Ack, "steer/ack">("steer/ack");
+/** Every notification a subscribed client may receive. */
+export const NOTIFICATIONS = { checkpoint: CheckpointNotification, ack: AckNotification } as const;
+export type NotificationName = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]["name"];
+/** The params of the notification called `N`. */
+export type NotificationParams<N extends NotificationName> =
+  Extract<(typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS], { name: N }> extends Notification<infer P> ? P : never;
 
-/** "mode: must be one of ...; ttlMs: must be positive" — which field and why, for a params error message. */
-export function describeIssues(error: z.ZodError): { message: string; issues: { path: string; message: string }[] } {
-  const issues = error.issues.map((issue) => ({
+/**
+ * Check `params` against the method's schema; a mismatch is a -32602 naming each field and why
+ * ("Invalid params: mode: must be one of ...; ttlMs: must be positive", `data.issues: [{ path, message }]`).
+ */
+export function parseParams<P>(method: Method<P>, params: unknown): P {
+  const result = method.params.safeParse(params ?? {});
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({
     path: issue.path.length > 0 ? issue.path.map(String).join(".") : "params",
     message: issue.message,
   }));
-  return { message: issues.map((issue) => `${issue.path}: ${issue.message}`).join("; "), issues };
+  const message = issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ");
+  throw new SteeringRpcError(ERROR_CODES.invalidParams, `Invalid params: ${message}`, { issues });
 }
