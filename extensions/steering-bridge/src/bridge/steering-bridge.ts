@@ -66,24 +66,35 @@ export class UnavailableError extends Error {
   }
 }
 
+/**
+ * Where the bridge meets the pi it runs in, decided once per session (host/patched.ts, host/stock.ts). Without one
+ * (a bridge used on its own) there are seams, no cancel, and audit_only items are rendered as `steering-audit` messages.
+ */
+export interface BridgeHost {
+  /** Loop seams exist (patched pi): items wait for their seam. */
+  seams: boolean;
+  /** The patched pi's cancel API, when it has one. */
+  cancel?: CancelBackend | undefined;
+  /** No seams (stock pi): each accepted item is handed here at once and acknowledged delivered to "pi_queue". */
+  handoff?: (items: SteeringItem[], running: boolean) => void;
+  /** Writes drained audit_only items where no model request reads them (pi: a custom session entry). */
+  audit?: (items: SteeringItem[], seam: LoopSeam | "pi_queue", iteration: number) => void;
+}
+
 export interface SteeringBridgeOptions {
   sessionId: string;
   cwd: string;
   queue?: SteeringQueue;
-  /** Loop seams exist (patched pi). Default true. */
-  seams?: boolean;
+  host?: BridgeHost;
 }
 
 type Listener<T> = (value: T) => void;
 
-/** Writes audit records where no model request reads them (pi: a custom session entry). */
-export type AuditSink = (items: SteeringItem[], seam: LoopSeam, iteration: number) => void;
-
 /**
  * One session's steering state: its queue, drained through an agent-core `CheckpointRegistry` (a bridge source
  * asked once per mode in the catalog's order, an inbox source at pre/post compact), plus what hosts ask about the
- * running loop (iteration, tool calls in flight) and the cancel backend. The pi adapter (extension.ts) feeds it
- * pi's events; the socket endpoint and other extensions call it.
+ * running loop (iteration, tool calls in flight) and its host (cancel, pi's own queue, audit records). extension.ts
+ * feeds it pi's events; the socket endpoint and other extensions call it.
  */
 export class SteeringBridge {
   readonly sessionId: string;
@@ -92,9 +103,7 @@ export class SteeringBridge {
   readonly registry = new CheckpointRegistry();
   readonly tools = new ToolTracker();
   readonly seams: boolean;
-  #cancel: CancelBackend | undefined;
-  #handoff: ((items: SteeringItem[]) => void) | undefined;
-  #auditSink: AuditSink | undefined;
+  readonly #host: BridgeHost;
   #running = false;
   #iteration = 0;
   #lastSeam: LoopSeam | undefined;
@@ -104,15 +113,16 @@ export class SteeringBridge {
     this.sessionId = options.sessionId;
     this.cwd = options.cwd;
     this.queue = options.queue ?? new SteeringQueue();
-    this.seams = options.seams ?? true;
+    this.#host = options.host ?? { seams: true };
+    this.seams = this.#host.seams;
     this.registry.registerDrainSource({
       name: "steering-bridge",
       channel: "bridge",
       drain: ({ mode, kind, iteration }) => {
         const items = this.queue.takeMode(mode as DeliveryMode, kind, iteration);
-        if (mode === "audit_only" && this.#auditSink && items.length > 0) {
+        if (mode === "audit_only" && this.#host.audit && items.length > 0) {
           // Audit records never become loop messages: no model request (chat, compaction, summary) can carry them.
-          this.#auditSink(items, kind, iteration);
+          this.#host.audit(items, kind, iteration);
           return [];
         }
         return items.map((item) => ({
@@ -131,38 +141,15 @@ export class SteeringBridge {
     });
   }
 
-  /**
-   * Where audit_only items go when a seam drains them. With a sink they are written there and never handed to the
-   * loop; without one (a bridge used on its own) they are rendered as `steering-audit` messages.
-   */
-  setAuditSink(sink: AuditSink | undefined): void {
-    this.#auditSink = sink;
-  }
-
-  /** Plug in (or remove) the patched pi's cancel API. */
-  setCancelBackend(backend: CancelBackend | undefined): void {
-    this.#cancel = backend;
-  }
-
-  /**
-   * Stock pi has no seams: every accepted item is handed at once to `handoff` (pi's own steer / follow-up queue)
-   * and acknowledged as delivered to "pi_queue" (audit_only: audited).
-   */
-  setHandoff(handoff: ((items: SteeringItem[]) => void) | undefined): void {
-    this.#handoff = handoff;
-  }
-
   enqueue(input: SteeringItemInput): EnqueueResult {
     return this.queue.enqueue(input);
   }
 
-  /** Hand every pending item to the stock-pi handoff now (items restored from a snapshot). */
-  flushToHandoff(): void {
-    if (this.#handoff && this.queue.size > 0) this.#handoff(this.queue.takeAll("pi_queue", this.#iteration));
-  }
-
-  get running(): boolean {
-    return this.#running;
+  /** Without seams: hand every pending item to the host now (at accept, and items restored at session start). */
+  handOff(): boolean {
+    if (!this.#host.handoff) return false;
+    if (this.queue.size > 0) this.#host.handoff(this.queue.takeAll("pi_queue", this.#iteration), this.#running);
+    return true;
   }
 
   /** Queue an item (or hand it to pi on stock pi); throws SteeringInputError on bad input. */
@@ -171,10 +158,7 @@ export class SteeringBridge {
     const result: InjectResult = { id: item.id };
     if (duplicate) return { id: item.id, duplicate: true };
     if (replaced !== undefined) result.replaced = replaced;
-    if (this.#handoff) {
-      this.#handoff(this.queue.takeAll("pi_queue", this.#iteration));
-      result.handedToPi = true;
-    }
+    if (this.handOff()) result.handedToPi = true;
     return result;
   }
 
@@ -234,7 +218,8 @@ export class SteeringBridge {
   }
 
   async cancelToolCall(callId: string, options: CancelToolCallOptions = {}): Promise<CancelToolCallResult> {
-    if (!this.#cancel) {
+    const backend = this.#host.cancel;
+    if (!backend) {
       throw new UnavailableError(
         "cancel_tool_call",
         "cancelling a tool call in flight needs the pi-rails patched pi (feature cancel_tool_call); this pi lacks it",
@@ -243,11 +228,11 @@ export class SteeringBridge {
     // Either pi's id or the provider's own (`call_…` of a Responses `call_…|fc_…`) names the call.
     const target = resolveCallId(
       callId,
-      this.#cancel.inFlight().map((call) => call.callId),
+      backend.inFlight().map((call) => call.callId),
     );
     const id = target ?? callId;
     const args = this.tools.argsOf(id);
-    const result = await this.#cancel.cancel(id, options);
+    const result = await backend.cancel(id, options);
     if ((result.status === "cancelled" || result.status === "timeout") && result.tool !== undefined) {
       // What the abort signal could not reach (a read blocked on a FIFO) is released, so the work really stops.
       releaseCancelledCall(result.tool, args, this.cwd);
@@ -262,9 +247,9 @@ export class SteeringBridge {
       cwd: this.cwd,
       running: this.#running,
       iteration: this.#iteration,
-      toolCallsInFlight: this.#cancel ? this.#cancel.inFlight() : this.tools.list(),
+      toolCallsInFlight: this.#host.cancel ? this.#host.cancel.inFlight() : this.tools.list(),
       pending: this.queue.pending().length,
-      features: { seams: this.seams, cancel: this.#cancel !== undefined },
+      features: { seams: this.seams, cancel: this.#host.cancel !== undefined },
     };
     if (this.#lastSeam) status.lastSeam = this.#lastSeam;
     return status;

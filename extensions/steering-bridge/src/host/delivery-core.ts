@@ -1,6 +1,6 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { latestSessionEntry, type NoticeBoard, writeSessionEntry } from "@pi-rails/agent-core/kit";
-import { SteeringBridge } from "../bridge/steering-bridge.ts";
+import { type BridgeHost, SteeringBridge } from "../bridge/steering-bridge.ts";
 import { ensurePrivateDir, resolveAgentDir, steeringDir } from "../endpoint/paths.ts";
 import { type Endpoint, startEndpoint } from "../endpoint/server.ts";
 import { STEERING_EVENTS, type SteeringApi } from "../events.ts";
@@ -11,13 +11,11 @@ import { openSessionStore, type SessionStore } from "../store/session-store.ts";
 /** Says a notice once per session (a TUI notification, or a line on stderr in print mode). */
 export type Notify = (key: string, message: string, level?: "info" | "warning") => void;
 
-/** What differs between a patched and a stock pi, chosen once per session (patched.ts, stock.ts). */
-export interface HostAdapter {
-  /** Loop seams exist: items wait for their seam. Without them each item goes to pi's own queue at once. */
-  readonly seams: boolean;
-  /** Connect a new session's bridge to what this pi offers (cancel, pi's own queue); say once what it lacks. */
-  attach(bridge: SteeringBridge, pi: ExtensionAPI, notify: Notify): void;
-}
+/**
+ * What differs between a patched and a stock pi (patched.ts, stock.ts), chosen once per session: the bridge's host
+ * (seams or pi's own queue, cancel), after saying once what this pi lacks.
+ */
+export type HostAdapter = (pi: ExtensionAPI, notify: Notify) => BridgeHost;
 
 /**
  * One session's steering, the same on both hosts: the bridge, its journal (accepted means on disk; only the process
@@ -39,9 +37,14 @@ export class SteeringSession {
     this.#pi = pi;
     this.#ctx = ctx;
     this.#notify = (key, message, level) => notices.once(ctx, key, message, level);
-    this.bridge = new SteeringBridge({ sessionId: ctx.sessionManager.getSessionId(), cwd: ctx.cwd, seams: host.seams });
-    host.attach(this.bridge, pi, this.#notify);
-    this.bridge.setAuditSink((items, seam, iteration) => writeAuditRecords(pi, items, seam, iteration));
+    this.bridge = new SteeringBridge({
+      sessionId: ctx.sessionManager.getSessionId(),
+      cwd: ctx.cwd,
+      host: {
+        ...host(pi, this.#notify),
+        audit: (items, seam, iteration) => writeAuditRecords(pi, items, seam, iteration),
+      },
+    });
     this.#restore();
     this.#cleanups.push(
       this.bridge.queue.onAccept(() => this.#footer()),
@@ -63,7 +66,7 @@ export class SteeringSession {
       }
     }
     this.#pi.events.emit(STEERING_EVENTS.ready, { api: this.api() });
-    this.bridge.flushToHandoff();
+    this.bridge.handOff();
     this.#footer();
   }
 

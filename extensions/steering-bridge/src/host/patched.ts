@@ -1,25 +1,24 @@
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { describeCancelledCall, hasPiPatchFeature } from "@pi-rails/agent-core/kit";
 import { hasCancelApi } from "../bridge/cancel.ts";
-import type { AgentMessage } from "../bridge/steering-bridge.ts";
+import type { AgentMessage, CancelBackend } from "../bridge/steering-bridge.ts";
 import type { SeamLog } from "../seams/seam-log.ts";
 import type { HostAdapter, SteeringSession } from "./delivery-core.ts";
 
 /** The pi-rails patched pi: items wait for their loop seam, and the tool call running now can be cancelled. */
-export const patchedHost: HostAdapter = {
-  seams: true,
-  attach(bridge, pi, notify) {
-    if (!hasPiPatchFeature("cancel_tool_call") || !hasCancelApi(pi)) {
-      const missing = "this pi has loop seams but not the cancel_tool_call patch feature";
-      return notify("no-cancel", `${missing}: cancelling a running tool call is unavailable`, "info");
-    }
-    const api = pi;
-    bridge.setCancelBackend({
-      // The model is told of a cancelled call by an id it knows (call_… on Responses, none for Gemini's made-up ids).
-      cancel: (callId, options) => api.cancelToolCall(callId, { ...options, describe: describeCancelledCall }),
-      inFlight: () => api.getToolCallsInFlight(),
-    });
-  },
+export const patchedHost: HostAdapter = (pi, notify) => {
+  if (!hasPiPatchFeature("cancel_tool_call") || !hasCancelApi(pi)) {
+    const missing = "this pi has loop seams but not the cancel_tool_call patch feature";
+    notify("no-cancel", `${missing}: cancelling a running tool call is unavailable`, "info");
+    return { seams: true };
+  }
+  const api = pi;
+  const cancel: CancelBackend = {
+    // The model is told of a cancelled call by an id it knows (call_… on Responses, none for Gemini's made-up ids).
+    cancel: (callId, options) => api.cancelToolCall(callId, { ...options, describe: describeCancelledCall }),
+    inFlight: () => api.getToolCallsInFlight(),
+  };
+  return { seams: true, cancel };
 };
 
 /**

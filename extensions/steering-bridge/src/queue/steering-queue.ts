@@ -114,14 +114,7 @@ export class SteeringQueue {
 
   /** Remember ids settled elsewhere (a journal of an earlier run): a retry with one of them is a duplicate. */
   rememberSettled(entries: Iterable<[string, AckState]>): void {
-    for (const [id, state] of entries) {
-      if (this.#pending.has(id)) continue;
-      if (this.#settled.size >= this.#settledLimit) {
-        this.#settledBefore = this.#settled;
-        this.#settled = new Map();
-      }
-      this.#settled.set(id, state);
-    }
+    for (const [id, state] of entries) if (!this.#pending.has(id)) this.#remember(id, state);
   }
 
   /** The arrival number of a pending item (increasing; for paging `pending`). */
@@ -216,34 +209,19 @@ export class SteeringQueue {
     return state ? { id, status: "already_settled", state } : { id, status: "unknown" };
   }
 
-  /** Take the bridge items of one mode (arrival order), acknowledging them as delivered at `seam`. */
+  /** Take the bridge items of one mode (arrival order), acknowledging them as delivered (or audited) at `seam`. */
   takeMode(mode: DeliveryMode, seam: LoopSeam, iteration: number): SteeringItem[] {
-    return this.#take(
-      (item) => item.channel === "bridge" && item.mode === mode,
-      (item, at) =>
-        mode === "audit_only"
-          ? { id: item.id, state: "audited", seam, iteration, at }
-          : { id: item.id, state: "delivered", seam, iteration, at },
-    );
+    return this.#take((item) => item.channel === "bridge" && item.mode === mode, seam, iteration);
   }
 
   /** Take every inbox note, acknowledging them as delivered at `seam`. */
   takeInbox(seam: LoopSeam, iteration: number): SteeringItem[] {
-    return this.#take(
-      (item) => item.channel === "inbox",
-      (item, at) => ({ id: item.id, state: "delivered", seam, iteration, at }),
-    );
+    return this.#take((item) => item.channel === "inbox", seam, iteration);
   }
 
   /** Take every pending item for a delivery outside the loop seams (stock pi hands them to its own queue). */
   takeAll(site: DeliverySite, iteration: number): SteeringItem[] {
-    return this.#take(
-      () => true,
-      (item, at) =>
-        item.mode === "audit_only"
-          ? { id: item.id, state: "audited", seam: site, iteration, at }
-          : { id: item.id, state: "delivered", seam: site, iteration, at },
-    );
+    return this.#take(() => true, site, iteration);
   }
 
   /**
@@ -315,15 +293,15 @@ export class SteeringQueue {
     this.#expiryTimer = undefined;
   }
 
-  #take(match: (item: SteeringItem) => boolean, ack: (item: SteeringItem, at: number) => Ack): SteeringItem[] {
+  /** Take the matching items, each acknowledged where it went: audit_only ones as audited, the rest delivered. */
+  #take(match: (item: SteeringItem) => boolean, seam: DeliverySite, iteration: number): SteeringItem[] {
     this.sweep();
-    const taken: SteeringItem[] = [];
-    if (this.#pending.size === 0) return taken;
+    const taken = [...this.#pending.values()].filter(match);
     const at = this.#now();
-    for (const item of this.#pending.values()) {
-      if (match(item)) taken.push(item);
+    for (const item of taken) {
+      const state = item.mode === "audit_only" ? "audited" : "delivered";
+      this.#settle(item, { id: item.id, state, seam, iteration, at });
     }
-    for (const item of taken) this.#settle(item, ack(item, at));
     return taken;
   }
 
@@ -369,11 +347,7 @@ export class SteeringQueue {
 
   #settle(item: SteeringItem, ack: Ack): void {
     if (!this.#unlink(item)) return;
-    if (this.#settled.size >= this.#settledLimit) {
-      this.#settledBefore = this.#settled;
-      this.#settled = new Map();
-    }
-    this.#settled.set(item.id, ack.state);
+    this.#remember(item.id, ack.state);
     for (const listener of this.#listeners) {
       try {
         listener(ack);
@@ -381,6 +355,14 @@ export class SteeringQueue {
         // A broken listener must not lose the acknowledgement for the others.
       }
     }
+  }
+
+  #remember(id: string, state: AckState): void {
+    if (this.#settled.size >= this.#settledLimit) {
+      this.#settledBefore = this.#settled;
+      this.#settled = new Map();
+    }
+    this.#settled.set(id, state);
   }
 
   #armExpiryTimer(): void {
