@@ -33,22 +33,22 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
   const patched = hasPiPatchFeature("stream_text");
   const agentDir = resolveAgentDir();
   const { settings, issues: settingsIssues } = await readTtsrSettings(ctx.cwd, agentDir);
-  for (const issue of settingsIssues) tell(ctx, `pi-ttsr: ${formatSettingsIssue(issue)}`);
+  for (const issue of settingsIssues) tell(ctx, formatSettingsIssue(issue));
   let loaded: LoadedRules = { rules: [], issues: [], dropped: [] };
   if (settings.enabled) {
     try {
       loaded = await loadTtsrRules({ cwd: ctx.cwd, agentDir, settings });
     } catch (error) {
-      tell(ctx, `pi-ttsr: loading rules failed, TTSR is off for this session: ${(error as Error).message}`);
+      tell(ctx, `loading rules failed, TTSR is off for this session: ${(error as Error).message}`);
     }
   }
   // One bad rule disables only itself (buildRegistry isolates a rule whose compilation throws).
   const built = buildRegistry(loaded.rules);
   const manager = new TtsrManager(built.registry, { settings, cwd: ctx.cwd });
   // A rule suspended mid-session (its native matching went over the time budget) is said once.
-  manager.registry.onIssue((issue) => tell(ctx, `pi-ttsr: ${formatIssue(issue)}`));
+  manager.registry.onIssue((issue) => tell(ctx, formatIssue(issue)));
   const ruleIssues = [...loaded.issues, ...built.issues, ...manager.registry.issues];
-  for (const issue of ruleIssues) tell(ctx, `pi-ttsr: ${formatIssue(issue)}`);
+  for (const issue of ruleIssues) tell(ctx, formatIssue(issue));
   const branch = ctx.sessionManager.getBranch();
   manager.setCompletedTurns(branch.filter((e) => e.type === "message" && e.message.role === "assistant").length);
   manager.restoreInjected(readSessionEntries(branch, INJECTION_ENTRY));

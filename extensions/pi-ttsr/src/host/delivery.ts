@@ -7,7 +7,7 @@ import type {
   StreamTextHandler,
   ToolCallEventResult,
 } from "@mariozechner/pi-coding-agent";
-import { TTSR_MATCHED_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import { NoticeBoard, TTSR_MATCHED_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import {
   type DeliveryKind,
   INJECTION_ENTRY,
@@ -38,19 +38,14 @@ export interface Host {
   tool_call?: ExtensionHandler<EventOf<"tool_call">, ToolCallEventResult>;
 }
 
-/** Messages already shown in this process, so a warning is said once even across reloads. */
-const SHOWN_KEY = Symbol.for("@pi-rails/pi-ttsr/shown");
-const shownSets = globalThis as Record<symbol, Set<string> | undefined>;
-shownSets[SHOWN_KEY] ??= new Set<string>();
-const shown = shownSets[SHOWN_KEY];
+/** pi-ttsr's notices, each said once per process: kept on globalThis, so a /reload does not say them again. */
+const NOTICES = Symbol.for("@pi-rails/pi-ttsr/notices");
+const shared = globalThis as Record<symbol, NoticeBoard | undefined>;
+shared[NOTICES] ??= new NoticeBoard("pi-ttsr");
+const notices = shared[NOTICES];
 
-/** Says `message` once per process: a notice in interactive mode, else a line on stderr. */
-export function tell(ctx: ExtensionContext, message: string, level: "info" | "warning" = "warning"): void {
-  if (shown.has(message)) return;
-  shown.add(message);
-  if (ctx.hasUI) ctx.ui.notify(message, level);
-  else process.stderr.write(`${message}\n`);
-}
+/** Says `message` once per process (the kit's NoticeBoard: a notice in interactive mode, else a line on stderr). */
+export const tell = (ctx: ExtensionContext, message: string) => notices.once(ctx, message, message);
 
 /**
  * The part both hosts share: feed a delta to the manager, and once a host has chosen how a match reaches the model,
@@ -71,7 +66,7 @@ export class DeliveryCore {
       this.matched(decision.deferred);
       return decision.interrupt;
     } catch (error) {
-      tell(ctx, `pi-ttsr: matching failed, this stream is not checked further: ${(error as Error).message}`);
+      tell(ctx, `matching failed, this stream is not checked further: ${(error as Error).message}`);
       return [];
     }
   }

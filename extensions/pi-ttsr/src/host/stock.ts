@@ -6,7 +6,7 @@ import type { DeliveryCore, Host } from "./delivery.ts";
 
 /** Said once when a session with rules runs on stock pi. */
 export const STOCK_PI_NOTICE =
-  "pi-ttsr: this pi has no stream_text hook (stock pi, without the pi-rails patch). Degraded: prose rules cannot " +
+  "this pi has no stream_text hook (stock pi, without the pi-rails patch). Degraded: prose rules cannot " +
   "interrupt a response and are delivered as a hidden follow-up after it; interrupting tool rules block the tool " +
   "call before it runs; reminders on tool results work as usual.";
 
