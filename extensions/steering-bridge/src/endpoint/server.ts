@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { SteeringBridge } from "../bridge/steering-bridge.ts";
 import { errorResponse, serializeReply } from "../protocol/envelope.ts";
 import { type FrameEvent, LineFramer, MAX_FRAME_BYTES } from "../protocol/framing.ts";
-import { ERROR_CODES, NOTIFICATIONS } from "../protocol/protocol.ts";
+import { ERROR_CODES, NOTIFICATIONS, type Notification } from "../protocol/protocol.ts";
 import { answerFrame, bridgeHandlers, type Caller, methodTable } from "./methods.ts";
 import {
   checkReplaceable,
@@ -42,11 +42,7 @@ export const ENDPOINT_LIMITS = {
   frameTimeoutMs: 10_000,
 } as const;
 
-export interface EndpointLimits {
-  maxConnections?: number;
-  idleTimeoutMs?: number;
-  frameTimeoutMs?: number;
-}
+export type EndpointLimits = Partial<Record<keyof typeof ENDPOINT_LIMITS, number>>;
 
 export interface EndpointOptions {
   bridge: SteeringBridge;
@@ -127,10 +123,11 @@ export async function startEndpoint(options: EndpointOptions): Promise<Endpoint>
   chmodSync(paths.socket, 0o600);
   server.unref();
 
+  const { sessionId, cwd } = bridge;
   const info: SessionInfo = {
-    sessionId: bridge.sessionId,
+    sessionId,
     pid: process.pid,
-    cwd: bridge.cwd,
+    cwd,
     socket: paths.socket,
     startedAt: new Date().toISOString(),
   };
@@ -138,18 +135,16 @@ export async function startEndpoint(options: EndpointOptions): Promise<Endpoint>
   if (startTime !== undefined) info.pidStartTime = startTime;
   writeSessionInfo(paths.info, info);
 
-  const broadcast = (method: string, params: unknown, want: (c: Connection) => boolean) => {
+  const broadcast = <P>(notification: Notification<P>, params: P, want: (c: Connection) => boolean) => {
     let line: string | undefined;
     for (const connection of connections) {
       if (!want(connection)) continue;
-      line ??= serializeReply({ jsonrpc: "2.0", method, params }, null);
+      line ??= serializeReply({ jsonrpc: "2.0", method: notification.name, params }, null);
       write(connection.socket, line);
     }
   };
-  const offAck = bridge.onAck((ack) => broadcast(NOTIFICATIONS.ack.name, ack, (c) => c.acks));
-  const offCheckpoint = bridge.onCheckpoint((checkpoint) =>
-    broadcast(NOTIFICATIONS.checkpoint.name, checkpoint, (c) => c.checkpoints),
-  );
+  const offAck = bridge.onAck((ack) => broadcast(NOTIFICATIONS.ack, ack, (c) => c.acks));
+  const offCheckpoint = bridge.onCheckpoint((cp) => broadcast(NOTIFICATIONS.checkpoint, cp, (c) => c.checkpoints));
 
   const removeFiles = () => {
     // Only our own files: a newer pi may have taken the session over.

@@ -3,26 +3,18 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { z } from "zod";
 
-/** `<session-id>.json` beside the socket: how a client finds live sessions. */
-export interface SessionInfo {
-  sessionId: string;
-  pid: number;
-  cwd: string;
-  socket: string;
-  /** ISO 8601. */
-  startedAt: string;
-  /** The process's start time (Linux: clock ticks since boot, /proc/<pid>/stat field 22): tells a reused pid apart. */
-  pidStartTime?: number;
-}
-
 const SessionInfoSchema = z.object({
   sessionId: z.string().min(1),
   pid: z.number().int().positive(),
   cwd: z.string(),
   socket: z.string(),
+  /** ISO 8601. */
   startedAt: z.string(),
+  /** The process's start time (Linux: clock ticks since boot, /proc/<pid>/stat field 22): tells a reused pid apart. */
   pidStartTime: z.number().int().nonnegative().optional(),
 });
+/** `<session-id>.json` beside the socket: how a client finds live sessions. */
+export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
 /** Write the registry file, owner-only. */
 export function writeSessionInfo(path: string, info: SessionInfo): void {
