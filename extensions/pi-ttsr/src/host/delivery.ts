@@ -66,7 +66,7 @@ export class DeliveryCore {
       this.matched(decision.deferred);
       return decision.interrupt;
     } catch (error) {
-      tell(ctx, `matching failed, this stream is not checked further: ${(error as Error).message}`);
+      tell(ctx, `matching failed on a streamed delta (it was let through): ${(error as Error).message}`);
       return [];
     }
   }
