@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -101,6 +101,33 @@ describe("one descriptor per method, shared by the server, the client and pi-ste
     expect(new Set(used)).toEqual(new Set(Object.values(METHODS)));
     expect(used).toHaveLength(Object.keys(METHODS).length);
     for (const command of Object.values(COMMANDS)) expect(USAGE).toContain(command.usage[0]);
+  });
+
+  it("the README's typed client example runs as shown", async () => {
+    const readme = readFileSync(join(PACKAGE_DIR, "README.md"), "utf8");
+    const example = /Typed client[^\n]*\n(?:[^\n]+\n)*\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toContain("request(Inject");
+    const agentDir = realpathSync(mkdtempSync(join(tmpdir(), "steer-readme-")));
+    dirs.push(agentDir);
+    const bridge = new SteeringBridge({ sessionId: "readme", cwd: process.cwd() });
+    endpoints.push(await startEndpoint({ bridge, agentDir }));
+    // The example as a module: the package import points at this checkout's source; the client is kept to close it.
+    const module = join(agentDir, "example.ts");
+    const source = example!.replace(
+      '"@pi-rails/steering-bridge"',
+      JSON.stringify(join(PACKAGE_DIR, "src", "index.ts")),
+    );
+    writeFileSync(module, `${source}\nexport { client };\n`);
+    const previous = process.env["PI_CODING_AGENT_DIR"];
+    process.env["PI_CODING_AGENT_DIR"] = agentDir;
+    try {
+      const { client } = (await import(module)) as { client: SteeringClient };
+      clients.push(client);
+    } finally {
+      if (previous === undefined) delete process.env["PI_CODING_AGENT_DIR"];
+      else process.env["PI_CODING_AGENT_DIR"] = previous;
+    }
+    expect(bridge.queue.pending()).toMatchObject([{ content: "use the staging db", mode: "finish_step" }]);
   });
 
   it("docs/protocol.md documents every method, notification and error code", () => {

@@ -6,6 +6,7 @@ import {
   type LoopCheckpoint,
   parseCliArgs,
   processOutput,
+  resolveAgentDir,
   UsageError,
   writeJson,
 } from "@pi-rails/agent-core/kit";
@@ -16,7 +17,6 @@ import {
   withSteeringClient,
 } from "../client/client.ts";
 import { findSessions, resolveSession, SessionChoiceError } from "../client/discover.ts";
-import { resolveAgentDir } from "../endpoint/paths.ts";
 import type { BridgeStatus, InjectParams, Method, PendingItemSummary } from "../protocol/protocol.ts";
 import * as protocol from "../protocol/protocol.ts";
 import type { Ack } from "../queue/types.ts";
