@@ -382,70 +382,57 @@ export class SteeringQueue {
   }
 
   #normalize(input: SteeringItemInput): SteeringItem {
-    if (typeof input.content !== "string" || input.content.trim() === "") {
-      throw new SteeringInputError("content", "must be a non-empty string");
-    }
-    if (contentBytes(input) > this.#limits.maxContentBytes) {
-      throw new SteeringInputError(
-        "content",
-        `must be at most ${this.#limits.maxContentBytes} bytes (UTF-8), got ${contentBytes(input)}`,
-      );
-    }
-    if (input.id !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(input.id)) {
-      throw new SteeringInputError("id", "must be 1-64 characters of A-Z a-z 0-9 . _ : -");
-    }
-    const channel = input.kind === "note" ? "inbox" : "bridge";
-    if (input.kind !== "message" && input.kind !== "reminder" && input.kind !== "note") {
-      throw new SteeringInputError(
-        "kind",
-        `expected "message", "reminder" or "note", got ${JSON.stringify(input.kind)}`,
-      );
-    }
-    if (channel === "bridge" && !isDeliveryMode(input.mode)) {
-      throw new SteeringInputError(
-        "mode",
-        input.mode === undefined
-          ? "is required: interrupt_immediate, finish_step or audit_only"
-          : `expected interrupt_immediate, finish_step or audit_only, got ${JSON.stringify(input.mode)}`,
-      );
-    }
-    if (channel === "inbox" && input.mode !== undefined) {
-      throw new SteeringInputError("mode", "inbox notes have no mode (they are drained at pre_compact / post_compact)");
-    }
-    if (input.ttlMs !== undefined && !(Number.isInteger(input.ttlMs) && input.ttlMs > 0)) {
-      throw new SteeringInputError("ttlMs", `must be a positive integer (ms), got ${JSON.stringify(input.ttlMs)}`);
-    }
-    if (
-      input.dedupeKey !== undefined &&
-      !(typeof input.dedupeKey === "string" && /^.{1,256}$/su.test(input.dedupeKey))
-    ) {
-      throw new SteeringInputError("dedupeKey", "must be a string of 1-256 characters");
-    }
-    if (input.source !== undefined && !(typeof input.source === "string" && /^.{1,128}$/su.test(input.source))) {
-      throw new SteeringInputError("source", "must be a string of 1-128 characters");
-    }
+    const { content, id, kind, mode, ttlMs, dedupeKey, source } = input;
     const leftover: LeftoverPolicy = input.leftover ?? "carry";
+    const max = this.#limits.maxContentBytes;
+    const got = (value: unknown) => `got ${JSON.stringify(value)}`;
+    if (typeof content !== "string" || content.trim() === "") refuse("content", "must be a non-empty string");
+    const bytes = contentBytes(input);
+    if (bytes > max) refuse("content", `must be at most ${max} bytes (UTF-8), got ${bytes}`);
+    if (id !== undefined && !ITEM_ID.test(id)) refuse("id", "must be 1-64 characters of A-Z a-z 0-9 . _ : -");
+    if (kind !== "message" && kind !== "reminder" && kind !== "note") {
+      refuse("kind", `expected "message", "reminder" or "note", ${got(kind)}`);
+    }
+    const channel = kind === "note" ? "inbox" : "bridge";
+    if (channel === "bridge" && !isDeliveryMode(mode)) {
+      const expected = "interrupt_immediate, finish_step or audit_only";
+      refuse("mode", mode === undefined ? `is required: ${expected}` : `expected ${expected}, ${got(mode)}`);
+    }
+    if (channel === "inbox" && mode !== undefined) {
+      refuse("mode", "inbox notes have no mode (they are drained at pre_compact / post_compact)");
+    }
+    if (ttlMs !== undefined && !(Number.isInteger(ttlMs) && ttlMs > 0)) {
+      refuse("ttlMs", `must be a positive integer (ms), ${got(ttlMs)}`);
+    }
+    const text = (value: unknown, max: number) =>
+      typeof value === "string" && new RegExp(`^.{1,${max}}$`, "su").test(value);
+    if (dedupeKey !== undefined && !text(dedupeKey, 256)) refuse("dedupeKey", "must be a string of 1-256 characters");
+    if (source !== undefined && !text(source, 128)) refuse("source", "must be a string of 1-128 characters");
     if (leftover !== "carry" && leftover !== "discard" && leftover !== "audit") {
-      throw new SteeringInputError("leftover", `expected carry, discard or audit, got ${JSON.stringify(leftover)}`);
+      refuse("leftover", `expected carry, discard or audit, ${got(leftover)}`);
     }
     const now = this.#now();
     const item: SteeringItem = {
-      id: input.id ?? this.#newId(),
-      content: input.content,
-      kind: input.kind,
+      id: id ?? this.#newId(),
+      content,
+      kind,
       channel,
       leftover,
-      source: input.source ?? "unknown",
+      source: source ?? "unknown",
       enqueuedAt: now,
     };
-    if (channel === "bridge") item.mode = input.mode as DeliveryMode;
-    if (input.dedupeKey !== undefined) item.dedupeKey = input.dedupeKey;
-    if (input.ttlMs !== undefined) {
-      item.ttlMs = input.ttlMs;
-      item.expiresAt = now + input.ttlMs;
-    }
+    if (channel === "bridge") item.mode = mode as DeliveryMode;
+    if (dedupeKey !== undefined) item.dedupeKey = dedupeKey;
+    if (ttlMs !== undefined) Object.assign(item, { ttlMs, expiresAt: now + ttlMs });
     return item;
   }
+}
+
+/** A producer's own item id. */
+const ITEM_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+function refuse(field: string, message: string): never {
+  throw new SteeringInputError(field, message);
 }
 
 /** UTF-8 size of an item's content (what the limits count). */
