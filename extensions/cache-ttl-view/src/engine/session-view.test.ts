@@ -127,6 +127,53 @@ describe("SessionView", () => {
     expect(render(view, s, 44 * MIN).clock.kind).toBe("expired");
   });
 
+  it("a running session draws only what changed, and sends the bytes a view rebuilt from the entries sends", () => {
+    const s = new SessionBuilder();
+    const turn = (i: number) => {
+      s.user(`prompt ${i} ${text(900)}`);
+      // An assistant message with thinking and a call (Responses ids): pruning its text drops the reasoning, and
+      // the result of its call loses the item id in a later pass than the one that pruned the call.
+      s.push({
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: text(600, `why${i}`) },
+          { type: "toolCall", id: `call_${i}|fc_${i}`, name: "read", arguments: { path: `f${i}.ts` } },
+        ],
+        timestamp: 10_000 + i,
+      });
+      s.push({
+        role: "toolResult",
+        toolCallId: `call_${i}|fc_${i}`,
+        toolName: "read",
+        content: [{ type: "text", text: text(i % 2 ? 9000 : 300, `body${i}`) }],
+        timestamp: 20_000 + i,
+      });
+      s.assistant(`answer ${i} ${text(900)}`, i % 3 === 0 ? text(500, "think") : undefined);
+    };
+    const view = new SessionView(settings);
+    const entries: StateEntry[] = [{ kind: "touch", at: 0, ttlSeconds: 300 }];
+    view.load(entries);
+    let now = 0;
+    for (let round = 0; round < 4; round++) {
+      for (let k = 0; k < 3; k++) turn(round * 3 + k);
+      s.user("next");
+      now += 10 * MIN; // expired: prunes what became eligible since the last pass
+      const pruned = render(view, s, now);
+      entries.push(...pruned.entries);
+      now += MIN; // warm: the next request appends
+      s.assistant("ok");
+      s.user("more");
+      const warm = render(view, s, now);
+      expect(warm.reused).toBe(true);
+      const rebuilt = new SessionView(settings);
+      rebuilt.load([...entries, { kind: "touch", at: now, ttlSeconds: 300 }]);
+      const fresh = render(rebuilt, s, now);
+      expect(fresh.reused).toBe(false);
+      expect(bytes(warm.messages)).toEqual(bytes(fresh.messages));
+    }
+    expect(view.state.pruned.size).toBeGreaterThan(20);
+  });
+
   it("does nothing when disabled", () => {
     const s = session(4).user("next");
     const view = new SessionView({ ...settings, enabled: false });

@@ -55,6 +55,7 @@ export interface RenderResult {
 
 interface Memo {
   length: number;
+  analysis: Analysis;
   firstKey: string;
   lastKey: string;
   version: number;
@@ -77,6 +78,8 @@ export class SessionView {
   #version = 0;
   #evidence: Evidence | undefined;
   #memo: Memo | undefined;
+  /** The analysis of the last analysed request, extended by the next one when it only appends. */
+  #analysis: Analysis | undefined;
   /** Replacement bytes by block id: sticky, so every request repeats them (small texts, not the originals). */
   #replacements = new Map<string, Replacement>();
 
@@ -110,6 +113,7 @@ export class SessionView {
   /** Drop the cached patch (the message list changed shape: compaction, tree navigation). */
   invalidate(): void {
     this.#memo = undefined;
+    this.#analysis = undefined;
     this.#version++;
   }
 
@@ -173,7 +177,7 @@ export class SessionView {
     let analysis: Analysis | undefined;
     const replacement = this.#replacementFor(messages);
     if (clock.kind === "expired") {
-      analysis = analyze(messages, s.owners);
+      analysis = this.#analyze(messages);
       const candidate = planPrune({
         messages,
         analysis,
@@ -204,7 +208,6 @@ export class SessionView {
         foldEntry(s, entry);
         this.requestsAfterPrune.push(1);
         entries.push(entry);
-        this.invalidate();
       }
     }
     if (ctx.ttlSeconds !== undefined && ctx.ttlSeconds > 0) {
@@ -224,16 +227,26 @@ export class SessionView {
     if (!analysis && memo && this.#memoFits(memo, messages)) {
       return { messages: applyPatch(messages, memo.patch), clock, entries, reused: true };
     }
-    analysis ??= analyze(messages, s.owners);
-    const patch = patchFor(messages, analysis, s.pruned, s.notices, replacement);
+    analysis ??= this.#analyze(messages);
+    const fits = memo?.version === this.#version && memo.analysis === analysis && memo.length <= messages.length;
+    const previous = fits ? { patch: memo.patch, from: memo.length, added: plan?.blocks ?? [] } : undefined;
+    const patch = patchFor(messages, analysis, s.pruned, s.notices, replacement, previous);
     this.#memo = {
       length: messages.length,
+      analysis,
       firstKey: messages.length > 0 ? rawMessageKey(messages[0] as ViewMessage) : "",
       lastKey: messages.length > 0 ? rawMessageKey(messages[messages.length - 1] as ViewMessage) : "",
       version: this.#version,
       patch,
     };
     return { messages: applyPatch(messages, patch), clock, ...(plan ? { plan } : {}), entries, reused: false };
+  }
+
+  /** The analysis of `messages`: the previous request's extended by the new messages, or a new one. */
+  #analyze(messages: readonly ViewMessage[]): Analysis {
+    if (this.#analysis?.extends(messages)) return this.#analysis.extend(messages);
+    this.#analysis = analyze(messages, this.state.owners);
+    return this.#analysis;
   }
 
   #memoFits(memo: Memo, messages: readonly ViewMessage[]): boolean {

@@ -11,44 +11,28 @@ import {
   type ToolResultMsg,
   type ViewMessage,
 } from "../model/messages.ts";
-import { turnAges } from "../turns/turns.ts";
 
 /**
  * The blocks of a message list: what can be pruned, and where it lives. A tool block is a call and its result
  * (pruned together so the pair stays a pair); a text block is a message's prose; an image block one image part.
  */
 export type Block =
-  | { kind: "tool"; id: string; age: number; callMsg: number; callPart: number; resultMsg: number; tool: string }
+  | { kind: "tool"; id: string; callMsg: number; callPart: number; resultMsg: number; tool: string }
   /** `reasoning`: an assistant message with thinking parts; they are dropped whole with the text, never shown as text. */
-  | { kind: "text"; id: string; age: number; msg: number; reasoning?: boolean }
-  | { kind: "image"; id: string; age: number; msg: number; part: number; chars: number };
+  | { kind: "text"; id: string; msg: number; reasoning: boolean }
+  | { kind: "image"; id: string; msg: number; part: number; chars: number };
 
-export interface Analysis {
-  ages: Int32Array;
-  /** Blocks in message order; those of message i are `blocks[first[i]]` up to `blocks[first[i + 1]]`. */
-  blocks: Block[];
-  first: Int32Array;
-  /** Index in `blocks` of the tool block whose result is message i, or -1. */
-  resultTool: Int32Array;
-  /** Index in `blocks` of message i's text block, or -1. */
-  textBlock: Int32Array;
-}
-
-const byIdCache = new WeakMap<Analysis, Map<string, Block>>();
+/** The message a block's age is read from (a tool block: its call). */
+export const messageOf = (block: Block): number => (block.kind === "tool" ? block.callMsg : block.msg);
 
 /** The call part of a tool block. */
 export function toolCallOf(messages: readonly ViewMessage[], block: Extract<Block, { kind: "tool" }>): ToolCallPart {
   return (messages[block.callMsg] as AssistantMsg).content[block.callPart] as ToolCallPart;
 }
 
-/** Find a block by id (built on first use: only restores and tests need it). */
+/** Find a block by id. */
 export function blockById(analysis: Analysis, id: string): Block | undefined {
-  let map = byIdCache.get(analysis);
-  if (!map) {
-    map = new Map(analysis.blocks.map((b) => [b.id, b]));
-    byIdCache.set(analysis, map);
-  }
-  return map.get(id);
+  return analysis.byId(id);
 }
 
 /** The blocks living in message i: its own, plus the tool block it is the result of. */
@@ -67,7 +51,7 @@ export function reasoningDropped(analysis: Analysis, i: number, pruned: Readonly
   const t = analysis.textBlock[i] as number;
   if (t < 0) return false;
   const block = analysis.blocks[t] as Block;
-  return block.kind === "text" && block.reasoning === true && pruned.has(block.id);
+  return block.kind === "text" && block.reasoning && pruned.has(block.id);
 }
 
 /** Whether anything in message i is in `ids`, or its tool call's message lost its reasoning (no allocation). */
@@ -82,16 +66,16 @@ export function touches(analysis: Analysis, i: number, ids: ReadonlySet<string>)
 }
 
 /** What a block's id is hashed from: a tool call's id, else the message's raw key (and the image part's index). */
-function sourceOf(kind: Block["kind"], key: string, part = 0): [prefix: string, text: string] {
-  if (kind === "tool") return ["t:", key];
-  return kind === "text" ? ["m:", key] : ["i:", `${key}#${part}`];
-}
+const TOOL = "t:";
+const TEXT = "m:";
+const IMAGE = "i:";
+const imageSource = (key: string, part: number) => `${key}#${part}`;
 
 /** The owner hash of a block (stored with its id when it is pruned, see `ownerHash`). */
 export function ownerOf(messages: readonly ViewMessage[], block: Block): number {
-  if (block.kind === "tool") return ownerHash(...sourceOf("tool", toolCallOf(messages, block).id));
+  if (block.kind === "tool") return ownerHash(TOOL, toolCallOf(messages, block).id);
   const key = rawMessageKey(messages[block.msg] as ViewMessage);
-  return ownerHash(...sourceOf(block.kind, key, block.kind === "image" ? block.part : 0));
+  return block.kind === "text" ? ownerHash(TEXT, key) : ownerHash(IMAGE, imageSource(key, block.part));
 }
 
 /**
@@ -151,100 +135,155 @@ class IdAllocator {
   }
 }
 
+/**
+ * The analysis of a message list, extended in place when the next request's list is this one plus new messages
+ * (pi's context of request N+1 is request N's plus a few messages): only the new messages are analysed, and the ids,
+ * the blocks and their indexes of the prefix stay as they are.
+ */
+export class Analysis {
+  /** Blocks in message order; those of message i are `blocks[first[i]]` up to `blocks[first[i + 1]]`. */
+  readonly blocks: Block[] = [];
+  readonly first: number[] = [0];
+  /** Index in `blocks` of the tool block whose result is message i, or -1. */
+  readonly resultTool: number[] = [];
+  /** Index in `blocks` of message i's text block, or -1. */
+  readonly textBlock: number[] = [];
+  /** User messages up to and including message i (ages are read from it: the current turn has age 0). */
+  readonly #users: number[] = [];
+  readonly #ids: IdAllocator;
+  #byId: Map<string, Block> | undefined;
+  /** Tool calls without a result: a later message may still answer one, so the list is analysed again whole. */
+  #unanswered = 0;
+  #firstKey = "";
+  #lastKey = "";
+
+  constructor(owners: ReadonlyMap<string, number>) {
+    this.#ids = new IdAllocator(owners);
+  }
+
+  get length(): number {
+    return this.resultTool.length;
+  }
+
+  /** Age in turns of message i (0: the current turn). */
+  ageOf(i: number): number {
+    return (this.#users[this.length - 1] ?? 0) - (this.#users[i] as number);
+  }
+
+  byId(id: string): Block | undefined {
+    this.#byId ??= new Map();
+    if (this.#byId.size < this.blocks.length) for (const b of this.blocks) this.#byId.set(b.id, b);
+    return this.#byId.get(id);
+  }
+
+  /** Whether `messages` is the analysed list plus new messages (compared by the keys of its ends). */
+  extends(messages: readonly ViewMessage[]): boolean {
+    const n = this.length;
+    if (this.#unanswered > 0 || messages.length < n) return false;
+    if (n === 0) return true;
+    return (
+      rawMessageKey(messages[0] as ViewMessage) === this.#firstKey &&
+      rawMessageKey(messages[n - 1] as ViewMessage) === this.#lastKey
+    );
+  }
+
+  /** Analyse the messages after the analysed prefix (one linear pass over them). */
+  extend(messages: readonly ViewMessage[]): this {
+    const from = this.length;
+    const n = messages.length;
+    const { blocks, first, resultTool, textBlock } = this;
+    const ids = this.#ids;
+    // A call's result is normally in the run of tool results right after its message (pi's loop writes them
+    // there); anything else (a provider reusing ids, a result elsewhere) falls back to an index built on first need.
+    const claimed = new Uint8Array(n);
+    let resultsOf: Map<string, number[]> | undefined;
+    const nextResult = (callId: string, after: number): number => {
+      for (let r = after + 1; r < n && isToolResult(messages[r] as ViewMessage); r++) {
+        if (claimed[r] === 0 && (messages[r] as ToolResultMsg).toolCallId === callId) {
+          claimed[r] = 1;
+          return r;
+        }
+      }
+      if (!resultsOf) {
+        resultsOf = new Map();
+        for (let r = from; r < n; r++) {
+          const m = messages[r] as ViewMessage;
+          if (!isToolResult(m)) continue;
+          const list = resultsOf.get(m.toolCallId);
+          if (list) list.push(r);
+          else resultsOf.set(m.toolCallId, [r]);
+        }
+      }
+      for (const r of resultsOf.get(callId) ?? []) {
+        if (r > after && claimed[r] === 0) {
+          claimed[r] = 1;
+          return r;
+        }
+      }
+      return -1;
+    };
+    for (let i = from; i < n; i++) {
+      resultTool.push(-1);
+      textBlock.push(-1);
+    }
+    let users = this.#users[from - 1] ?? 0;
+    for (let i = from; i < n; i++) {
+      first[i] = blocks.length;
+      const m = messages[i] as ViewMessage;
+      if (isUser(m)) users++;
+      this.#users.push(users);
+      if (isSummary(m)) continue;
+      // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
+      if (isAssistant(m)) {
+        let prose = false;
+        let reasoning = false;
+        for (let p = 0; p < m.content.length; p++) {
+          const part = m.content[p];
+          if (part?.type === "toolCall") {
+            const call = part as ToolCallPart;
+            const resultMsg = nextResult(call.id, i);
+            if (resultMsg > i) resultTool[resultMsg] = blocks.length;
+            else this.#unanswered++;
+            const id = ids.id(TOOL, call.id);
+            blocks.push({ kind: "tool", id, callMsg: i, callPart: p, resultMsg, tool: call.name });
+          } else if (part?.type === "text") prose = true;
+          else if (part?.type === "thinking") reasoning = true;
+        }
+        if (prose || reasoning) {
+          textBlock[i] = blocks.length;
+          blocks.push({ kind: "text", id: ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning });
+        }
+      } else if (isUser(m) || isCustom(m) || isToolResult(m)) {
+        const content = m.content;
+        if (typeof content === "string") {
+          blocks.push({ kind: "text", id: ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning: false });
+          continue;
+        }
+        let prose = false;
+        for (let p = 0; p < content.length; p++) {
+          const part = content[p];
+          if (part?.type === "image") {
+            const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p));
+            blocks.push({ kind: "image", id, msg: i, part: p, chars: part.data.length });
+          } else if (part?.type === "text") prose = true;
+        }
+        if (prose && !isToolResult(m)) {
+          blocks.push({ kind: "text", id: ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning: false });
+        }
+      } else if (isBashExecution(m)) {
+        blocks.push({ kind: "text", id: ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning: false });
+      }
+    }
+    first[n] = blocks.length;
+    if (n > 0) {
+      this.#firstKey = rawMessageKey(messages[0] as ViewMessage);
+      this.#lastKey = rawMessageKey(messages[n - 1] as ViewMessage);
+    }
+    return this;
+  }
+}
+
 /** One linear pass over the messages; `owners`: the registered ids (pruned ids with their owner hashes). */
 export function analyze(messages: readonly ViewMessage[], owners: ReadonlyMap<string, number> = new Map()): Analysis {
-  const ages = turnAges(messages);
-  const n = messages.length;
-  const analysis: Analysis = {
-    ages,
-    blocks: [],
-    first: new Int32Array(n + 1),
-    resultTool: new Int32Array(n).fill(-1),
-    textBlock: new Int32Array(n).fill(-1),
-  };
-  const blocks = analysis.blocks;
-  // A call's result is normally in the run of tool results right after its message (pi's loop writes them
-  // there); anything else (a provider reusing ids, a result elsewhere) falls back to an index built on first need.
-  const claimed = new Uint8Array(n);
-  let resultsOf: Map<string, number[]> | undefined;
-  const ids = new IdAllocator(owners);
-  const nextResult = (callId: string, after: number): number => {
-    for (let r = after + 1; r < n && isToolResult(messages[r] as ViewMessage); r++) {
-      if (claimed[r] === 0 && (messages[r] as ToolResultMsg).toolCallId === callId) {
-        claimed[r] = 1;
-        return r;
-      }
-    }
-    if (!resultsOf) {
-      resultsOf = new Map();
-      for (let r = 0; r < n; r++) {
-        const m = messages[r] as ViewMessage;
-        if (!isToolResult(m)) continue;
-        const list = resultsOf.get(m.toolCallId);
-        if (list) list.push(r);
-        else resultsOf.set(m.toolCallId, [r]);
-      }
-    }
-    for (const r of resultsOf.get(callId) ?? []) {
-      if (r > after && claimed[r] === 0) {
-        claimed[r] = 1;
-        return r;
-      }
-    }
-    return -1;
-  };
-  for (let i = 0; i < n; i++) {
-    analysis.first[i] = blocks.length;
-    const m = messages[i] as ViewMessage;
-    if (isSummary(m)) continue;
-    // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
-    const age = ages[i] as number;
-    if (isAssistant(m)) {
-      let prose = false;
-      let reasoning = false;
-      for (let p = 0; p < m.content.length; p++) {
-        const part = m.content[p];
-        if (part?.type === "toolCall") {
-          const call = part as ToolCallPart;
-          const resultMsg = nextResult(call.id, i);
-          if (resultMsg > i) analysis.resultTool[resultMsg] = blocks.length;
-          blocks.push({
-            kind: "tool",
-            id: ids.id(...sourceOf("tool", call.id)),
-            age,
-            callMsg: i,
-            callPart: p,
-            resultMsg,
-            tool: call.name,
-          });
-        } else if (part?.type === "text") prose = true;
-        else if (part?.type === "thinking") reasoning = true;
-      }
-      if (prose || reasoning) {
-        const id = ids.id(...sourceOf("text", rawMessageKey(m)));
-        analysis.textBlock[i] = blocks.length;
-        blocks.push({ kind: "text", id, age, msg: i, ...(reasoning ? { reasoning } : {}) });
-      }
-    } else if (isUser(m) || isCustom(m) || isToolResult(m)) {
-      const content = m.content;
-      if (typeof content === "string") {
-        blocks.push({ kind: "text", id: ids.id(...sourceOf("text", rawMessageKey(m))), age, msg: i });
-        continue;
-      }
-      let prose = false;
-      for (let p = 0; p < content.length; p++) {
-        const part = content[p];
-        if (part?.type === "image") {
-          const id = ids.id(...sourceOf("image", rawMessageKey(m), p));
-          blocks.push({ kind: "image", id, age, msg: i, part: p, chars: part.data.length });
-        } else if (part?.type === "text") prose = true;
-      }
-      if (prose && !isToolResult(m))
-        blocks.push({ kind: "text", id: ids.id(...sourceOf("text", rawMessageKey(m))), age, msg: i });
-    } else if (isBashExecution(m)) {
-      blocks.push({ kind: "text", id: ids.id(...sourceOf("text", rawMessageKey(m))), age, msg: i });
-    }
-  }
-  analysis.first[n] = blocks.length;
-  return analysis;
+  return new Analysis(owners).extend(messages);
 }

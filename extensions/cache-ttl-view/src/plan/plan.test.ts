@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { replacementFor } from "../render/replacements.ts";
 import { defaultSettings } from "../settings/settings.ts";
 import { image, SessionBuilder, text } from "../testing/fixtures.ts";
-import { analyze, type Block, blockById } from "./analysis.ts";
+import { analyze, type Block, blockById, messageOf } from "./analysis.ts";
 import { cannotShrink, planPrune } from "./plan.ts";
 
 const noPins = { ids: new Set<string>(), tools: new Set<string>(), paths: [] as string[] };
@@ -24,7 +24,8 @@ function plan(
     cwd: "/repo",
     replacement: (b: Block) => replacementFor(s.messages, b, settings),
   });
-  const kinds = (ids: string[]) => ids.map((id) => blockById(analysis, id)).map((b) => `${b?.kind}@${b?.age}`);
+  const kinds = (ids: string[]) =>
+    ids.map((id) => blockById(analysis, id) as Block).map((b) => `${b.kind}@${analysis.ageOf(messageOf(b))}`);
   return { ...result, analysis, kinds: kinds(result.ids) };
 }
 

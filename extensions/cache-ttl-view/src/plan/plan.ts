@@ -2,7 +2,7 @@ import type { AssistantMsg, ImagePart, ToolResultMsg, ViewMessage } from "../mod
 import { imageTokens, textTokens, thinkingBilled } from "../model/tokens.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
 import { windowOf } from "../turns/turns.ts";
-import { type Analysis, type Block, toolCallOf } from "./analysis.ts";
+import { type Analysis, type Block, messageOf, toolCallOf } from "./analysis.ts";
 import { isToolPinned, type PinSet } from "./pins.ts";
 
 export type PlanSettings = Pick<
@@ -140,7 +140,7 @@ export function planPrune(input: PlanInput): Plan {
 
   for (const block of analysis.blocks) {
     if (block.kind === "image" || input.pruned.has(block.id)) continue;
-    const window = windowOf(block.age, settings);
+    const window = windowOf(analysis.ageOf(messageOf(block)), settings);
     if (window === "intact") continue;
     if (window === "cold" && block.kind === "text") continue;
     if (pinned(input, block)) continue;
@@ -160,7 +160,7 @@ export function planPrune(input: PlanInput): Plan {
     if (block.kind !== "image" || input.pruned.has(block.id)) continue;
     const ownerIndex = analysis.resultTool[block.msg] as number;
     const owner = ownerIndex >= 0 ? (analysis.blocks[ownerIndex] as Block) : undefined;
-    const intact = windowOf(block.age, settings) === "intact";
+    const intact = windowOf(analysis.ageOf(messageOf(block)), settings) === "intact";
     const fits = kept < settings.keepRecentImages && keptChars + block.chars <= settings.maxImageBase64Total;
     if (intact || kept === 0 || fits || pinned(input, block) || (owner !== undefined && pinned(input, owner))) {
       kept++;

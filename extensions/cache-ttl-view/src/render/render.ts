@@ -118,18 +118,6 @@ export function renderMessage(
 ): ViewMessage {
   const m = messages[index] as ViewMessage;
   if (!touches(analysis, index, pruned)) return m;
-  return renderTouched(messages, analysis, index, pruned, replacement);
-}
-
-/** `renderMessage` for a message known to be touched by the pruned set. */
-function renderTouched(
-  messages: readonly ViewMessage[],
-  analysis: Analysis,
-  index: number,
-  pruned: ReadonlySet<string>,
-  replacement: (block: Block) => Replacement,
-): ViewMessage {
-  const m = messages[index] as ViewMessage;
   const blocks = blocksOf(analysis, index);
   switch (m.role) {
     case "assistant":
@@ -176,38 +164,68 @@ function renderTouched(
 
 /** Where the view differs from the message list: replaced messages and inserted notices. */
 export interface ViewPatch {
-  replaced: [number, ViewMessage][];
+  /** The view of message i, where it differs from the message. */
+  replaced: Map<number, ViewMessage>;
   /** Notices inserted after message index (ascending). */
   inserts: [number, ViewMessage][];
+  /** How many notices `inserts` was built from. */
+  notices: number;
 }
 
-/** Compute the patch that turns `messages` into the model's view. */
+/** Messages whose view changes when `blocks` are pruned: their own, and the results of calls that lose reasoning. */
+function affected(analysis: Analysis, blocks: readonly Block[]): Set<number> {
+  const out = new Set<number>();
+  for (const block of blocks) {
+    if (block.kind === "tool") {
+      out.add(block.callMsg);
+      if (block.resultMsg >= 0) out.add(block.resultMsg);
+      continue;
+    }
+    out.add(block.msg);
+    if (block.kind !== "text" || !block.reasoning) continue;
+    for (let b = analysis.first[block.msg] as number; b < (analysis.first[block.msg + 1] as number); b++) {
+      const call = analysis.blocks[b] as Block;
+      if (call.kind === "tool" && call.resultMsg >= 0) out.add(call.resultMsg);
+    }
+  }
+  return out;
+}
+
+/**
+ * The patch that turns `messages` into the model's view. With `previous` (the patch of the analysed prefix of
+ * `from` messages, before `added` were pruned) only what changed is drawn again: the new messages and the messages
+ * of the newly pruned blocks; everything else keeps its view (a prune only adds).
+ */
 export function patchFor(
   messages: readonly ViewMessage[],
   analysis: Analysis,
   pruned: ReadonlySet<string>,
   notices: readonly StoredNotice[],
   replacement: (block: Block) => Replacement,
+  previous?: { patch: ViewPatch; from: number; added: readonly Block[] },
 ): ViewPatch {
-  const replaced: [number, ViewMessage][] = [];
-  if (pruned.size > 0) {
-    for (let index = 0; index < messages.length; index++) {
-      if (!touches(analysis, index, pruned)) continue;
-      const view = renderTouched(messages, analysis, index, pruned, replacement);
-      if (view !== messages[index]) replaced.push([index, view]);
-    }
-  }
-  const inserts: [number, ViewMessage][] = [];
-  if (notices.length > 0) {
-    // Only the anchors are looked up (a map of every message key would cost as much as the analysis).
-    const at = findMessageKeys(messages, new Set(notices.map((n) => n.after)));
-    for (const notice of notices) {
+  const replaced = previous?.patch.replaced ?? new Map<number, ViewMessage>();
+  const draw = (index: number) => {
+    const view = renderMessage(messages, analysis, index, pruned, replacement);
+    if (view !== messages[index]) replaced.set(index, view);
+    else replaced.delete(index);
+  };
+  const from = previous?.from ?? 0;
+  if (pruned.size > 0) for (let index = from; index < messages.length; index++) draw(index);
+  if (previous) for (const index of affected(analysis, previous.added)) if (index < from) draw(index);
+  // Notices anchor in the prefix, so earlier inserts keep their places; only new notices are looked up (a map of
+  // every message key would cost as much as the analysis).
+  const inserts = previous ? previous.patch.inserts.slice() : [];
+  const fresh = notices.slice(previous?.patch.notices ?? 0);
+  if (fresh.length > 0) {
+    const at = findMessageKeys(messages, new Set(fresh.map((n) => n.after)));
+    for (const notice of fresh) {
       const index = at.get(notice.after);
       if (index !== undefined) inserts.push([index, noticeMessage(notice)]);
     }
     inserts.sort((a, b) => a[0] - b[0]);
   }
-  return { replaced, inserts };
+  return { replaced, inserts, notices: notices.length };
 }
 
 /** Apply a patch to a (mutable, pi-cloned) message array, in place; returns it. */
