@@ -169,8 +169,8 @@ export const COMMANDS = {
           out(value, human);
           if (values.count && ++seen >= Number(values.count)) resolve(EXIT.ok);
         };
-        client.on("steer/checkpoint", (c) => show({ type: "checkpoint", ...c }, formatCheckpoint(c)));
-        client.on("steer/ack", (ack) => show({ type: "ack", ...ack }, formatAck(ack)));
+        client.on(protocol.CheckpointNotification, (c) => show({ type: "checkpoint", ...c }, formatCheckpoint(c)));
+        client.on(protocol.AckNotification, (ack) => show({ type: "ack", ...ack }, formatAck(ack)));
         client.onClose(() => resolve(EXIT.ok));
         client.request(protocol.Subscribe, {}).then(undefined, () => resolve(EXIT.usage));
       }),

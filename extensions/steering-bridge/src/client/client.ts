@@ -7,6 +7,7 @@ import {
   Inject,
   type InjectParams,
   type Method,
+  type Notification,
   type NotificationName,
   type NotificationParams,
   Pending,
@@ -138,12 +139,16 @@ export class SteeringClient {
   readonly status = () => this.request(Status, {});
   readonly subscribe = (params: SubscribeParams = {}) => this.request(Subscribe, params);
 
-  /** Listen to a notification (after `subscribe()`); returns an unsubscribe function. */
-  on<N extends NotificationName>(notification: N, listener: (params: NotificationParams<N>) => void): () => void {
-    let set = this.#listeners.get(notification);
+  /** Listen to a notification, by descriptor or name (after `subscribe()`); returns an unsubscribe function. */
+  on<N extends NotificationName>(
+    notification: N | Notification<unknown, N>,
+    listener: (params: NotificationParams<N>) => void,
+  ): () => void {
+    const name = typeof notification === "string" ? notification : notification.name;
+    let set = this.#listeners.get(name);
     if (!set) {
       set = new Set();
-      this.#listeners.set(notification, set);
+      this.#listeners.set(name, set);
     }
     set.add(listener as (params: never) => void);
     return () => set.delete(listener as (params: never) => void);
