@@ -7,7 +7,7 @@ import {
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCacheTtlView } from "../src/extension.ts";
-import { shortHash } from "../src/model/ids.ts";
+import { hash32 } from "../src/model/ids.ts";
 import { bigFile, conversation, json } from "./helpers.ts";
 
 /** Block ids across a real pi compaction (AgentSession, loopback model): unique, and restores find the right original. */
@@ -32,7 +32,7 @@ const idOf = (text: string, file: string) =>
 
 describe("block ids after pi compacts the session", () => {
   it("a fresh tool call whose id hashes like a compacted pruned one is sent whole, and restores return the right original", async () => {
-    expect(shortHash(`t:${OLD_CALL}`)).toBe(shortHash(`t:${NEW_CALL}`));
+    expect(hash32("t:", OLD_CALL)).toBe(hash32("t:", NEW_CALL));
     const clock = { now: 1_000_000 };
     const restoreIds: string[] = [];
     server = await startModelServer({

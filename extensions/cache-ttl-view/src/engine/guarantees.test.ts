@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { shortHash } from "../model/ids.ts";
+import { hash32 } from "../model/ids.ts";
 import type { ToolResultMsg, ViewMessage } from "../model/messages.ts";
 import { analyze } from "../plan/analysis.ts";
 import { defaultSettings } from "../settings/settings.ts";
@@ -54,7 +54,7 @@ describe("images", () => {
 describe("block ids", () => {
   it("are unique within a session: two tool calls whose ids hash alike get different block ids", () => {
     // call_24829 and call_1204060 collide under the 32-bit hash.
-    expect(shortHash("t:call_24829")).toBe(shortHash("t:call_1204060"));
+    expect(hash32("t:", "call_24829")).toBe(hash32("t:", "call_1204060"));
     const s = new SessionBuilder().user(`old ${text(2000)}`);
     toolPair(s, "call_24829", "read", { path: "a.ts" }, [{ type: "text", text: text(9000, "OLD") }]);
     s.assistant(`seen ${text(2000)}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { charsOf, type ViewMessage } from "../model/messages.ts";
+import { isBashExecution, type ViewMessage } from "../model/messages.ts";
 import { NOTICE_TYPE } from "../render/render.ts";
 import { defaultSettings } from "../settings/settings.ts";
 import type { StateEntry } from "../state/entries.ts";
@@ -7,6 +7,26 @@ import { SessionBuilder, text } from "../testing/fixtures.ts";
 import { SessionView } from "./session-view.ts";
 
 const MIN = 60_000;
+
+/** Chars of everything a provider would be sent for this message (text, thinking, arguments, base64). */
+function charsOf(m: ViewMessage): number {
+  let n = 0;
+  const content = (m as { content?: unknown }).content;
+  if (typeof content === "string") return content.length;
+  if (Array.isArray(content)) {
+    for (const part of content as Record<string, unknown>[]) {
+      if (typeof part["text"] === "string") n += part["text"].length;
+      else if (typeof part["thinking"] === "string") n += part["thinking"].length;
+      else if (typeof part["data"] === "string") n += part["data"].length;
+      else if (part["type"] === "toolCall") n += JSON.stringify(part["arguments"] ?? {}).length + 40;
+    }
+  }
+  if (isBashExecution(m)) n += m.command.length + m.output.length;
+  const summary = (m as { summary?: unknown }).summary;
+  if (typeof summary === "string") n += summary.length;
+  return n;
+}
+
 const settings = defaultSettings({ keepRecentTurns: 2, minGainTokens: 0 });
 
 function session(turns: number): SessionBuilder {

@@ -28,11 +28,6 @@ export function hex8(h: number): string {
   return String.fromCharCode(c(28), c(24), c(20), c(16), c(12), c(8), c(4), c(0));
 }
 
-/** 32-bit FNV-1a as 8 hex chars. */
-export function shortHash(text: string): string {
-  return hex8(hash32("", text));
-}
-
 /** Key of a message (before de-duplication of equal keys). */
 export function rawMessageKey(m: ViewMessage): string {
   if (m.role === "toolResult") return `r:${String((m as { toolCallId?: unknown }).toolCallId)}`;

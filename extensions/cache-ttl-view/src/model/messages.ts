@@ -104,22 +104,3 @@ export function textOf(parts: readonly { type: string; text?: string }[]): strin
   }
   return out;
 }
-
-/** Chars of everything a provider would be sent for this message (text, thinking, arguments, base64). */
-export function charsOf(m: ViewMessage): number {
-  let n = 0;
-  const content = (m as { content?: unknown }).content;
-  if (typeof content === "string") return content.length;
-  if (Array.isArray(content)) {
-    for (const part of content as Record<string, unknown>[]) {
-      if (typeof part["text"] === "string") n += part["text"].length;
-      else if (typeof part["thinking"] === "string") n += part["thinking"].length;
-      else if (typeof part["data"] === "string") n += part["data"].length;
-      else if (part["type"] === "toolCall") n += JSON.stringify(part["arguments"] ?? {}).length + 40;
-    }
-  }
-  if (isBashExecution(m)) n += m.command.length + m.output.length;
-  const summary = (m as { summary?: unknown }).summary;
-  if (typeof summary === "string") n += summary.length;
-  return n;
-}

@@ -86,52 +86,35 @@ export function ownerOf(messages: readonly ViewMessage[], block: Block): number 
  * no other block gets it.
  */
 class IdAllocator {
-  // Plain hashes taken in this list are kept as numbers (no string per block in the set).
-  #used = new Set<number>();
-  #suffixed = new Set<string>();
+  #taken = new Set<string>();
   #owners: ReadonlyMap<string, number>;
   /** Registered suffixed ids by their 8-hex base (rare: only collisions). */
-  #suffixedByBase = new Map<string, string[]>();
+  #suffixed = new Map<string, string[]>();
 
   constructor(owners: ReadonlyMap<string, number>) {
     this.#owners = owners;
     for (const id of owners.keys()) {
-      const dot = id.indexOf(".");
-      if (dot < 0) continue;
-      const base = id.slice(0, dot);
-      const list = this.#suffixedByBase.get(base);
-      if (list) list.push(id);
-      else this.#suffixedByBase.set(base, [id]);
+      if (id.length > 8) this.#suffixed.set(id.slice(0, 8), [...(this.#suffixed.get(id.slice(0, 8)) ?? []), id]);
     }
-  }
-
-  #taken(id: string, hash: number): boolean {
-    return id.length === 8 ? this.#used.has(hash) : this.#suffixed.has(id);
-  }
-
-  #take(id: string, hash: number): string {
-    if (id.length === 8) this.#used.add(hash);
-    else this.#suffixed.add(id);
-    return id;
   }
 
   id(prefix: string, text: string): string {
-    const hash = hash32(prefix, text);
-    const plain = hex8(hash);
-    const suffixed = this.#suffixedByBase.get(plain);
-    if (suffixed !== undefined || this.#owners.has(plain)) {
+    const plain = hex8(hash32(prefix, text));
+    const suffixed = this.#suffixed.get(plain);
+    if (suffixed || this.#owners.has(plain)) {
       const owner = ownerHash(prefix, text);
-      for (const id of [plain, ...(suffixed ?? [])]) {
-        if (this.#owners.get(id) === owner && !this.#taken(id, hash)) return this.#take(id, hash);
-      }
-      let id = plain;
-      for (let n = 2; this.#owners.has(id) || this.#taken(id, hash); n++) id = `${plain}.${n}`;
-      return this.#take(id, hash);
+      const own = (id: string) => this.#owners.get(id) === owner && !this.#taken.has(id);
+      const found = own(plain) ? plain : suffixed?.find(own);
+      if (found) return this.#take(found);
     }
-    if (!this.#used.has(hash)) return this.#take(plain, hash);
-    let id = `${plain}.2`;
-    for (let n = 3; this.#suffixed.has(id); n++) id = `${plain}.${n}`;
-    return this.#take(id, hash);
+    let id = plain;
+    for (let n = 2; this.#taken.has(id) || this.#owners.has(id); n++) id = `${plain}.${n}`;
+    return this.#take(id);
+  }
+
+  #take(id: string): string {
+    this.#taken.add(id);
+    return id;
   }
 }
 

@@ -5,36 +5,61 @@
  */
 
 import { defineSessionEntry } from "@pi-rails/agent-core/kit";
+import { z } from "zod";
 import type { Caps } from "../views/caps.ts";
 
 export const STATE_ENTRY_TYPE = "cache-ttl-view";
 
-/** A prune notice as it is shown to the model: persisted verbatim so every later request repeats the same bytes. */
-export interface StoredNotice {
-  /** Key of the message the notice follows in the view. */
-  after: string;
-  at: number;
-  text: string;
-}
+// Entries come from a file, maybe written by another version: a bad optional field is dropped, a list keeps its
+// usable items, and an entry without what it needs is skipped (never thrown).
+const num = z.number().refine(Number.isFinite);
+const strings = z.array(z.unknown()).transform((list) => list.filter((s): s is string => typeof s === "string"));
+const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+const targets = { at: num.catch(0), ids: optional(strings), paths: optional(strings), tools: optional(strings) };
 
-export type StateEntry =
-  | { kind: "touch"; at: number; ttlSeconds: number; warmGapSeconds?: number }
-  | {
-      kind: "prune";
-      at: number;
-      ttlSeconds: number;
-      ids: string[];
-      savedTokens: number;
+/** A prune notice as it is shown to the model: persisted verbatim so every later request repeats the same bytes. */
+const NoticeSchema = z.object({ after: z.string(), at: num, text: z.string() });
+export type StoredNotice = z.infer<typeof NoticeSchema>;
+
+const CapsSchema = z.object({
+  maxTextChars: num.min(1),
+  maxFieldChars: num.min(1),
+  maxListItems: num.min(1),
+  maxDictKeys: num.min(1),
+});
+
+const StateEntrySchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("touch"),
+    at: num,
+    ttlSeconds: num,
+    warmGapSeconds: optional(num.transform((v) => Math.max(0, v))),
+  }),
+  z
+    .object({
+      kind: z.literal("prune"),
+      at: num,
+      ttlSeconds: num,
+      ids: strings.catch([]),
+      savedTokens: num.catch(0),
       /** The caps the replacements were built with (absent in entries written before they were stored). */
-      caps?: Caps;
+      caps: optional(CapsSchema),
       /** The owner hash of each id (index-aligned with `ids`; absent in entries written before they were stored). */
-      owners?: number[];
+      owners: optional(z.array(num)),
       /** Absent only in a damaged entry. */
-      notice?: StoredNotice;
-    }
-  | { kind: "restore"; at: number; ids: string[] }
-  | { kind: "pin"; at: number; ids?: string[]; paths?: string[]; tools?: string[] }
-  | { kind: "unpin"; at: number; ids?: string[]; paths?: string[]; tools?: string[] };
+      notice: optional(NoticeSchema),
+    })
+    .transform((e) => (e.owners?.length === e.ids.length ? e : { ...e, owners: undefined })),
+  z.object({ kind: z.literal("restore"), at: num.catch(0), ids: strings.catch([]) }),
+  z.object({ kind: z.literal("pin"), ...targets }),
+  z.object({ kind: z.literal("unpin"), ...targets }),
+]);
+
+/** What cache-ttl-view persists: a touch of the cache, a prune (a delta of ids), an in-place restore, pins. */
+export type StateEntry = z.output<typeof StateEntrySchema>;
+
+/** The `cache-ttl-view` custom entry: declared once, read and written only through the kit. */
+export const STATE_ENTRY = defineSessionEntry(STATE_ENTRY_TYPE, (data) => StateEntrySchema.safeParse(data).data);
 
 export interface PruneRecord {
   at: number;
@@ -67,76 +92,6 @@ export function emptyState(): FoldedState {
     pins: { ids: new Set(), paths: new Set(), tools: new Set() },
   };
 }
-
-const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : []);
-
-function capsFrom(v: unknown): Caps | undefined {
-  if (typeof v !== "object" || v === null) return undefined;
-  const c = v as Record<string, unknown>;
-  const keys = ["maxTextChars", "maxFieldChars", "maxListItems", "maxDictKeys"] as const;
-  if (!keys.every((k) => isNum(c[k]) && (c[k] as number) >= 1)) return undefined;
-  return {
-    maxTextChars: c["maxTextChars"] as number,
-    maxFieldChars: c["maxFieldChars"] as number,
-    maxListItems: c["maxListItems"] as number,
-    maxDictKeys: c["maxDictKeys"] as number,
-  };
-}
-
-function noticeFrom(v: unknown): StoredNotice | undefined {
-  const n = v as Record<string, unknown> | null | undefined;
-  if (!n || typeof n["after"] !== "string" || typeof n["text"] !== "string" || !isNum(n["at"])) return undefined;
-  return { after: n["after"], at: n["at"], text: n["text"] };
-}
-
-/**
- * The data of a stored entry as a `StateEntry` (it comes from a file, maybe written by another version): malformed
- * fields are dropped, an entry without what it needs is undefined (skipped, never thrown).
- */
-export function readStateEntry(data: unknown): StateEntry | undefined {
-  if (typeof data !== "object" || data === null) return undefined;
-  const e = data as Record<string, unknown>;
-  const at = isNum(e["at"]) ? e["at"] : 0;
-  switch (e["kind"]) {
-    case "touch":
-      if (!isNum(e["at"]) || !isNum(e["ttlSeconds"])) return undefined;
-      return {
-        kind: "touch",
-        at,
-        ttlSeconds: e["ttlSeconds"],
-        ...(isNum(e["warmGapSeconds"]) ? { warmGapSeconds: Math.max(0, e["warmGapSeconds"]) } : {}),
-      };
-    case "prune": {
-      if (!isNum(e["at"]) || !isNum(e["ttlSeconds"])) return undefined;
-      const caps = capsFrom(e["caps"]);
-      const notice = noticeFrom(e["notice"]);
-      const ids = strings(e["ids"]);
-      const owners = Array.isArray(e["owners"]) ? e["owners"] : [];
-      const ownersOk = owners.length === ids.length && owners.every(isNum);
-      return {
-        kind: "prune",
-        at,
-        ttlSeconds: e["ttlSeconds"],
-        ids,
-        savedTokens: isNum(e["savedTokens"]) ? e["savedTokens"] : 0,
-        ...(caps ? { caps } : {}),
-        ...(ownersOk && ids.length > 0 ? { owners: owners as number[] } : {}),
-        ...(notice ? { notice } : {}),
-      };
-    }
-    case "restore":
-      return { kind: "restore", at, ids: strings(e["ids"]) };
-    case "pin":
-    case "unpin":
-      return { kind: e["kind"], at, ids: strings(e["ids"]), paths: strings(e["paths"]), tools: strings(e["tools"]) };
-    default:
-      return undefined;
-  }
-}
-
-/** The `cache-ttl-view` custom entry: declared once, read and written only through the kit. */
-export const STATE_ENTRY = defineSessionEntry(STATE_ENTRY_TYPE, readStateEntry);
 
 /** Apply one entry to the state. */
 export function foldEntry(state: FoldedState, e: StateEntry): void {

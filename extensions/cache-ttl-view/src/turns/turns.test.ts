@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { analyze } from "../plan/analysis.ts";
 import { SessionBuilder } from "../testing/fixtures.ts";
-import { turnAges, windowOf } from "./turns.ts";
+import { windowOf } from "./turns.ts";
 
 describe("turns", () => {
   it("ages messages by turns from the end; a preamble is older than every turn", () => {
@@ -10,7 +11,8 @@ describe("turns", () => {
       .assistant("a1");
     s.tool("read", { path: "x" }, "body");
     s.user("two").assistant("a2").user("three");
-    expect([...turnAges(s.messages)]).toEqual([3, 2, 2, 2, 2, 1, 1, 0]);
+    const analysis = analyze(s.messages);
+    expect(s.messages.map((_m, i) => analysis.ageOf(i))).toEqual([3, 2, 2, 2, 2, 1, 1, 0]);
   });
 
   it("windows: intact below keepRecentIntactTurns, cold below keepRecentTurns, old from it", () => {
