@@ -5,10 +5,20 @@
 // - inject to delivery: inject over the socket, the next seam drains it, the subscriber receives the ack
 // - the journal (accepted = on disk): an in-process inject with its accept line written, and the 10,000-item drain
 //   with its settle lines written
+// - session start of a new session: its store opened (lock, journal, its unsaved marker) while the steering dir holds
+//   1,000 journals of saved sessions and 20 markers of other sessions still in their first answer (the orphan scan)
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { QueueJournal, SteeringBridge, SteeringClient, SteeringQueue, startEndpoint } from "../dist/index.js";
+import {
+  openSessionStore,
+  QueueJournal,
+  SteeringBridge,
+  SteeringClient,
+  SteeringQueue,
+  startEndpoint,
+} from "../dist/index.js";
+import { markUnsaved } from "../dist/store/orphans.js";
 
 const json = process.argv.includes("--json");
 const loadAverage = (await import("node:os")).loadavg()[0];
@@ -94,6 +104,29 @@ async function journaled() {
   }
 }
 
+function storeOpen() {
+  const dir = mkdtempSync(join(tmpdir(), "steer-bench-store-"));
+  try {
+    for (let i = 0; i < 1000; i++) QueueJournal.open(join(dir, `saved-${i}.journal`)).journal.close();
+    const sessionFile = join(dir, "not-yet.jsonl");
+    for (let i = 0; i < 20; i++) markUnsaved(dir, `running-${i}`, { cwd: "/p", sessionFile, pid: process.pid });
+    const samples = [];
+    for (let round = 0; round < 200; round++) {
+      const sessionId = `bench-${round}`;
+      const t = performance.now();
+      const store = openSessionStore(dir, { sessionId, cwd: "/p", sessionFile });
+      samples.push((performance.now() - t) * 1000);
+      if (!store.owned || store.adopted !== 0) throw new Error("the bench store adopted something");
+      store.close();
+      rmSync(join(dir, `${sessionId}.journal`));
+      rmSync(join(dir, "unsaved", `${sessionId}.json`));
+    }
+    return stats(samples);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function socketBench() {
   const agentDir = mkdtempSync(join(tmpdir(), "steer-bench-"));
   const bridge = new SteeringBridge({ sessionId: "bench-socket", cwd: "/" });
@@ -138,6 +171,7 @@ const empty = await emptyPass();
 const tenK = await drain10k();
 const socket = await socketBench();
 const journal = await journaled();
+const store = storeOpen();
 const emptyUs = empty.p50 * 1000;
 const rows = [
   { case: "empty checkpoint pass (1 seam, nothing queued)", p50_us: emptyUs, p99_us: empty.p99 * 1000, ratio: 1 },
@@ -170,6 +204,12 @@ const rows = [
     p50_us: journal.drain.p50 * 1000,
     p99_us: journal.drain.p99 * 1000,
     ratio: (journal.drain.p50 * 1000) / emptyUs,
+  },
+  {
+    case: "new session's store open (orphan scan)",
+    p50_us: store.p50,
+    p99_us: store.p99,
+    ratio: store.p50 / emptyUs,
   },
 ];
 const withinBudget = tenK.p50 <= BUDGET_10K_MS;

@@ -84,31 +84,33 @@ describe("accepted means on disk; exactly once across processes (real pi CLI)", 
     }, 120_000);
   }
 
-  it("an item accepted during a new session's first answer survives a SIGKILL: the next pi in the cwd delivers it once", async () => {
-    // pi writes a new session's file only with its first answer, so this session leaves nothing to --continue.
-    server = await startModelServer({ script: [slow, { text: "next session" }, { text: "one more" }] });
-    home = prepareCliHome({ server });
-    const first = runPi(["-e", PACKAGE_DIR, "-p", "first"], { home, timeoutMs: 60_000 });
-    await server.waitForRequests(1, 30_000);
-    const args = ["inject", "ORPHANED-ITEM", "--mode", "finish_step", "--id", "orphan-job", "--json"];
-    const accepted = await runSteer(args, home);
-    expect(accepted.code, accepted.stderr).toBe(0);
-    process.kill(piPid(home), "SIGKILL");
-    await first;
-    expect(
-      readdirSync(home.agentDir).includes("sessions") ? sessionFiles(join(home.agentDir, "sessions")) : [],
-    ).toEqual([]);
+  for (const signal of ["SIGKILL", "SIGINT"] as const) {
+    it(`an item accepted during a new session's first answer survives ${signal}: the next pi in the cwd delivers it once`, async () => {
+      // pi writes a new session's file only with its first answer, so this session leaves nothing to --continue.
+      server = await startModelServer({ script: [slow, { text: "next session" }, { text: "one more" }] });
+      home = prepareCliHome({ server });
+      const first = runPi(["-e", PACKAGE_DIR, "-p", "first"], { home, timeoutMs: 60_000 });
+      await server.waitForRequests(1, 30_000);
+      const args = ["inject", "ORPHANED-ITEM", "--mode", "finish_step", "--id", "orphan-job", "--json"];
+      const accepted = await runSteer(args, home);
+      expect(accepted.code, accepted.stderr).toBe(0);
+      process.kill(piPid(home), signal);
+      await first;
+      expect(
+        readdirSync(home.agentDir).includes("sessions") ? sessionFiles(join(home.agentDir, "sessions")) : [],
+      ).toEqual([]);
 
-    // A new session in the same cwd adopts the orphaned item and delivers it with its first request.
-    const second = await runPi(["-e", PACKAGE_DIR, "-p", "second"], { home, timeoutMs: 60_000 });
-    expect(second.code, second.stderr).toBe(0);
-    expect(deliveredAfterPrompt(server.requests[1]!, "second", "ORPHANED-ITEM")).toBe(1);
-    expect(second.stderr).toMatch(/1 steering item\(s\) accepted by a pi that ended before its session was saved/);
-    // Exactly once: the next new session finds nothing left to adopt.
-    const third = await runPi(["-e", PACKAGE_DIR, "-p", "third"], { home, timeoutMs: 60_000 });
-    expect(third.code, third.stderr).toBe(0);
-    expect(JSON.stringify(server.requests[2]!.messages)).not.toContain("ORPHANED-ITEM");
-  }, 120_000);
+      // A new session in the same cwd adopts the orphaned item and delivers it with its first request.
+      const second = await runPi(["-e", PACKAGE_DIR, "-p", "second"], { home, timeoutMs: 60_000 });
+      expect(second.code, second.stderr).toBe(0);
+      expect(deliveredAfterPrompt(server.requests[1]!, "second", "ORPHANED-ITEM")).toBe(1);
+      expect(second.stderr).toMatch(/1 steering item\(s\) accepted by a pi that ended before its session was saved/);
+      // Exactly once: the next new session finds nothing left to adopt.
+      const third = await runPi(["-e", PACKAGE_DIR, "-p", "third"], { home, timeoutMs: 60_000 });
+      expect(third.code, third.stderr).toBe(0);
+      expect(JSON.stringify(server.requests[2]!.messages)).not.toContain("ORPHANED-ITEM");
+    }, 120_000);
+  }
 
   it("two concurrent --continue runs of one session: the carried item is delivered by one of them only", async () => {
     // Still streaming when run b has started and finished, with room for a slow start of b on a loaded machine.

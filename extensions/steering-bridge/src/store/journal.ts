@@ -2,27 +2,11 @@ import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { writeFileAtomicSync } from "@pi-rails/agent-core/kit";
 import { type Ack, type AckState, isSteeringItem, type SteeringItem } from "../queue/types.ts";
 
-/**
- * Where a journal's session runs: its first line. A session's file is written only from its first answer on, so a
- * journal whose process is gone and whose `sessionFile` was never written can only be reached this way (orphans.ts).
- */
-export interface JournalOrigin {
-  cwd: string;
-  /** pi's session file path (absent for an in-memory session). */
-  sessionFile?: string;
-  pid: number;
-  pidStartTime?: number;
-}
-
 /** One line of a session's steering journal. */
-export type JournalRecord =
-  | ({ t: "origin" } & JournalOrigin)
-  | { t: "accept"; item: SteeringItem }
-  | { t: "settle"; id: string; state: AckState };
+export type JournalRecord = { t: "accept"; item: SteeringItem } | { t: "settle"; id: string; state: AckState };
 
 /** What a journal holds: items accepted and not settled (arrival order), and every settled id with its state. */
 export interface JournalState {
-  origin?: JournalOrigin;
   pending: SteeringItem[];
   settled: Map<string, AckState>;
   /** Lines that could not be read (a line cut short by a crash); skipped, never thrown. */
@@ -38,21 +22,17 @@ const line = (record: JournalRecord): string => `${JSON.stringify(record)}\n`;
 export function replayJournal(text: string): JournalState {
   const pending = new Map<string, SteeringItem>();
   const settled = new Map<string, AckState>();
-  let origin: JournalOrigin | undefined;
   let skippedLines = 0;
   for (const line of text.split("\n")) {
     if (line.trim() === "") continue;
-    let record: { t?: string; item?: unknown; id?: unknown; state?: unknown; cwd?: unknown; pid?: unknown };
+    let record: { t?: string; item?: unknown; id?: unknown; state?: unknown };
     try {
       record = JSON.parse(line);
     } catch {
       skippedLines++;
       continue;
     }
-    if (record.t === "origin" && typeof record.cwd === "string" && typeof record.pid === "number") {
-      const { t: _t, ...fields } = record;
-      origin = fields as JournalOrigin;
-    } else if (record.t === "accept" && isSteeringItem(record.item)) {
+    if (record.t === "accept" && isSteeringItem(record.item)) {
       if (!settled.has(record.item.id)) pending.set(record.item.id, record.item);
     } else if (record.t === "settle" && typeof record.id === "string" && typeof record.state === "string") {
       pending.delete(record.id);
@@ -62,7 +42,7 @@ export function replayJournal(text: string): JournalState {
       skippedLines++;
     }
   }
-  return { ...(origin ? { origin } : {}), pending: [...pending.values()], settled, skippedLines };
+  return { pending: [...pending.values()], settled, skippedLines };
 }
 
 /**
@@ -82,11 +62,10 @@ export class QueueJournal {
   }
 
   /**
-   * Open (creating, owner-only) the journal at `path` and read its state; a new journal starts with `origin`. A long
-   * journal is rewritten first (atomically: a temp file renamed over it) to its origin, the pending items and the
-   * newest settled ids.
+   * Open (creating, owner-only) the journal at `path` and read its state. A long journal is rewritten first
+   * (atomically: a temp file renamed over it) to the pending items and the newest settled ids.
    */
-  static open(path: string, origin?: JournalOrigin): { journal: QueueJournal; state: JournalState } {
+  static open(path: string): { journal: QueueJournal; state: JournalState } {
     let text = "";
     try {
       text = readFileSync(path, "utf8");
@@ -98,16 +77,13 @@ export class QueueJournal {
     if (lines > 2 * JOURNAL_KEEP_SETTLED + state.pending.length + 100) {
       const keep = [...state.settled].slice(-JOURNAL_KEEP_SETTLED);
       const records: JournalRecord[] = [
-        ...(state.origin ? [{ t: "origin" as const, ...state.origin }] : []),
         ...keep.map(([id, s]): JournalRecord => ({ t: "settle", id, state: s })),
         ...state.pending.map((item): JournalRecord => ({ t: "accept", item })),
       ];
       writeFileAtomicSync(path, records.map(line).join(""));
       state.settled = new Map(keep);
     }
-    const journal = new QueueJournal(path, openSync(path, "a", 0o600));
-    if (text.length === 0 && origin) journal.#write(line({ t: "origin", ...origin }));
-    return { journal, state };
+    return { journal: new QueueJournal(path, openSync(path, "a", 0o600)), state };
   }
 
   /** Record an accepted item, synchronously; throws when it cannot be written (the item is then refused). */

@@ -1,17 +1,39 @@
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isOwnerAlive } from "../endpoint/session-registry.ts";
 import type { SteeringItem } from "../queue/types.ts";
-import { type JournalOrigin, type QueueJournal, replayJournal } from "./journal.ts";
+import { type QueueJournal, replayJournal } from "./journal.ts";
 
-const JOURNAL = ".journal";
+/** Where a session without a session file yet runs: its marker in `<steering dir>/unsaved/<session-id>.json`. */
+export interface UnsavedSession {
+  cwd: string;
+  /** The file pi will write the session to, from its first answer on. */
+  sessionFile: string;
+  pid: number;
+  pidStartTime?: number | undefined;
+}
+
+const unsavedDir = (dir: string) => join(dir, "unsaved");
+
+/** Mark a session that has no session file yet, so that its items can be adopted if its pi dies before it has. */
+export function markUnsaved(dir: string, sessionId: string, session: UnsavedSession): void {
+  mkdirSync(unsavedDir(dir), { recursive: true, mode: 0o700 });
+  writeFileSync(join(unsavedDir(dir), `${sessionId}.json`), JSON.stringify(session), { mode: 0o600 });
+}
+
+/** Drop the marker once pi wrote the session file (a later `--continue` reaches the journal then). */
+export function forgetIfSaved(dir: string, sessionId: string, sessionFile: string): void {
+  if (existsSync(sessionFile)) rmSync(join(unsavedDir(dir), `${sessionId}.json`), { force: true });
+}
 
 /**
  * pi writes a new session's file only from its first answer on, so items accepted before that have no session to
- * `--continue` once their pi dies (SIGKILL, Ctrl-C on `pi -p`). Such a journal is an orphan: its origin names a
- * session file that was never written and a process that is gone. The next session started in the same cwd adopts
- * it: claims it by renaming it (one rename wins, so two pi processes never both adopt), appends its pending items to
- * its own journal, then deletes it; a claim cut short by a crash is finished at the claimer's next open.
+ * `--continue` once their pi dies (SIGKILL, Ctrl-C on `pi -p`). Such a session is an orphan: its marker names a
+ * session file that was never written and a process that is gone (pid and start time). The next session started in
+ * the same cwd adopts it: claims the marker by renaming it (one rename wins, so two pi processes never both adopt),
+ * appends the orphan's pending items to its own journal, then deletes the orphan's journal, lock and marker; a claim
+ * cut short by a crash is finished at the claimer's next open. Markers of sessions saved after all are dropped.
+ * Only markers are read, so the cost does not grow with the number of sessions ever steered.
  * Returns the items adopted, for the caller to queue.
  */
 export function adoptOrphans(
@@ -19,28 +41,39 @@ export function adoptOrphans(
   self: { sessionId: string; cwd: string },
   into: QueueJournal,
 ): SteeringItem[] {
-  const claimSuffix = `${JOURNAL}.adopted-by-${self.sessionId}`;
+  const claimSuffix = `.adopted-by-${self.sessionId}`;
   const adopted: SteeringItem[] = [];
-  for (const name of readdirSync(dir)) {
-    let claimed = join(dir, name);
-    let orphanId = name.slice(0, -claimSuffix.length);
+  let names: string[] = [];
+  try {
+    names = readdirSync(unsavedDir(dir));
+  } catch {
+    return adopted; // no session ever started unsaved here
+  }
+  for (const name of names) {
+    const marker = join(unsavedDir(dir), name);
+    let claimed = marker;
     if (!name.endsWith(claimSuffix)) {
-      orphanId = name.slice(0, -JOURNAL.length);
-      if (!name.endsWith(JOURNAL) || orphanId === self.sessionId || !isOrphanOf(readOrigin(claimed), self.cwd))
+      const session = name.endsWith(".json") ? readMarker(marker) : undefined;
+      if (session && existsSync(session.sessionFile)) {
+        rmSync(marker, { force: true }); // saved after all: `--continue` reaches its journal
         continue;
-      claimed = join(dir, `${orphanId}${claimSuffix}`);
+      }
+      if (session?.cwd !== self.cwd || isOwnerAlive(session)) continue;
+      claimed = `${marker}${claimSuffix}`;
       try {
-        renameSync(join(dir, name), claimed);
+        renameSync(marker, claimed);
       } catch {
         continue; // another process claimed it first
       }
     }
+    const orphan = join(dir, name.slice(0, name.indexOf(".json")));
     try {
-      const { pending } = replayJournal(readFileSync(claimed, "utf8"));
+      const { pending } = replayJournal(
+        existsSync(`${orphan}.journal`) ? readFileSync(`${orphan}.journal`, "utf8") : "",
+      );
       for (const item of pending) into.accept(item);
       adopted.push(...pending);
-      rmSync(claimed, { force: true });
-      rmSync(join(dir, `${orphanId}.lock`), { force: true });
+      for (const path of [`${orphan}.journal`, `${orphan}.lock`, claimed]) rmSync(path, { force: true });
     } catch {
       // Left claimed: the next open of this session tries again, and the items stay on disk until then.
     }
@@ -48,23 +81,12 @@ export function adoptOrphans(
   return adopted;
 }
 
-function isOrphanOf(origin: JournalOrigin | undefined, cwd: string): boolean {
-  return (
-    origin?.cwd === cwd && origin.sessionFile !== undefined && !existsSync(origin.sessionFile) && !isOwnerAlive(origin)
-  );
-}
-
-/** A journal's origin: its first line (read alone, since a journal can hold thousands of lines). */
-function readOrigin(path: string): JournalOrigin | undefined {
-  let fd: number | undefined;
+function readMarker(path: string): UnsavedSession | undefined {
   try {
-    fd = openSync(path, "r");
-    const head = Buffer.alloc(16_384);
-    const text = head.toString("utf8", 0, readSync(fd, head));
-    return replayJournal(text.slice(0, text.indexOf("\n") + 1)).origin;
+    const session = JSON.parse(readFileSync(path, "utf8")) as Partial<UnsavedSession>;
+    const valid = typeof session.cwd === "string" && typeof session.sessionFile === "string";
+    return valid && typeof session.pid === "number" ? (session as UnsavedSession) : undefined;
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
