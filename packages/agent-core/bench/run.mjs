@@ -59,7 +59,7 @@ async function toolBatch(AgentImpl) {
 const variants = {
   "upstream loop": () => once(upstream.Agent),
   "patched loop, no hook": () => once(patched.Agent),
-  "patched loop, no-op hook": () => once(patched.Agent, { onStreamText: () => undefined }),
+  "patched loop, no-op hook": () => once(patched.Agent, { hooks: { onStreamText: () => undefined } }),
 };
 // Tool batches are short: measured in their own rounds (after the long streams, whose garbage would otherwise
 // land on them), in alternating order, with more rounds.

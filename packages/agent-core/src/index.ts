@@ -5,5 +5,22 @@
  * The loop itself (`Agent`, `agentLoop`, ...) is pi-agent-core 0.73.1 with the pi-rails patch applied; it is
  * bundled into this package at build time because a pnpm patch does not travel to npm.
  */
+import {
+  type CancelToolCallOptions,
+  type CancelToolCallResult,
+  Agent as PatchedAgent,
+} from "@mariozechner/pi-agent-core";
+import { describeCancelledCall } from "./tools/cancelled.ts";
+
 export * from "@mariozechner/pi-agent-core";
 export * from "./kit.ts";
+
+/**
+ * The patched `Agent`. The patch carries no wording: its `cancelToolCall` needs the host's `describe`. This one
+ * words what the model is told with `describeCancelledCall` unless the caller passes its own.
+ */
+export class Agent extends PatchedAgent {
+  override cancelToolCall(callId: string, options: CancelToolCallOptions = {}): Promise<CancelToolCallResult> {
+    return super.cancelToolCall(callId, { ...options, describe: options.describe ?? describeCancelledCall });
+  }
+}

@@ -215,7 +215,7 @@ describe("cancelToolCall on the bundled loop", () => {
   it("shapes the reminder with createCancelReminder", async () => {
     const waiting = waitingTool("wait");
     const { agent, contexts } = setup([waiting.tool], [{ name: "wait", id: "w1" }]);
-    agent.createCancelReminder = (cancellation) => ({
+    agent.hooks.createCancelReminder = (cancellation) => ({
       role: "user",
       content: [{ type: "text", text: `REMINDER ${cancellation.callId}/${cancellation.tool}/${cancellation.reason}` }],
       timestamp: 0,
@@ -320,27 +320,35 @@ describe("many calls at once", () => {
 });
 
 describe("ToolCallRegistry", () => {
+  const run = (
+    registry: ToolCallRegistry,
+    id: string,
+    runSignal: AbortSignal | undefined,
+    tool: AgentTool["execute"],
+  ) => registry.wrap({ ...quickTool("t"), execute: tool }).execute(id, {}, runSignal);
+
   it("runs a call on its own signal linked to the run's", async () => {
     const registry = new ToolCallRegistry();
-    const run = new AbortController();
+    registry.iteration = 3;
+    const runController = new AbortController();
     let seen: AbortSignal | undefined;
-    const result = await registry.run({ id: "a", name: "t" }, run.signal, 3, async (signal) => {
+    const result = await run(registry, "a", runController.signal, async (_id, _args, signal) => {
       seen = signal;
       expect(registry.inFlight()).toEqual([{ callId: "a", tool: "t", startedAt: expect.any(Number), iteration: 3 }]);
       return ok("fine");
     });
     expect(result).toEqual(ok("fine"));
-    expect(seen).not.toBe(run.signal);
+    expect(seen).not.toBe(runController.signal);
     expect(registry.inFlight()).toEqual([]);
 
     let inner: AbortSignal | undefined;
-    const pending = registry.run({ id: "b", name: "t" }, run.signal, undefined, (signal) => {
+    const pending = run(registry, "b", runController.signal, (_id, _args, signal) => {
       inner = signal;
       return new Promise<AgentToolResult<unknown>>((_resolve, reject) =>
-        signal.addEventListener("abort", () => reject(signal.reason)),
+        signal!.addEventListener("abort", () => reject(signal!.reason)),
       );
     });
-    run.abort(new Error("run aborted"));
+    runController.abort(new Error("run aborted"));
     await expect(pending).rejects.toThrow("run aborted");
     expect(inner?.aborted).toBe(true);
   });
@@ -348,42 +356,52 @@ describe("ToolCallRegistry", () => {
   it("passes tool errors through, and turns an error after a cancel into the cancelled result", async () => {
     const registry = new ToolCallRegistry();
     await expect(
-      registry.run({ id: "e", name: "t" }, undefined, undefined, async () => {
+      run(registry, "e", undefined, async () => {
         throw new Error("tool failed");
       }),
     ).rejects.toThrow("tool failed");
     await expect(
-      registry.run({ id: "s", name: "t" }, undefined, undefined, () => {
+      run(registry, "s", undefined, () => {
         throw new Error("sync failure");
       }),
     ).rejects.toThrow("sync failure");
 
-    const pending = registry.run({ id: "c", name: "t" }, undefined, undefined, (signal) => {
+    const pending = run(registry, "c", undefined, (_id, _args, signal) => {
       return new Promise<AgentToolResult<unknown>>((_resolve, reject) =>
-        signal.addEventListener("abort", () => reject(new Error("aborted"))),
+        signal!.addEventListener("abort", () => reject(new Error("aborted"))),
       );
     });
-    const answer: CancelToolCallResult = await registry.cancel("c", { reason: "stop" });
+    const answer: CancelToolCallResult = await registry.cancel("c", {
+      reason: "stop",
+      describe: describeCancelledCall,
+    });
     expect(answer).toEqual({ status: "cancelled", callId: "c", tool: "t", reason: "stop" });
     const result = await pending;
     expect(result.details).toEqual({ cancelled: { byHost: true, reason: "stop" } });
-    expect(registry.takeReminders([{ id: "c" }])).toEqual([{ callId: "c", tool: "t", reason: "stop" }]);
-    expect(registry.takeReminders([{ id: "c" }])).toEqual([]);
+    expect(registry.takeReminders()).toEqual([
+      {
+        callId: "c",
+        tool: "t",
+        reason: "stop",
+        reminderText: describeCancelledCall({ callId: "c", tool: "t", reason: "stop" }).reminder,
+      },
+    ]);
+    expect(registry.takeReminders()).toEqual([]);
   });
 
   it("a call that finishes normally while being cancelled still returns as cancelled", async () => {
     const registry = new ToolCallRegistry();
     let finish: (value: AgentToolResult<unknown>) => void = () => {};
-    const pending = registry.run(
-      { id: "f", name: "t" },
-      undefined,
+    const pending = run(
+      registry,
+      "f",
       undefined,
       () =>
         new Promise<AgentToolResult<unknown>>((resolve) => {
           finish = resolve;
         }),
     );
-    const answer = registry.cancel("f", { timeoutMs: 10_000 });
+    const answer = registry.cancel("f", { timeoutMs: 10_000, describe: describeCancelledCall });
     finish(ok("done anyway"));
     expect((await answer).status).toBe("cancelled");
     expect(isCancelledByHost((await pending).details)).toBe(true);

@@ -48,7 +48,7 @@ const faux = registerFauxProvider({ tokenSize: { min: 1, max: 1 } });
 faux.setResponses([fauxAssistantMessage("I will use eval() here"), fauxAssistantMessage("No eval needed.")]);
 const agent = new Agent({
   initialState: { model: faux.getModel(), systemPrompt: "s" },
-  onStreamText: (e) => (e.accumulated.includes("eval(") ? { abort: true, retry: { content: "never eval" } } : undefined),
+  hooks: { onStreamText: (e) => (e.accumulated.includes("eval(") ? { abort: true, retry: { content: "never eval" } } : undefined) },
 });
 const aborts = [];
 agent.subscribe((e) => { if (e.type === "stream_abort") aborts.push(e.consecutive); });

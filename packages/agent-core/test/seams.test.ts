@@ -52,7 +52,9 @@ describe("loop seams", () => {
     });
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [tool] },
-      checkpoint: registry.loopHook,
+      hooks: {
+        checkpoint: registry.loopHook,
+      },
     });
     const events = recordEvents(agent);
     await agent.prompt("go");
@@ -112,7 +114,9 @@ describe("loop seams", () => {
     });
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [tool] },
-      checkpoint: registry.loopHook,
+      hooks: {
+        checkpoint: registry.loopHook,
+      },
     });
     const events = recordEvents(agent);
     await agent.prompt("push it");
@@ -152,7 +156,9 @@ describe("loop seams", () => {
     });
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
-      checkpoint: registry.loopHook,
+      hooks: {
+        checkpoint: registry.loopHook,
+      },
     });
     await agent.prompt("hello");
     expect(agent.state.messages.map((message) => textOf(message))).toEqual([
@@ -191,7 +197,9 @@ describe("loop seams", () => {
     });
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
-      checkpoint: registry.loopHook,
+      hooks: {
+        checkpoint: registry.loopHook,
+      },
     });
     await agent.prompt("hello");
     expect(asked).toEqual([
@@ -221,7 +229,9 @@ describe("loop seams", () => {
     });
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
-      checkpoint: registry.loopHook,
+      hooks: {
+        checkpoint: registry.loopHook,
+      },
     });
     await agent.prompt("write");
     expect(agent.state.messages.map((message) => textOf(message))).toEqual([

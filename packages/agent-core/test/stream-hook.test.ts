@@ -31,11 +31,13 @@ describe("stream hook: abort, inject, retry", () => {
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
       streamFn: counting.streamFn,
-      onStreamText: (event) => {
-        seen.push({ ...event });
-        if (event.accumulated.includes("legacyFetch("))
-          return { abort: true, retry: { content: "Rule: no legacyFetch" } };
-        return undefined;
+      hooks: {
+        onStreamText: (event) => {
+          seen.push({ ...event });
+          if (event.accumulated.includes("legacyFetch("))
+            return { abort: true, retry: { content: "Rule: no legacyFetch" } };
+          return undefined;
+        },
       },
     });
     await agent.prompt("hi");
@@ -55,10 +57,12 @@ describe("stream hook: abort, inject, retry", () => {
     faux.setResponses([capture(VIOLATION), capture("Use fetchV2() instead.")]);
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
-      onStreamText: (event) =>
-        event.accumulated.includes("legacyFetch(")
-          ? { abort: true, retry: { content: "Rule: never call legacyFetch()" } }
-          : undefined,
+      hooks: {
+        onStreamText: (event) =>
+          event.accumulated.includes("legacyFetch(")
+            ? { abort: true, retry: { content: "Rule: never call legacyFetch()" } }
+            : undefined,
+      },
     });
     const events = recordEvents(agent);
     const updateTexts: string[] = [];
@@ -96,10 +100,12 @@ describe("stream hook: abort, inject, retry", () => {
     faux.setResponses([capture(VIOLATION), capture("Corrected.")]);
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
-      onStreamText: (event) =>
-        event.accumulated.includes("legacyFetch(")
-          ? { abort: true, retry: { content: "Rule text", keepPartial: true } }
-          : undefined,
+      hooks: {
+        onStreamText: (event) =>
+          event.accumulated.includes("legacyFetch(")
+            ? { abort: true, retry: { content: "Rule text", keepPartial: true } }
+            : undefined,
+      },
     });
     await agent.prompt("hi");
     const roles = contexts[1]!.messages.map((message) => message.role);
@@ -114,15 +120,17 @@ describe("stream hook: abort, inject, retry", () => {
     faux.setResponses([capture(VIOLATION), capture("ok")]);
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
-      onStreamText: (event) =>
-        event.accumulated.includes("legacyFetch(")
-          ? { abort: true, retry: { content: "Rule text", role: "system", details: { rule: "r1" } } }
-          : undefined,
-      createRetryMessage: (retry) => ({
-        role: "user",
-        content: [{ type: "text", text: `[${retry.role}] ${retry.content}` }],
-        timestamp: 1,
-      }),
+      hooks: {
+        onStreamText: (event) =>
+          event.accumulated.includes("legacyFetch(")
+            ? { abort: true, retry: { content: "Rule text", role: "system", details: { rule: "r1" } } }
+            : undefined,
+        createRetryMessage: (retry) => ({
+          role: "user",
+          content: [{ type: "text", text: `[${retry.role}] ${retry.content}` }],
+          timestamp: 1,
+        }),
+      },
     });
     await agent.prompt("hi");
     expect(textOf(agent.state.messages[1])).toBe("[system] Rule text");
@@ -146,17 +154,19 @@ describe("stream hook: abort, inject, retry", () => {
     };
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [tool] },
-      onStreamText: (event) => {
-        if (event.source === "toolcall") {
-          seen.push({
-            chunk: event.chunk,
-            accumulated: event.accumulated,
-            id: event.toolCall?.id,
-            name: event.toolCall?.name,
-            path: event.toolCall?.partialArgs.path,
-          });
-        }
-        return undefined;
+      hooks: {
+        onStreamText: (event) => {
+          if (event.source === "toolcall") {
+            seen.push({
+              chunk: event.chunk,
+              accumulated: event.accumulated,
+              id: event.toolCall?.id,
+              name: event.toolCall?.name,
+              path: event.toolCall?.partialArgs.path,
+            });
+          }
+          return undefined;
+        },
       },
     });
     await agent.prompt("edit it");
@@ -176,9 +186,11 @@ describe("stream hook: abort, inject, retry", () => {
     faux.setResponses([capture("bad one"), capture("bad two"), capture("bad three"), capture("never")]);
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
-      maxConsecutiveStreamAborts: 2,
-      onStreamText: (event) =>
-        event.accumulated.startsWith("bad") ? { abort: true, retry: { content: "stop that" } } : undefined,
+      hooks: {
+        maxConsecutiveStreamAborts: 2,
+        onStreamText: (event) =>
+          event.accumulated.startsWith("bad") ? { abort: true, retry: { content: "stop that" } } : undefined,
+      },
     });
     const events = recordEvents(agent);
     await agent.prompt("hi");
@@ -208,8 +220,10 @@ describe("stream hook: abort, inject, retry", () => {
     };
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [tool] },
-      maxConsecutiveStreamAborts: 1,
-      onStreamText: (event) => (event.accumulated === "bad" ? { abort: true, retry: { content: "no" } } : undefined),
+      hooks: {
+        maxConsecutiveStreamAborts: 1,
+        onStreamText: (event) => (event.accumulated === "bad" ? { abort: true, retry: { content: "no" } } : undefined),
+      },
     });
     await agent.prompt("hi");
     expect(textOf(agent.state.messages.at(-1))).toBe("fine");
@@ -221,10 +235,12 @@ describe("stream hook: abort, inject, retry", () => {
     let deltas = 0;
     const agent = new Agent({
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
-      onStreamText: () => {
-        deltas++;
-        if (deltas === 3) setTimeout(() => agent.abort(), 0);
-        return undefined;
+      hooks: {
+        onStreamText: () => {
+          deltas++;
+          if (deltas === 3) setTimeout(() => agent.abort(), 0);
+          return undefined;
+        },
       },
     });
     const events = recordEvents(agent);

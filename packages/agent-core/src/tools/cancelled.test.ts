@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cancelledToolResult } from "@mariozechner/pi-agent-core";
+import { type AgentTool, ToolCallRegistry } from "@mariozechner/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import {
   cancelledCallText,
@@ -12,9 +12,22 @@ import {
   modelFacingCallId,
 } from "./cancelled.ts";
 
+/** What the patched loop returns for a call the host cancelled, worded with describeCancelledCall. */
+async function cancelledToolResult(callId: string, tool: string, reason: string) {
+  const registry = new ToolCallRegistry();
+  const waiting = {
+    name: tool,
+    execute: (_id, _args, signal) =>
+      new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted")))),
+  } as AgentTool<never>;
+  const running = registry.wrap(waiting).execute(callId, {} as never, undefined);
+  await registry.cancel(callId, { reason, describe: describeCancelledCall });
+  return running;
+}
+
 describe("isCancelledByHost", () => {
-  it("recognises the result the loop builds for a cancelled call", () => {
-    const result = cancelledToolResult("call_1", "bash", "user clicked stop");
+  it("recognises the result the loop builds for a cancelled call", async () => {
+    const result = await cancelledToolResult("call_1", "bash", "user clicked stop");
     expect(isCancelledByHost(result.details)).toBe(true);
     expect(hostCancellationOf(result.details)).toEqual({ byHost: true, reason: "user clicked stop" });
     expect(result.content).toEqual([
@@ -70,12 +83,12 @@ describe("the id the model knows, in the cancel text (issue 21)", () => {
     expect(modelFacingCallId(otherTool, "bash")).toBe(otherTool);
   });
 
-  it("Anthropic and chat-completions ids are the provider's own and are named unchanged", () => {
+  it("Anthropic and chat-completions ids are the provider's own and are named unchanged", async () => {
     expect(modelFacingCallId("toolu_01A09q90qw90lq917835lq9", "bash")).toBe("toolu_01A09q90qw90lq917835lq9");
     expect(modelFacingCallId("call_abc123", "read")).toBe("call_abc123");
     // Same words as the loop's cancelled result for such ids.
     expect([{ type: "text", text: cancelledCallText("call_1", "bash", "user clicked stop") }]).toEqual(
-      cancelledToolResult("call_1", "bash", "user clicked stop").content,
+      (await cancelledToolResult("call_1", "bash", "user clicked stop")).content,
     );
   });
 
