@@ -1,7 +1,7 @@
 import { type CacheState, inferTouch, judgeCache, ttlForJudgement } from "../clock/cache-clock.ts";
-import { messageKeyAt, rawMessageKey } from "../model/ids.ts";
+import { messageKeyAt } from "../model/ids.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
-import { type Analysis, analyze, type Block, blockById, ownerOf, toolCallOf } from "../plan/analysis.ts";
+import { type Analysis, analyze, type Block, ownerOf, toolCallOf } from "../plan/analysis.ts";
 import { type PinSet, pathArgument } from "../plan/pins.ts";
 import { type Plan, planPrune } from "../plan/plan.ts";
 import { noticeText } from "../render/notice.ts";
@@ -53,12 +53,10 @@ export interface RenderResult {
   reused: boolean;
 }
 
+/** The last analysed request: its analysis (the next request extends it when it only appends) and its view. */
 interface Memo {
-  length: number;
   analysis: Analysis;
-  firstKey: string;
-  lastKey: string;
-  version: number;
+  length: number;
   patch: ViewPatch;
 }
 
@@ -75,11 +73,8 @@ export class SessionView {
   lastIdleSeconds: number | undefined;
   /** Requests made since each prune (index-aligned with state.prunes; this process only). */
   requestsAfterPrune: number[] = [];
-  #version = 0;
   #evidence: Evidence | undefined;
   #memo: Memo | undefined;
-  /** The analysis of the last analysed request, extended by the next one when it only appends. */
-  #analysis: Analysis | undefined;
   /** Replacement bytes by block id: sticky, so every request repeats them (small texts, not the originals). */
   #replacements = new Map<string, Replacement>();
 
@@ -110,11 +105,9 @@ export class SessionView {
     this.invalidate();
   }
 
-  /** Drop the cached patch (the message list changed shape: compaction, tree navigation). */
+  /** Drop the cached analysis and view (the message list changed shape: compaction, tree navigation). */
   invalidate(): void {
     this.#memo = undefined;
-    this.#analysis = undefined;
-    this.#version++;
   }
 
   pins(): PinSet {
@@ -223,38 +216,22 @@ export class SessionView {
             previousPrompt: promptTokens(lastUsage(messages)),
           };
 
-    const memo = this.#memo;
-    if (!analysis && memo && this.#memoFits(memo, messages)) {
-      return { messages: applyPatch(messages, memo.patch), clock, entries, reused: true };
+    if (!analysis && this.#memo?.analysis.extends(messages)) {
+      return { messages: applyPatch(messages, this.#memo.patch), clock, entries, reused: true };
     }
     analysis ??= this.#analyze(messages);
-    const fits = memo?.version === this.#version && memo.analysis === analysis && memo.length <= messages.length;
-    const previous = fits ? { patch: memo.patch, from: memo.length, added: plan?.blocks ?? [] } : undefined;
+    const memo = this.#memo;
+    const previous = memo && { patch: memo.patch, from: memo.length, added: plan?.blocks ?? [] };
     const patch = patchFor(messages, analysis, s.pruned, s.notices, replacement, previous);
-    this.#memo = {
-      length: messages.length,
-      analysis,
-      firstKey: messages.length > 0 ? rawMessageKey(messages[0] as ViewMessage) : "",
-      lastKey: messages.length > 0 ? rawMessageKey(messages[messages.length - 1] as ViewMessage) : "",
-      version: this.#version,
-      patch,
-    };
+    this.#memo = { analysis, length: messages.length, patch };
     return { messages: applyPatch(messages, patch), clock, ...(plan ? { plan } : {}), entries, reused: false };
   }
 
   /** The analysis of `messages`: the previous request's extended by the new messages, or a new one. */
   #analyze(messages: readonly ViewMessage[]): Analysis {
-    if (this.#analysis?.extends(messages)) return this.#analysis.extend(messages);
-    this.#analysis = analyze(messages, this.state.owners);
-    return this.#analysis;
-  }
-
-  #memoFits(memo: Memo, messages: readonly ViewMessage[]): boolean {
-    if (memo.version !== this.#version || messages.length < memo.length || memo.length === 0) return false;
-    return (
-      rawMessageKey(messages[0] as ViewMessage) === memo.firstKey &&
-      rawMessageKey(messages[memo.length - 1] as ViewMessage) === memo.lastKey
-    );
+    if (this.#memo?.analysis.extends(messages)) return this.#memo.analysis.extend(messages);
+    this.#memo = undefined;
+    return analyze(messages, this.state.owners);
   }
 
   /**
@@ -294,7 +271,7 @@ export class SessionView {
     const out: { id: string; label: string }[] = [];
     const analysis = analyze(messages, this.state.owners);
     for (const id of this.state.pruned) {
-      const block = blockById(analysis, id);
+      const block = analysis.byId(id);
       if (!block) {
         out.push({ id, label: "(not in the current view)" });
       } else if (block.kind === "tool") {
@@ -329,11 +306,11 @@ export class SessionView {
     const alreadyShown: string[] = [];
     const missing: string[] = [];
     for (const id of new Set(ids)) {
-      let block = blockById(analysis, id);
+      let block = analysis.byId(id);
       let from = messages;
       if (!block && history && this.state.owners.has(id)) {
         past ??= analyze(history, this.state.owners);
-        block = blockById(past, id);
+        block = past.byId(id);
         from = history;
       }
       if (!block) missing.push(id);

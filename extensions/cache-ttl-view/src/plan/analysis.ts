@@ -4,7 +4,6 @@ import {
   isAssistant,
   isBashExecution,
   isCustom,
-  isSummary,
   isToolResult,
   isUser,
   type ToolCallPart,
@@ -28,11 +27,6 @@ export const messageOf = (block: Block): number => (block.kind === "tool" ? bloc
 /** The call part of a tool block. */
 export function toolCallOf(messages: readonly ViewMessage[], block: Extract<Block, { kind: "tool" }>): ToolCallPart {
   return (messages[block.callMsg] as AssistantMsg).content[block.callPart] as ToolCallPart;
-}
-
-/** Find a block by id. */
-export function blockById(analysis: Analysis, id: string): Block | undefined {
-  return analysis.byId(id);
 }
 
 /** The blocks living in message i: its own, plus the tool block it is the result of. */
@@ -135,8 +129,8 @@ export class Analysis {
   readonly #users: number[] = [];
   readonly #ids: IdAllocator;
   #byId: Map<string, Block> | undefined;
-  /** Tool calls without a result: a later message may still answer one, so the list is analysed again whole. */
-  #unanswered = 0;
+  /** Ids of tool calls without a result: when a new message answers one, the list is analysed again whole. */
+  #unanswered = new Set<string>();
   #firstKey = "";
   #lastKey = "";
 
@@ -147,6 +141,8 @@ export class Analysis {
   get length(): number {
     return this.resultTool.length;
   }
+
+  /** The block with this id. */
 
   /** Age in turns of message i (0: the current turn). */
   ageOf(i: number): number {
@@ -162,7 +158,11 @@ export class Analysis {
   /** Whether `messages` is the analysed list plus new messages (compared by the keys of its ends). */
   extends(messages: readonly ViewMessage[]): boolean {
     const n = this.length;
-    if (this.#unanswered > 0 || messages.length < n) return false;
+    if (messages.length < n) return false;
+    for (let i = n; i < messages.length && this.#unanswered.size > 0; i++) {
+      const m = messages[i] as ViewMessage;
+      if (isToolResult(m) && this.#unanswered.has(m.toolCallId)) return false;
+    }
     if (n === 0) return true;
     return (
       rawMessageKey(messages[0] as ViewMessage) === this.#firstKey &&
@@ -175,36 +175,31 @@ export class Analysis {
     const from = this.length;
     const n = messages.length;
     const { blocks, first, resultTool, textBlock } = this;
-    const ids = this.#ids;
     // A call's result is normally in the run of tool results right after its message (pi's loop writes them
     // there); anything else (a provider reusing ids, a result elsewhere) falls back to an index built on first need.
     const claimed = new Uint8Array(n);
     let resultsOf: Map<string, number[]> | undefined;
+    const claim = (r: number) => {
+      claimed[r] = 1;
+      return r;
+    };
     const nextResult = (callId: string, after: number): number => {
       for (let r = after + 1; r < n && isToolResult(messages[r] as ViewMessage); r++) {
-        if (claimed[r] === 0 && (messages[r] as ToolResultMsg).toolCallId === callId) {
-          claimed[r] = 1;
-          return r;
-        }
+        if (claimed[r] === 0 && (messages[r] as ToolResultMsg).toolCallId === callId) return claim(r);
       }
       if (!resultsOf) {
         resultsOf = new Map();
         for (let r = from; r < n; r++) {
           const m = messages[r] as ViewMessage;
-          if (!isToolResult(m)) continue;
-          const list = resultsOf.get(m.toolCallId);
-          if (list) list.push(r);
-          else resultsOf.set(m.toolCallId, [r]);
+          if (isToolResult(m)) resultsOf.set(m.toolCallId, [...(resultsOf.get(m.toolCallId) ?? []), r]);
         }
       }
-      for (const r of resultsOf.get(callId) ?? []) {
-        if (r > after && claimed[r] === 0) {
-          claimed[r] = 1;
-          return r;
-        }
-      }
-      return -1;
+      const r = resultsOf.get(callId)?.find((r) => r > after && claimed[r] === 0);
+      return r === undefined ? -1 : claim(r);
     };
+    // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
+    const text = (i: number, m: ViewMessage, reasoning = false) =>
+      blocks.push({ kind: "text", id: this.#ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning });
     for (let i = from; i < n; i++) {
       resultTool.push(-1);
       textBlock.push(-1);
@@ -215,8 +210,6 @@ export class Analysis {
       const m = messages[i] as ViewMessage;
       if (isUser(m)) users++;
       this.#users.push(users);
-      if (isSummary(m)) continue;
-      // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
       if (isAssistant(m)) {
         let prose = false;
         let reasoning = false;
@@ -226,42 +219,30 @@ export class Analysis {
             const call = part as ToolCallPart;
             const resultMsg = nextResult(call.id, i);
             if (resultMsg > i) resultTool[resultMsg] = blocks.length;
-            else this.#unanswered++;
-            const id = ids.id(TOOL, call.id);
+            else this.#unanswered.add(call.id);
+            const id = this.#ids.id(TOOL, call.id);
             blocks.push({ kind: "tool", id, callMsg: i, callPart: p, resultMsg, tool: call.name });
           } else if (part?.type === "text") prose = true;
           else if (part?.type === "thinking") reasoning = true;
         }
-        if (prose || reasoning) {
-          textBlock[i] = blocks.length;
-          blocks.push({ kind: "text", id: ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning });
-        }
-      } else if (isUser(m) || isCustom(m) || isToolResult(m)) {
-        const content = m.content;
-        if (typeof content === "string") {
-          blocks.push({ kind: "text", id: ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning: false });
-          continue;
-        }
-        let prose = false;
-        for (let p = 0; p < content.length; p++) {
-          const part = content[p];
+        if (prose || reasoning) textBlock[i] = text(i, m, reasoning) - 1;
+      } else if (isUser(m) || isCustom(m) || isToolResult(m) || isBashExecution(m)) {
+        // A string content or a user's bash run is one text block; images are blocks of their own.
+        const parts = isBashExecution(m) || typeof m.content === "string" ? undefined : m.content;
+        let prose = parts === undefined;
+        for (let p = 0; parts && p < parts.length; p++) {
+          const part = parts[p];
           if (part?.type === "image") {
-            const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p));
+            const id = this.#ids.id(IMAGE, imageSource(rawMessageKey(m), p));
             blocks.push({ kind: "image", id, msg: i, part: p, chars: part.data.length });
           } else if (part?.type === "text") prose = true;
         }
-        if (prose && !isToolResult(m)) {
-          blocks.push({ kind: "text", id: ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning: false });
-        }
-      } else if (isBashExecution(m)) {
-        blocks.push({ kind: "text", id: ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning: false });
+        if (prose && (parts === undefined || !isToolResult(m))) text(i, m);
       }
     }
     first[n] = blocks.length;
-    if (n > 0) {
-      this.#firstKey = rawMessageKey(messages[0] as ViewMessage);
-      this.#lastKey = rawMessageKey(messages[n - 1] as ViewMessage);
-    }
+    if (n > 0) this.#firstKey = rawMessageKey(messages[0] as ViewMessage);
+    if (n > 0) this.#lastKey = rawMessageKey(messages[n - 1] as ViewMessage);
     return this;
   }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { replacementFor } from "../render/replacements.ts";
 import { defaultSettings } from "../settings/settings.ts";
 import { image, SessionBuilder, text } from "../testing/fixtures.ts";
-import { analyze, type Block, blockById, messageOf } from "./analysis.ts";
+import { analyze, type Block, messageOf } from "./analysis.ts";
 import { cannotShrink, planPrune } from "./plan.ts";
 
 const noPins = { ids: new Set<string>(), tools: new Set<string>(), paths: [] as string[] };
@@ -25,7 +25,7 @@ function plan(
     replacement: (b: Block) => replacementFor(s.messages, b, settings),
   });
   const kinds = (ids: string[]) =>
-    ids.map((id) => blockById(analysis, id) as Block).map((b) => `${b.kind}@${analysis.ageOf(messageOf(b))}`);
+    ids.map((id) => analysis.byId(id) as Block).map((b) => `${b.kind}@${analysis.ageOf(messageOf(b))}`);
   return { ...result, analysis, kinds: kinds(result.ids) };
 }
 
@@ -122,7 +122,7 @@ describe("planPrune thresholds and pins", () => {
       { keepRecentTurns: 1 },
       { ids: new Set(), tools: new Set(["memory"]), paths: ["docs/spec/**"] },
     );
-    const tools = pinned.ids.map((id) => blockById(pinned.analysis, id)).filter((b) => b?.kind === "tool");
+    const tools = pinned.ids.map((id) => pinned.analysis.byId(id)).filter((b) => b?.kind === "tool");
     expect(tools).toHaveLength(1);
     const byId = plan(s, { keepRecentTurns: 1 }, { ids: new Set(base.ids), tools: new Set(), paths: [] });
     expect(byId.ids).toEqual([]);

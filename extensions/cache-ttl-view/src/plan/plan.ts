@@ -31,16 +31,11 @@ export interface PlanInput {
   replacement: (block: Block) => Measured;
 }
 
-/** What choosing needs of a replacement: its sizes (drawing builds the bytes). */
-export interface Measured {
-  kind: "tool" | "text" | "image";
-  origChars: number;
-  newChars: number;
-  /** Tool blocks: the largest artifact (the result text or the longest string argument). */
+/** What choosing needs of a replacement (drawing builds the bytes): its sizes, see `Replacement`. */
+export type Measured = { kind: Block["kind"]; origChars: number; newChars: number } & {
   heavyChars?: number;
-  /** Text blocks: of `origChars`, the assistant's thinking (dropped whole; billed as input only on some APIs). */
   reasoningChars?: number;
-}
+};
 
 /**
  * A cheap test that a block's replacement cannot be smaller than the block (so it need not be built): prose that
