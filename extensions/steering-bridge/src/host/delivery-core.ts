@@ -137,14 +137,8 @@ export class SteeringSession {
       );
       queue.rememberSettled(store.state.settled);
       queue.restore(store.state.pending);
-      if (store.adopted > 0) {
-        const items = `${store.adopted} steering item(s)`;
-        this.#notify(
-          "adopted",
-          `${items} accepted by a pi that ended before its session was saved go to this session`,
-          "info",
-        );
-      }
+      const adopted = `${store.adopted} steering item(s) accepted by a pi that ended before its session was saved`;
+      if (store.adopted > 0) this.#notify("adopted", `${adopted} go to this session`, "info");
     }
     // Snapshots in the session file (written by earlier versions too): what the journal does not know yet.
     const snapshot = latestSessionEntry(sessionManager.getBranch(), QUEUE_SNAPSHOT_ENTRY);
