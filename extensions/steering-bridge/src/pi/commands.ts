@@ -1,33 +1,37 @@
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import type { SteeringBridge } from "../bridge/steering-bridge.ts";
 import type { SteeringSession } from "../host/delivery-core.ts";
 import { formatSeamLog, type SeamLog } from "../seams/seam-log.ts";
 import { parseCancelCommand, parseSteerCommand } from "./steer-command.ts";
 
 /** `/steer`, `/cancel-tool` and `/seams`: the bridge from pi's own prompt, on either host. */
 export function registerCommands(pi: ExtensionAPI, session: () => SteeringSession | undefined, log: SeamLog): void {
-  pi.registerCommand("steer", {
-    description: "Queue steering for the running agent: /steer [interrupt|finish|audit|remind|note] <text>",
-    handler: async (args, ctx) => {
+  /** A command on the session's bridge; what goes wrong is answered `steering: <message>`. */
+  const withBridge =
+    (run: (args: string, bridge: SteeringBridge, say: Say) => unknown) =>
+    async (args: string, ctx: ExtensionCommandContext) => {
       const say = replyTo(ctx);
       const bridge = session()?.bridge;
       if (!bridge) return say("steering-bridge: no active session", "error");
       try {
-        const input = parseSteerCommand(args);
-        const result = bridge.inject({ ...input, source: "tui" });
-        const handed = result.handedToPi ? ", handed to pi" : "";
-        say(`steering: queued ${result.id} (${input.mode ?? "inbox note"})${handed}`);
+        await run(args, bridge, say);
       } catch (error) {
         say(`steering: ${(error as Error).message}`, "error");
       }
-    },
+    };
+
+  pi.registerCommand("steer", {
+    description: "Queue steering for the running agent: /steer [interrupt|finish|audit|remind|note] <text>",
+    handler: withBridge((args, bridge, say) => {
+      const input = parseSteerCommand(args);
+      const result = bridge.inject({ ...input, source: "tui" });
+      say(`steering: queued ${result.id} (${input.mode ?? "inbox note"})${result.handedToPi ? ", handed to pi" : ""}`);
+    }),
   });
 
   pi.registerCommand("cancel-tool", {
     description: "Cancel the running tool call (steering-bridge): /cancel-tool [callId] [reason]",
-    handler: async (args, ctx) => {
-      const say = replyTo(ctx);
-      const bridge = session()?.bridge;
-      if (!bridge) return say("steering-bridge: no active session", "error");
+    handler: withBridge(async (args, bridge, say) => {
       const cancel = parseCancelCommand(args);
       const calls = bridge.status().toolCallsInFlight;
       const callId = cancel.callId ?? (calls.length === 1 ? calls[0]!.callId : undefined);
@@ -37,13 +41,9 @@ export function registerCommands(pi: ExtensionAPI, session: () => SteeringSessio
           calls.length === 0 ? "no tool call is running" : `several tool calls are running, name one: ${listed}`;
         return say(`steering: ${why}`, "error");
       }
-      try {
-        const result = await bridge.cancelToolCall(callId, cancel.reason ? { reason: cancel.reason } : {});
-        return say(`steering: ${result.status}: ${result.callId}${result.tool ? ` (${result.tool})` : ""}`);
-      } catch (error) {
-        return say(`steering: ${(error as Error).message}`, "error");
-      }
-    },
+      const result = await bridge.cancelToolCall(callId, cancel.reason ? { reason: cancel.reason } : {});
+      say(`steering: ${result.status}: ${result.callId}${result.tool ? ` (${result.tool})` : ""}`);
+    }),
   });
 
   pi.registerCommand("seams", {
@@ -62,9 +62,11 @@ export function registerCommands(pi: ExtensionAPI, session: () => SteeringSessio
   });
 }
 
+type Say = (text: string, level?: "info" | "error") => void;
+
 /** Answer a command: a TUI notification, or a line on stdout in print / RPC-less modes. */
-function replyTo(ctx: { hasUI: boolean; ui: { notify(message: string, type?: "info" | "warning" | "error"): void } }) {
-  return (text: string, level: "info" | "error" = "info") => {
+function replyTo(ctx: ExtensionCommandContext): Say {
+  return (text, level = "info") => {
     if (ctx.hasUI) ctx.ui.notify(text, level);
     else process.stdout.write(`${text}\n`);
   };
