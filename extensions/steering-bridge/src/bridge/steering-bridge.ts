@@ -226,11 +226,8 @@ export class SteeringBridge {
       );
     }
     // Either pi's id or the provider's own (`call_…` of a Responses `call_…|fc_…`) names the call.
-    const target = resolveCallId(
-      callId,
-      backend.inFlight().map((call) => call.callId),
-    );
-    const id = target ?? callId;
+    const running = backend.inFlight().map((call) => call.callId);
+    const id = resolveCallId(callId, running) ?? callId;
     const args = this.tools.argsOf(id);
     const result = await backend.cancel(id, options);
     if ((result.status === "cancelled" || result.status === "timeout") && result.tool !== undefined) {
