@@ -9,6 +9,7 @@ export {
 } from "./bridge/cancel.ts";
 export {
   type AgentMessage,
+  type BridgeHost,
   type BridgeStatus,
   type CancelBackend,
   type InjectResult,
