@@ -2,7 +2,7 @@
 // Shared by patches:build, patches:check, patches:branch and patches:rebase: fetch a pi release from the npm
 // registry, recover its TypeScript from the source maps, lay it out as pi-mono does, apply the series with git,
 // compile with pinned settings, and diff the result against the published dist/.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -396,4 +396,27 @@ export function conflictReport(tree, am) {
     });
   }
   return { stopped: am.stopped, unmerged, hunks };
+}
+
+/**
+ * Run the series' own tests (pi's style: vitest in `packages/agent/test` and `packages/coding-agent/test`) in a tree
+ * the series was applied to. pi-coding-agent's tests import the tree's pi-agent-core sources, not the installed one.
+ * `dependencies(pkg)` is the node_modules folder each package resolves from (default: the installed pinned ones).
+ * Returns one { repoDir, status } per package; the output goes to this process's stdout.
+ */
+export function runSeriesTests(tree, dependencies = (pkg) => dependencyDir(pkg.name)) {
+  if (!existsSync(join(tree, "node_modules"))) symlinkSync(join(root, "node_modules"), join(tree, "node_modules"));
+  const vitest = join(root, "node_modules", ".bin", "vitest");
+  return PACKAGES.map((pkg) => {
+    const dir = join(tree, pkg.repoDir);
+    rmSync(join(dir, "node_modules"), { force: true });
+    symlinkSync(dependencies(pkg), join(dir, "node_modules"));
+    const alias = { "@mariozechner/pi-agent-core": join(tree, "packages/agent/src/index.ts") };
+    writeFileSync(
+      join(dir, "vitest.config.mjs"),
+      `export default { resolve: { alias: ${JSON.stringify(alias)} }, test: { include: ["test/**/*.test.ts"] } };\n`,
+    );
+    const status = spawnSync(vitest, ["run", "--reporter=dot"], { cwd: dir, stdio: "inherit" }).status;
+    return { repoDir: pkg.repoDir, status };
+  });
 }

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // pnpm patches:rebase <version>: move the core patch to another pi release without switching the pin. Fetches
 // that version's tarballs from the npm registry, recovers its sources, applies the series with a 3-way merge
-// and names each hunk that needs a hand; on success writes the regenerated dist patches into a temp dir and
-// runs the patched-core suite (packages/agent-core) against that version's pi-agent-core with the patch applied.
+// and names each hunk that needs a hand; on success writes the regenerated dist patches into a temp dir, runs the
+// series' own tests (pi's packages/agent and packages/coding-agent) in the rebased tree, and the patched-core suite
+// (packages/agent-core) against that version's pi-agent-core with the patch applied.
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { buildFromSeries, conflictReport, PACKAGES, root, run, seriesLineCounts } from "./lib.mjs";
+import { buildFromSeries, conflictReport, PACKAGES, root, run, runSeriesTests, seriesLineCounts } from "./lib.mjs";
 
 const version = process.argv[2];
 if (!version || !/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version)) {
@@ -38,12 +39,27 @@ for (const pkg of PACKAGES) {
   const files = result.patches[pkg.name].match(/^diff --git /gm)?.length ?? 0;
   console.log(`  wrote ${file} (${files} files)`);
 }
-for (const count of seriesLineCounts()) console.log(`  series ${count.file}: +${count.added} lines`);
+for (const count of seriesLineCounts()) {
+  console.log(`  series ${count.file}: +${count.added} lines of pi TypeScript, +${count.testAdded} of tests`);
+}
+
+// The series' own tests (packages/agent and packages/coding-agent) in the rebased tree.
+console.log(`\nrunning the series' tests (pi's packages/agent/test and packages/coding-agent/test) on pi ${version}`);
+// With that version's own dependencies (they may differ from the pinned ones), installed from the registry.
+for (const pkg of PACKAGES) {
+  console.log(`  npm install ${pkg.name}@${version}'s dependencies`);
+  run("npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: result.packageDirs[pkg.name],
+  });
+}
+const seriesRuns = runSeriesTests(result.tree, (pkg) => join(result.packageDirs[pkg.name], "node_modules"));
 
 // pi-agent-core at that version with the regenerated patch applied, resolving pi-ai like the installed one.
 const corePatch = join(out, `@mariozechner__pi-agent-core@${version}.patch`);
 const coreDir = join(result.scratch, "patched-pi-agent-core");
-cpSync(result.packageDirs["@mariozechner/pi-agent-core"], coreDir, { recursive: true });
+const published = result.packageDirs["@mariozechner/pi-agent-core"];
+// Without the dependencies installed for the series' tests: the suite resolves pi-ai like the installed core.
+cpSync(published, coreDir, { recursive: true, filter: (source) => source !== join(published, "node_modules") });
 run("git", ["apply", corePatch], { cwd: coreDir });
 const installed = realpathSync(join(root, "node_modules", "@mariozechner", "pi-agent-core"));
 symlinkSync(resolve(installed, "..", ".."), join(coreDir, "node_modules"));
@@ -53,10 +69,14 @@ const suite = spawnSync("pnpm", ["--filter", "@pi-rails/agent-core", "exec", "vi
   stdio: "inherit",
   env: { ...process.env, PI_RAILS_CORE_DIR: coreDir, PI_RAILS_CORE_PATCH: corePatch },
 });
+const failed = [
+  ...seriesRuns.filter((r) => r.status !== 0).map((r) => `the series' tests in ${r.repoDir}`),
+  ...(suite.status === 0 ? [] : ["the patched-core suite (packages/agent-core)"]),
+];
 console.log(
-  suite.status === 0
+  failed.length === 0
     ? `\npatches:rebase: pi ${version} OK. To move the pin: bump the three @mariozechner/pi-* versions, then ` +
         `pnpm patches:build (it reads the version from patchedDependencies).`
-    : `\npatches:rebase: the series applies to pi ${version} but the patched-core suite fails (see above)`,
+    : `\npatches:rebase: the series applies to pi ${version} but these fail (see above): ${failed.join("; ")}`,
 );
-process.exit(suite.status ?? 1);
+process.exit(failed.length === 0 ? 0 : 1);
