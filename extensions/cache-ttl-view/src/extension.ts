@@ -4,7 +4,7 @@ import { Type } from "typebox";
 import { applyBuffer, cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
 import { SessionView } from "./engine/session-view.ts";
 import type { ViewMessage } from "./model/messages.ts";
-import { builderOf, contextOfBranch } from "./model/session-context.ts";
+import { builderOf } from "./model/session-context.ts";
 import { statusReport } from "./report/status.ts";
 import { RESTORE_TOOL, restoredContent, restoreNotes } from "./restore/restore.ts";
 import { parsePinCommand } from "./settings/pin-command.ts";
@@ -44,7 +44,8 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
       applyBuffer(resolveTtl(view.settings.ttlSeconds, ctx.model, cacheRetention()), view.settings.bufferSeconds);
     const stateOfBranch = (ctx: ExtensionContext) => readSessionEntries(ctx.sessionManager.getBranch(), STATE_ENTRY);
     /** The session's current context, built as pi builds it (what the next request starts from). */
-    const sessionMessages = (ctx: ExtensionContext): ViewMessage[] => contextOfBranch(ctx.sessionManager.getBranch());
+    const sessionMessages = (ctx: ExtensionContext): ViewMessage[] =>
+      builderOf(ctx.sessionManager.getBranch()).messages();
 
     pi.on("session_start", (_event, ctx) => {
       notices.reset();

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCacheTtlView } from "../src/extension.ts";
 import { messageKeyAt } from "../src/model/ids.ts";
 import type { ViewMessage } from "../src/model/messages.ts";
-import { contextOfBranch } from "../src/model/session-context.ts";
+import { builderOf } from "../src/model/session-context.ts";
 import { bigFile, conversation, isPrefix, json, toolPairingProblems } from "./helpers.ts";
 
 /** State lifecycle and restores, in a real pi AgentSession against the loopback model. */
@@ -170,7 +170,7 @@ describe("the session's current context", () => {
     const firstAnswer = entries.find((e) => e.type === "message" && json(e).includes("answer 1")) as { id: string };
     await t.session.navigateTree(firstAnswer.id);
     const manager = t.session.sessionManager;
-    const ours = contextOfBranch(manager.getBranch());
+    const ours = builderOf(manager.getBranch()).messages();
     const pis = buildSessionContext(manager.getEntries(), manager.getLeafId()).messages as ViewMessage[];
     const keys = (ms: readonly ViewMessage[]) => ms.map((_m, i) => messageKeyAt(ms, i));
     expect(keys(ours)).toEqual(keys(pis));

@@ -20,6 +20,14 @@ export interface RenderContext {
   api?: string;
 }
 
+/** What `context_restore` finds for the ids it is asked for. */
+export interface Originals {
+  found: { id: string; block: Block; messages: readonly ViewMessage[] }[];
+  notPruned: string[];
+  alreadyShown: string[];
+  missing: string[];
+}
+
 /** A cache read must cover this share of the previous request's prompt to prove the whole prefix survived. */
 export const PREFIX_EVIDENCE_SHARE = 0.9;
 
@@ -34,13 +42,8 @@ interface Evidence {
 const promptTokens = (u: UsageLike | undefined): number =>
   (Number(u?.input) || 0) + (Number(u?.cacheRead) || 0) + (Number(u?.cacheWrite) || 0);
 
-function lastUsage(messages: readonly ViewMessage[]): UsageLike | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as ViewMessage;
-    if (m.role === "assistant") return (m as { usage?: UsageLike }).usage;
-  }
-  return undefined;
-}
+const lastUsage = (messages: readonly ViewMessage[]): UsageLike | undefined =>
+  (messages.findLast((m) => m.role === "assistant") as { usage?: UsageLike } | undefined)?.usage;
 
 export interface RenderResult {
   messages: ViewMessage[];
@@ -268,19 +271,15 @@ export class SessionView {
 
   /** Pruned blocks with a short label (tool and path, or the message role), for `/cache-ttl`. */
   prunedBlocks(messages: readonly ViewMessage[]): { id: string; label: string }[] {
-    const out: { id: string; label: string }[] = [];
     const analysis = analyze(messages, this.state.owners);
-    for (const id of this.state.pruned) {
+    return [...this.state.pruned].map((id) => {
       const block = analysis.byId(id);
-      if (!block) {
-        out.push({ id, label: "(not in the current view)" });
-      } else if (block.kind === "tool") {
-        const path = pathArgument(toolCallOf(messages, block).arguments ?? {});
-        out.push({ id, label: path ? `${block.tool} ${path}` : block.tool });
-      } else if (block.kind === "image") out.push({ id, label: "image" });
-      else out.push({ id, label: `${(messages[block.msg] as ViewMessage).role} text` });
-    }
-    return out;
+      if (!block) return { id, label: "(not in the current view)" };
+      if (block.kind === "image") return { id, label: "image" };
+      if (block.kind === "text") return { id, label: `${messages[block.msg]?.role} text` };
+      const path = pathArgument(toolCallOf(messages, block).arguments ?? {});
+      return { id, label: path ? `${block.tool} ${path}` : block.tool };
+    });
   }
 
   /**
@@ -288,36 +287,22 @@ export class SessionView {
    * restored at the tail and still in view there, or not pruned at all), and unknown ids. An id whose block
    * compaction cut from the context is looked up in `history` (every message of the branch).
    */
-  originals(
-    ids: readonly string[],
-    messages: readonly ViewMessage[],
-    history?: readonly ViewMessage[],
-  ): {
-    found: { id: string; block: Block; messages: readonly ViewMessage[] }[];
-    notPruned: string[];
-    alreadyShown: string[];
-    missing: string[];
-  } {
+  originals(ids: readonly string[], messages: readonly ViewMessage[], history?: readonly ViewMessage[]): Originals {
     const analysis = analyze(messages, this.state.owners);
     const shown = shownOriginals(messages, analysis, this.state.pruned);
     let past: Analysis | undefined;
-    const found: { id: string; block: Block; messages: readonly ViewMessage[] }[] = [];
-    const notPruned: string[] = [];
-    const alreadyShown: string[] = [];
-    const missing: string[] = [];
+    const out: Originals = { found: [], notPruned: [], alreadyShown: [], missing: [] };
     for (const id of new Set(ids)) {
-      let block = analysis.byId(id);
-      let from = messages;
+      let [block, from] = [analysis.byId(id), messages];
       if (!block && history && this.state.owners.has(id)) {
         past ??= analyze(history, this.state.owners);
-        block = past.byId(id);
-        from = history;
+        [block, from] = [past.byId(id), history];
       }
-      if (!block) missing.push(id);
-      else if (!this.state.pruned.has(id)) notPruned.push(id);
-      else if (shown.has(id)) alreadyShown.push(id);
-      else found.push({ id, block, messages: from });
+      if (!block) out.missing.push(id);
+      else if (!this.state.pruned.has(id)) out.notPruned.push(id);
+      else if (shown.has(id)) out.alreadyShown.push(id);
+      else out.found.push({ id, block, messages: from });
     }
-    return { found, notPruned, alreadyShown, missing };
+    return out;
   }
 }

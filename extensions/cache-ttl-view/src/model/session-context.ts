@@ -49,12 +49,7 @@ export class SessionContextBuilder {
   }
 }
 
-/** The messages of a branch of entries, root first. */
-export function contextOfBranch(entries: readonly unknown[]): ViewMessage[] {
-  return builderOf(entries).messages();
-}
-
-/** The context of a branch and its whole history (see `SessionContextBuilder.history`). */
+/** The context of a branch of entries (root first) and its whole history (see `SessionContextBuilder.history`). */
 export function builderOf(entries: readonly unknown[]): SessionContextBuilder {
   const builder = new SessionContextBuilder();
   for (const entry of entries) builder.add(entry);

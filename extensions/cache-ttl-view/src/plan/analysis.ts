@@ -60,9 +60,7 @@ export function touches(analysis: Analysis, i: number, ids: ReadonlySet<string>)
 }
 
 /** What a block's id is hashed from: a tool call's id, else the message's raw key (and the image part's index). */
-const TOOL = "t:";
-const TEXT = "m:";
-const IMAGE = "i:";
+const [TOOL, TEXT, IMAGE] = ["t:", "m:", "i:"];
 const imageSource = (key: string, part: number) => `${key}#${part}`;
 
 /** The owner hash of a block (stored with its id when it is pruned, see `ownerHash`). */
@@ -99,16 +97,11 @@ class IdAllocator {
       const owner = ownerHash(prefix, text);
       const own = (id: string) => this.#owners.get(id) === owner && !this.#taken.has(id);
       const found = own(plain) ? plain : suffixed?.find(own);
-      if (found) return this.#take(found);
+      if (found) return this.#taken.add(found) && found;
     }
     let id = plain;
     for (let n = 2; this.#taken.has(id) || this.#owners.has(id); n++) id = `${plain}.${n}`;
-    return this.#take(id);
-  }
-
-  #take(id: string): string {
-    this.#taken.add(id);
-    return id;
+    return this.#taken.add(id) && id;
   }
 }
 

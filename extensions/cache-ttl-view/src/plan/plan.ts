@@ -5,25 +5,13 @@ import { windowOf } from "../turns/turns.ts";
 import { type Analysis, type Block, messageOf, toolCallOf } from "./analysis.ts";
 import { isToolPinned, type PinSet } from "./pins.ts";
 
-export type PlanSettings = Pick<
-  CacheTtlSettings,
-  | "maxTextChars"
-  | "maxFieldChars"
-  | "keepRecentTurns"
-  | "keepRecentIntactTurns"
-  | "maxBase64Chars"
-  | "keepRecentImages"
-  | "maxImageBase64Total"
-  | "minGainTokens"
->;
-
 export interface PlanInput {
   messages: readonly ViewMessage[];
   analysis: Analysis;
   /** Already pruned (sticky): skipped, so a new plan only adds. */
   pruned: ReadonlySet<string>;
   pins: PinSet;
-  settings: PlanSettings;
+  settings: CacheTtlSettings;
   cwd?: string;
   /** The wire format of the model the view is for (`model.api`): what an image or old thinking costs there. */
   api?: string;

@@ -22,38 +22,35 @@ export function noticeMessage(notice: StoredNotice): CustomMsg {
   return { role: "custom", customType: NOTICE_TYPE, content: notice.text, display: true, timestamp: notice.at };
 }
 
-/** Indexes of the image parts of a content array (to map a filtered list back to part numbers). */
-function imagePartIndexes(parts: readonly (TextPart | ImagePart)[]): number[] {
-  const out: number[] = [];
-  for (let p = 0; p < parts.length; p++) if ((parts[p] as TextPart | ImagePart).type === "image") out.push(p);
-  return out;
-}
-
+/**
+ * Content parts with pruned images as markers and pruned prose as one marker; `summary` (a pruned tool result's)
+ * replaces every text part.
+ */
 function replaceContentParts(
-  parts: (TextPart | ImagePart)[],
+  parts: readonly (TextPart | ImagePart)[],
   blocks: Block[],
   pruned: ReadonlySet<string>,
   replacement: (block: Block) => Replacement,
-  partIndexes?: readonly number[],
+  summary?: string,
 ): (TextPart | ImagePart)[] {
-  const out: (TextPart | ImagePart)[] = [];
   const text = blocks.find((b) => b.kind === "text" && pruned.has(b.id));
-  let textDone = false;
+  const out: (TextPart | ImagePart)[] = summary === undefined ? [] : [{ type: "text", text: summary }];
+  let textDone = summary !== undefined;
   for (let p = 0; p < parts.length; p++) {
     const part = parts[p] as TextPart | ImagePart;
-    if (part.type === "image") {
-      const at = partIndexes ? partIndexes[p] : p;
-      const image = blocks.find((b) => b.kind === "image" && b.part === at);
-      if (image && pruned.has(image.id))
-        out.push({ type: "text", text: (replacement(image) as { text: string }).text });
-      else out.push(part);
-    } else if (text) {
-      if (!textDone) out.push({ type: "text", text: (replacement(text) as { text: string }).text });
-      textDone = true;
-    } else out.push(part);
+    const image = part.type === "image" ? blocks.find((b) => b.kind === "image" && b.part === p) : undefined;
+    if (part.type === "image") out.push(image && pruned.has(image.id) ? markerOf(image, replacement) : part);
+    else if (!text && summary === undefined) out.push(part);
+    else if (!textDone && text) out.push(markerOf(text, replacement));
+    if (part.type === "text" && text) textDone = true;
   }
   return out;
 }
+
+const markerOf = (block: Block, replacement: (block: Block) => Replacement): TextPart => ({
+  type: "text",
+  text: (replacement(block) as { text: string }).text,
+});
 
 /** A tool call id without the provider's item id (`call_…|fc_…` from OpenAI Responses becomes `call_…`). */
 export function withoutItemId(id: string): string {
@@ -131,19 +128,9 @@ export function renderMessage(
         tool !== undefined && reasoningDropped(analysis, tool.callMsg, pruned)
           ? withoutItemId(t.toolCallId)
           : t.toolCallId;
-      if (tool && pruned.has(tool.id)) {
-        // The summary replaces the text; images stay (or become markers) under the image budget.
-        const r = replacement(tool) as Extract<Replacement, { kind: "tool" }>;
-        const content: ToolResultMsg["content"] = [{ type: "text", text: r.summary }];
-        if (blocks.length > 1) {
-          const indexes = imagePartIndexes(t.content);
-          const images = indexes.map((p) => t.content[p] as ImagePart);
-          content.push(...replaceContentParts(images, blocks, pruned, replacement, indexes));
-        }
-        return { ...t, toolCallId, content };
-      }
-      const content = replaceContentParts(t.content, blocks, pruned, replacement) as ToolResultMsg["content"];
-      return { ...t, toolCallId, content };
+      // A pruned call's summary replaces the text; images stay (or become markers) under the image budget.
+      const summary = tool && pruned.has(tool.id) ? (replacement(tool) as { summary: string }).summary : undefined;
+      return { ...t, toolCallId, content: replaceContentParts(t.content, blocks, pruned, replacement, summary) };
     }
     case "user":
     case "custom": {

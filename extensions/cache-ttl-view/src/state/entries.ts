@@ -61,12 +61,6 @@ export type StateEntry = z.output<typeof StateEntrySchema>;
 /** The `cache-ttl-view` custom entry: declared once, read and written only through the kit. */
 export const STATE_ENTRY = defineSessionEntry(STATE_ENTRY_TYPE, (data) => StateEntrySchema.safeParse(data).data);
 
-export interface PruneRecord {
-  at: number;
-  count: number;
-  savedTokens: number;
-}
-
 export interface FoldedState {
   touchAt?: number;
   ttlSeconds?: number;
@@ -77,7 +71,7 @@ export interface FoldedState {
   /** Every id ever pruned on the branch, with its owner hash (restores keep it: the model has seen the id). */
   owners: Map<string, number>;
   notices: StoredNotice[];
-  prunes: PruneRecord[];
+  prunes: { at: number; count: number; savedTokens: number }[];
   pins: { ids: Set<string>; paths: Set<string>; tools: Set<string> };
 }
 
