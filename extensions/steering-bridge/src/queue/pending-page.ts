@@ -1,4 +1,4 @@
-import type { PendingItemSummary, PendingResult } from "../endpoint/protocol.ts";
+import type { PendingItemSummary, PendingResult } from "../protocol/protocol.ts";
 import { contentBytes, type SteeringQueue } from "./steering-queue.ts";
 
 export interface PendingPageOptions {
