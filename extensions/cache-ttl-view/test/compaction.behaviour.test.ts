@@ -1,14 +1,7 @@
-import {
-  createTestSession,
-  type ModelServer,
-  type ScriptedResponse,
-  startModelServer,
-  type TestSession,
-} from "@pi-rails/testkit";
-import { afterEach, describe, expect, it } from "vitest";
-import { createCacheTtlView } from "../src/extension.ts";
+import type { ScriptedResponse } from "@pi-rails/testkit";
+import { describe, expect, it } from "vitest";
 import { hash32 } from "../src/model/ids.ts";
-import { bigFile, conversation, json } from "./helpers.ts";
+import { bigFile, conversation, json, sessionPerTest } from "./helpers.ts";
 
 /** Block ids across a real pi compaction (AgentSession, loopback model): unique, and restores find the right original. */
 
@@ -16,14 +9,7 @@ const MIN = 60_000;
 // Two tool call ids whose block ids hash alike (32-bit): the ids must still differ, before and after compaction.
 const OLD_CALL = "call_24829";
 const NEW_CALL = "call_1204060";
-let server: ModelServer | undefined;
-let t: TestSession | undefined;
-afterEach(async () => {
-  await t?.dispose();
-  await server?.close();
-  t = undefined;
-  server = undefined;
-});
+const start = sessionPerTest();
 
 const lastUser = (text: string) =>
   [...text.matchAll(/"role":"user","content":\[\{"type":"text","text":"([^"]*)"/g)].at(-1)?.[1] ?? "";
@@ -35,7 +21,7 @@ describe("block ids after pi compacts the session", () => {
     expect(hash32("t:", OLD_CALL)).toBe(hash32("t:", NEW_CALL));
     const clock = { now: 1_000_000 };
     const restoreIds: string[] = [];
-    server = await startModelServer({
+    const { server, t } = await start({
       script: (request): ScriptedResponse => {
         const text = json(request.messages);
         const last = request.messages.at(-1);
@@ -48,16 +34,12 @@ describe("block ids after pi compacts the session", () => {
         }
         return { text: `answer ${prompt || "summary"}` };
       },
-    });
-    t = await createTestSession({
-      model: { kind: "loopback", server },
+      clock,
       files: { "a.txt": bigFile(20, "alpha"), "b.txt": bigFile(20, "bravo") },
       projectSettings: {
         cacheTtl: { ttlSeconds: 300, keepRecentTurns: 2, minGainTokens: 0 },
         compaction: { keepRecentTokens: 200 },
       },
-      extensions: [createCacheTtlView({ now: () => clock.now })],
-      persist: true,
     });
 
     await t.prompt("read a");

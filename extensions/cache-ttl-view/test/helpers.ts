@@ -1,4 +1,14 @@
-import type { ChatMessage, RecordedRequest } from "@pi-rails/testkit";
+import {
+  type ChatMessage,
+  createTestSession,
+  type ModelServer,
+  type ModelServerOptions,
+  type RecordedRequest,
+  startModelServer,
+  type TestSession,
+} from "@pi-rails/testkit";
+import { afterEach, vi } from "vitest";
+import { createCacheTtlView } from "../src/extension.ts";
 
 /** A file body of about `kb` KB with numbered lines (so a read of it is obviously large). */
 export function bigFile(kb: number, word = "payload"): string {
@@ -39,3 +49,33 @@ export function isPrefix(shorter: readonly ChatMessage[], longer: readonly ChatM
 }
 
 export const json = (value: unknown) => JSON.stringify(value);
+
+/**
+ * `start(...)`: a loopback model server and a persisted pi session with cache-ttl-view on `clock`. Call once per
+ * test file: both are closed (and mocks restored) after each test.
+ */
+export function sessionPerTest() {
+  let live: { server?: ModelServer; t?: TestSession } = {};
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await live.t?.dispose();
+    await live.server?.close();
+    live = {};
+  });
+  return async (options: {
+    script: ModelServerOptions["script"];
+    clock: { now: number };
+    files: Record<string, string>;
+    projectSettings: Record<string, unknown>;
+  }) => {
+    live.server = await startModelServer({ script: options.script });
+    live.t = await createTestSession({
+      model: { kind: "loopback", server: live.server },
+      files: options.files,
+      projectSettings: options.projectSettings,
+      extensions: [createCacheTtlView({ now: () => options.clock.now })],
+      persist: true,
+    });
+    return { server: live.server, t: live.t };
+  };
+}

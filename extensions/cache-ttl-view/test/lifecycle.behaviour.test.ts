@@ -1,49 +1,29 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildSessionContext } from "@mariozechner/pi-coding-agent";
-import {
-  createTestSession,
-  type ModelServer,
-  type ScriptedResponse,
-  startModelServer,
-  type TestSession,
-} from "@pi-rails/testkit";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { createCacheTtlView } from "../src/extension.ts";
+import type { ScriptedResponse } from "@pi-rails/testkit";
+import { describe, expect, it, vi } from "vitest";
 import { messageKeyAt } from "../src/model/ids.ts";
 import type { ViewMessage } from "../src/model/messages.ts";
 import { builderOf } from "../src/model/session-context.ts";
-import { bigFile, conversation, isPrefix, json, toolPairingProblems } from "./helpers.ts";
+import { bigFile, conversation, isPrefix, json, sessionPerTest, toolPairingProblems } from "./helpers.ts";
 
 /** State lifecycle and restores, in a real pi AgentSession against the loopback model. */
 
 const MIN = 60_000;
 const FILE = bigFile(50);
-let server: ModelServer | undefined;
-let t: TestSession | undefined;
-afterEach(async () => {
-  vi.restoreAllMocks();
-  await t?.dispose();
-  await server?.close();
-  t = undefined;
-  server = undefined;
-});
-
-async function start(
+const startSession = sessionPerTest();
+const start = (
   script: (index: number, text: string) => ScriptedResponse,
   clock: { now: number },
   settings: Record<string, unknown> = { ttlSeconds: 300 },
-) {
-  server = await startModelServer({ script: (request, index) => script(index, json(request.messages)) });
-  t = await createTestSession({
-    model: { kind: "loopback", server },
+) =>
+  startSession({
+    script: (request, index) => script(index, json(request.messages)),
+    clock,
     files: { "big.txt": FILE },
     projectSettings: { cacheTtl: settings },
-    extensions: [createCacheTtlView({ now: () => clock.now })],
-    persist: true,
   });
-  return { server, t };
-}
 
 const READ_BIG: ScriptedResponse = { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "big.txt" } }] };
 const bigId = (text: string) => /id=([0-9a-f]{8}(?:\.\d+)?) path=big\.txt/.exec(text)?.[1] ?? "missing";
