@@ -38,14 +38,29 @@ function publishable() {
   return found;
 }
 
+/** The files a README links to by relative path (anchors dropped): they must ship, or the link is dead on npm. */
+export function readmeLocalLinks(readme) {
+  const links = new Set();
+  for (const [, target] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^([a-z]+:|#|\/)/i.test(target)) continue;
+    const path = target.split("#")[0].replace(/^\.\//, "");
+    if (path && !path.startsWith("../")) links.add(path);
+  }
+  return [...links];
+}
+
 /** What a tarball must hold and must not hold; returns the problems. */
-export function tarballProblems(manifest, files) {
+export function tarballProblems(manifest, files, readme = "") {
   const paths = new Set(files);
   const problems = [];
   const required = ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts"];
   for (const entry of manifest.pi?.extensions ?? []) required.push(entry.replace(/^\.\//, ""));
   for (const target of Object.values(manifest.bin ?? {})) required.push(String(target).replace(/^\.\//, ""));
   for (const path of required) if (!paths.has(path)) problems.push(`missing ${path}`);
+  for (const path of readmeLocalLinks(readme)) {
+    const shipped = paths.has(path) || [...paths].some((file) => file.startsWith(`${path.replace(/\/$/, "")}/`));
+    if (!shipped) problems.push(`README.md links to ${path}, which is not in the tarball`);
+  }
   for (const path of paths) {
     if (/(^|\/)(test|tests|__tests__|testing|bench|fixtures)\//.test(path) || /\.(test|spec)\.[cm]?[jt]s$/.test(path)) {
       problems.push(`ships a test or bench file: ${path}`);
@@ -68,7 +83,7 @@ if (isMain) {
         const out = run("pnpm", ["pack", "--json", "--pack-destination", packed], { cwd: join(root, dir) });
         const report = JSON.parse(out.slice(out.indexOf("{")));
         const files = report.files.map((file) => file.path);
-        const problems = tarballProblems(manifest, files);
+        const problems = tarballProblems(manifest, files, readFileSync(join(root, dir, "README.md"), "utf8"));
         const unpacked = files.reduce((sum, path) => sum + statSync(join(root, dir, path)).size, 0);
         const size = `${(statSync(report.filename).size / 1024).toFixed(0)} kB packed, ${(unpacked / 1024).toFixed(0)} kB unpacked`;
         console.log(
