@@ -5,6 +5,8 @@
  * as the engine's bare "Invalid group".
  */
 
+import { forEachOutsideClass } from "@pi-rails/rulebook/discovery";
+
 /** Inline flags that mean the same as JavaScript's flags of the same letter. */
 const TRANSLATABLE = /^[ims]+$/;
 const LEADING_GROUP = /^\(\?([A-Za-z]+)\)/;
@@ -52,28 +54,17 @@ export function translateInlineFlags(source: string, flags: string): InlineFlags
 
 /** The first `(?<letters or ->...` group that is neither a lookaround, a named group nor a non-capturing group. */
 function findInlineGroup(source: string): { index: number; text: string } | undefined {
-  let inClass = false;
-  for (let i = 0; i < source.length; i++) {
-    const ch = source[i];
-    if (ch === "\\") {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (ch === "]") inClass = false;
-      continue;
-    }
-    if (ch === "[") {
-      inClass = true;
-      continue;
-    }
-    if (ch !== "(" || source[i + 1] !== "?") continue;
+  let found: { index: number; text: string } | undefined;
+  forEachOutsideClass(source, (ch, i) => {
+    if (ch !== "(" || source[i + 1] !== "?") return undefined;
     const next = source[i + 2] ?? "";
-    if (!/[A-Za-z-]/.test(next)) continue; // (?: (?= (?! (?<= (?<! (?<name>
+    if (!/[A-Za-z-]/.test(next)) return undefined; // (?: (?= (?! (?<= (?<! (?<name>
     const m = /^\(\?([A-Za-z]*)(?:-([A-Za-z]*))?([):<]?)/.exec(source.slice(i));
     const text = m ? `${m[0]}${m[3] === ":" ? "...)" : m[3] === "<" ? "...>" : ""}` : source.slice(i, i + 4);
-    if (MODIFIER_GROUPS && m?.[3] === ":" && /^[ims]*$/.test(m[1] ?? "") && /^[ims]*$/.test(m[2] ?? "")) continue;
-    return { index: i, text };
-  }
-  return undefined;
+    if (MODIFIER_GROUPS && m?.[3] === ":" && /^[ims]*$/.test(m[1] ?? "") && /^[ims]*$/.test(m[2] ?? ""))
+      return undefined;
+    found = { index: i, text };
+    return "stop";
+  });
+  return found;
 }

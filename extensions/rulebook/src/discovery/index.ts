@@ -4,6 +4,7 @@
  * prompt rendering it does not use.
  */
 
+export { forEachOutsideClass } from "../frontmatter/outside-class.ts";
 export { type ParsedFrontmatter, parseFrontmatter } from "../frontmatter/parse.ts";
 export { splitOutsideBrackets } from "../frontmatter/split.ts";
 export { checkGlob, type GlobCheck } from "../globs/check.ts";

@@ -4,6 +4,8 @@
  * never applies (or stalls a run). Obvious intent is normalised with a note; the rest is reported.
  */
 
+import { forEachOutsideClass } from "../frontmatter/outside-class.ts";
+
 /** Longer globs are dropped (minimatch refuses 64 KiB; nobody writes a real glob this long). */
 export const MAX_GLOB_CHARS = 4096;
 /** A glob whose brace sets expand to more patterns than this is dropped (`{a,b}{c,d}...` grows as a product). */
@@ -120,26 +122,16 @@ function extensionOf(glob: string): string | undefined {
 function unbalancedBracket(glob: string): string | undefined {
   let braces = 0;
   const extglobs: string[] = [];
-  let inClass = false;
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i]!;
-    if (ch === "\\") {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (ch === "]") inClass = false;
-      continue;
-    }
-    if (ch === "[") inClass = true;
-    else if (ch === "{") braces++;
+  const classOpen = forEachOutsideClass(glob, (ch, i) => {
+    if (ch === "{") braces++;
     else if (ch === "}" && braces > 0) braces--;
     else if (glob[i + 1] === "(" && "+@?*!".includes(ch)) {
       extglobs.push(`${ch}(`);
-      i++;
+      return 1;
     } else if (ch === ")" && extglobs.length > 0) extglobs.pop();
-  }
-  if (inClass) return "[";
+    return undefined;
+  });
+  if (classOpen) return "[";
   if (braces > 0) return "{";
   return extglobs[0];
 }
