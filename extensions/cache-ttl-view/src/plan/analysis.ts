@@ -124,8 +124,8 @@ export class Analysis {
   #byId: Map<string, Block> | undefined;
   /** Ids of tool calls without a result: when a new message answers one, the list is analysed again whole. */
   #unanswered = new Set<string>();
-  #firstKey = "";
-  #lastKey = "";
+  /** The keys of the first and the last analysed message. */
+  #ends: string[] = [];
 
   constructor(owners: ReadonlyMap<string, number>) {
     this.#ids = new IdAllocator(owners);
@@ -135,13 +135,12 @@ export class Analysis {
     return this.resultTool.length;
   }
 
-  /** The block with this id. */
-
   /** Age in turns of message i (0: the current turn). */
   ageOf(i: number): number {
     return (this.#users[this.length - 1] ?? 0) - (this.#users[i] as number);
   }
 
+  /** The block with this id. */
   byId(id: string): Block | undefined {
     this.#byId ??= new Map();
     if (this.#byId.size < this.blocks.length) for (const b of this.blocks) this.#byId.set(b.id, b);
@@ -158,8 +157,8 @@ export class Analysis {
     }
     if (n === 0) return true;
     return (
-      rawMessageKey(messages[0] as ViewMessage) === this.#firstKey &&
-      rawMessageKey(messages[n - 1] as ViewMessage) === this.#lastKey
+      rawMessageKey(messages[0] as ViewMessage) === this.#ends[0] &&
+      rawMessageKey(messages[n - 1] as ViewMessage) === this.#ends[1]
     );
   }
 
@@ -193,16 +192,17 @@ export class Analysis {
     // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
     const text = (i: number, m: ViewMessage, reasoning = false) =>
       blocks.push({ kind: "text", id: this.#ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning });
-    for (let i = from; i < n; i++) {
-      resultTool.push(-1);
-      textBlock.push(-1);
-    }
+    // Grown once (not per message): the columns of a 100k-message list are built in one go.
+    for (const column of [resultTool, textBlock, this.#users]) column.length = n;
+    resultTool.fill(-1, from);
+    textBlock.fill(-1, from);
+    first.length = n + 1;
     let users = this.#users[from - 1] ?? 0;
     for (let i = from; i < n; i++) {
       first[i] = blocks.length;
       const m = messages[i] as ViewMessage;
       if (isUser(m)) users++;
-      this.#users.push(users);
+      this.#users[i] = users;
       if (isAssistant(m)) {
         let prose = false;
         let reasoning = false;
@@ -234,8 +234,7 @@ export class Analysis {
       }
     }
     first[n] = blocks.length;
-    if (n > 0) this.#firstKey = rawMessageKey(messages[0] as ViewMessage);
-    if (n > 0) this.#lastKey = rawMessageKey(messages[n - 1] as ViewMessage);
+    this.#ends = [messages[0], messages[n - 1]].map((m) => (m ? rawMessageKey(m) : ""));
     return this;
   }
 }

@@ -195,7 +195,7 @@ export function patchFor(
   const draw = (index: number) => {
     const view = renderMessage(messages, analysis, index, pruned, replacement);
     if (view !== messages[index]) replaced.set(index, view);
-    else replaced.delete(index);
+    else if (previous) replaced.delete(index);
   };
   const from = previous?.from ?? 0;
   if (pruned.size > 0) for (let index = from; index < messages.length; index++) draw(index);
