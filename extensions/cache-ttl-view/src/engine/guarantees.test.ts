@@ -74,4 +74,28 @@ describe("block ids", () => {
     const { found } = view.originals([oldId], s.messages);
     expect(found.map((f) => f.block.kind === "tool" && f.block.callMsg)).toEqual([1]);
   });
+
+  it("keep naming their block when the colliding block before it is compacted away", () => {
+    const s = new SessionBuilder().user(`old ${text(2000)}`);
+    toolPair(s, "call_24829", "read", { path: "a.ts" }, [{ type: "text", text: text(9000, "AAA") }]);
+    s.user(`next ${text(2000)}`);
+    toolPair(s, "call_1204060", "read", { path: "b.ts" }, [{ type: "text", text: text(9000, "BBB") }]);
+    for (let i = 0; i < 3; i++) s.user(`turn ${i} ${text(2000)}`).assistant(`ok ${text(2000)}`);
+    s.user("now");
+    const { view, r } = expiredView(s);
+    const [a, b] = r.plan?.blocks.filter((block) => block.kind === "tool").map((block) => block.id) ?? [];
+    expect(b).toBe(`${a}.2`);
+
+    // pi compacts: the first turn (with a.ts) becomes a summary; the view is asked again.
+    const compacted = [{ role: "compactionSummary", summary: "a.ts read", timestamp: 1 }, ...s.messages.slice(3)];
+    view.invalidate();
+    const after = view.render(structuredClone(compacted), { now: 61 * MIN, ttlSeconds: 300 });
+    const result = after.messages.find((m) => m.role === "toolResult") as ToolResultMsg;
+    expect(JSON.stringify(result.content)).toContain(`"id\\":\\"${b}\\"`);
+    expect(JSON.stringify(result.content)).toContain("b.ts");
+    const { found } = view.originals([b as string], compacted);
+    expect(found.map((f) => f.messages[(f.block as { resultMsg: number }).resultMsg])).toMatchObject([
+      { toolCallId: "call_1204060" },
+    ]);
+  });
 });
