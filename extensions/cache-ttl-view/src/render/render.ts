@@ -96,8 +96,11 @@ function renderAssistant(
     if (tool && pruned.has(tool.id)) {
       // New arguments: a signature over the old call (Gemini's thoughtSignature) no longer belongs to it.
       const r = replacement(tool) as Extract<Replacement, { kind: "tool" }>;
-      const { thoughtSignature: _signature, ...rest } = call;
-      call = { ...rest, arguments: r.args } as ToolCallPart;
+      if ("thoughtSignature" in call) {
+        const { thoughtSignature: _signature, ...rest } = call;
+        call = rest as ToolCallPart;
+      }
+      call = { ...call, arguments: r.args };
     }
     if (dropReasoning && withoutItemId(call.id) !== call.id) call = { ...call, id: withoutItemId(call.id) };
     content.push(call);
