@@ -14,6 +14,7 @@ import { describeCancelledCall } from "./tools/cancelled.ts";
 
 export * from "@mariozechner/pi-agent-core";
 export * from "./kit.ts";
+export { type StreamAbortLike, showStreamAbortNotice, streamAbortNotice } from "./pi/stream-abort-notice.ts";
 
 /**
  * The patched `Agent`. The patch carries no wording: its `cancelToolCall` needs the host's `describe`. This one
