@@ -29,12 +29,20 @@ export function toolCallOf(messages: readonly ViewMessage[], block: Extract<Bloc
   return (messages[block.callMsg] as AssistantMsg).content[block.callPart] as ToolCallPart;
 }
 
-/** The blocks living in message i: its own, plus the tool block it is the result of. */
-export function blocksOf(analysis: Analysis, i: number): Block[] {
-  const out = analysis.blocks.slice(analysis.first[i], analysis.first[i + 1]);
-  const tool = analysis.resultTool[i] as number;
-  if (tool >= 0) out.push(analysis.blocks[tool] as Block);
-  return out;
+/** The tool or image block of part `part` of message i (no allocation: drawing asks this for every part). */
+export function partBlock(analysis: Analysis, i: number, part: number): Block | undefined {
+  for (let b = analysis.first[i] as number; b < (analysis.first[i + 1] as number); b++) {
+    const block = analysis.blocks[b] as Block;
+    if ((block.kind === "tool" ? block.callPart : block.kind === "image" ? block.part : -1) === part) return block;
+  }
+  return undefined;
+}
+
+/** Message i's text block when it is in `ids`. */
+export function prunedText(analysis: Analysis, i: number, ids: ReadonlySet<string>) {
+  const t = analysis.textBlock[i] as number;
+  const block = t < 0 ? undefined : (analysis.blocks[t] as Extract<Block, { kind: "text" }>);
+  return block && ids.has(block.id) ? block : undefined;
 }
 
 /**
@@ -42,10 +50,7 @@ export function blocksOf(analysis: Analysis, i: number): Block[] {
  * message's tool calls then lose their provider item ids, and their results follow.
  */
 export function reasoningDropped(analysis: Analysis, i: number, pruned: ReadonlySet<string>): boolean {
-  const t = analysis.textBlock[i] as number;
-  if (t < 0) return false;
-  const block = analysis.blocks[t] as Block;
-  return block.kind === "text" && block.reasoning && pruned.has(block.id);
+  return prunedText(analysis, i, pruned)?.reasoning === true;
 }
 
 /** Whether anything in message i is in `ids`, or its tool call's message lost its reasoning (no allocation). */
@@ -230,7 +235,7 @@ export class Analysis {
             blocks.push({ kind: "image", id, msg: i, part: p, chars: part.data.length });
           } else if (part?.type === "text") prose = true;
         }
-        if (prose && (parts === undefined || !isToolResult(m))) text(i, m);
+        if (prose && (parts === undefined || !isToolResult(m))) textBlock[i] = text(i, m) - 1;
       }
     }
     first[n] = blocks.length;

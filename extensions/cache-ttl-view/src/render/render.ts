@@ -10,7 +10,7 @@ import type {
   UserMsg,
   ViewMessage,
 } from "../model/messages.ts";
-import { type Analysis, type Block, blocksOf, reasoningDropped, touches } from "../plan/analysis.ts";
+import { type Analysis, type Block, partBlock, prunedText, reasoningDropped, touches } from "../plan/analysis.ts";
 import type { StoredNotice } from "../state/entries.ts";
 import type { Replacement } from "./replacements.ts";
 
@@ -23,22 +23,23 @@ export function noticeMessage(notice: StoredNotice): CustomMsg {
 }
 
 /**
- * Content parts with pruned images as markers and pruned prose as one marker; `summary` (a pruned tool result's)
- * replaces every text part.
+ * Content parts of message i with pruned images as markers and pruned prose as one marker; `summary` (a pruned tool
+ * result's) replaces every text part.
  */
 function replaceContentParts(
   parts: readonly (TextPart | ImagePart)[],
-  blocks: Block[],
+  analysis: Analysis,
+  i: number,
   pruned: ReadonlySet<string>,
   replacement: (block: Block) => Replacement,
   summary?: string,
 ): (TextPart | ImagePart)[] {
-  const text = blocks.find((b) => b.kind === "text" && pruned.has(b.id));
+  const text = prunedText(analysis, i, pruned);
   const out: (TextPart | ImagePart)[] = summary === undefined ? [] : [{ type: "text", text: summary }];
   let textDone = summary !== undefined;
   for (let p = 0; p < parts.length; p++) {
     const part = parts[p] as TextPart | ImagePart;
-    const image = part.type === "image" ? blocks.find((b) => b.kind === "image" && b.part === p) : undefined;
+    const image = part.type === "image" ? partBlock(analysis, i, p) : undefined;
     if (part.type === "image") out.push(image && pruned.has(image.id) ? markerOf(image, replacement) : part);
     else if (!text && summary === undefined) out.push(part);
     else if (!textDone && text) out.push(markerOf(text, replacement));
@@ -66,13 +67,13 @@ export function withoutItemId(id: string): string {
  */
 function renderAssistant(
   a: AssistantMsg,
+  analysis: Analysis,
   index: number,
-  blocks: Block[],
   pruned: ReadonlySet<string>,
   replacement: (block: Block) => Replacement,
 ): AssistantMsg {
-  const text = blocks.find((b) => b.kind === "text" && pruned.has(b.id));
-  const dropReasoning = text?.kind === "text" && text.reasoning === true;
+  const text = prunedText(analysis, index, pruned);
+  const dropReasoning = text?.reasoning === true;
   const content: AssistantMsg["content"] = [];
   const marker = text ? (replacement(text) as { text: string }).text : "";
   if (marker) content.push({ type: "text", text: marker });
@@ -92,7 +93,7 @@ function renderAssistant(
       continue;
     }
     let call = part as ToolCallPart;
-    const tool = blocks.find((b) => b.kind === "tool" && b.callMsg === index && b.callPart === p);
+    const tool = partBlock(analysis, index, p);
     if (tool && pruned.has(tool.id)) {
       // New arguments: a signature over the old call (Gemini's thoughtSignature) no longer belongs to it.
       const r = replacement(tool) as Extract<Replacement, { kind: "tool" }>;
@@ -118,33 +119,38 @@ export function renderMessage(
 ): ViewMessage {
   const m = messages[index] as ViewMessage;
   if (!touches(analysis, index, pruned)) return m;
-  const blocks = blocksOf(analysis, index);
   switch (m.role) {
     case "assistant":
-      return renderAssistant(m as AssistantMsg, index, blocks, pruned, replacement);
+      return renderAssistant(m as AssistantMsg, analysis, index, pruned, replacement);
     case "toolResult": {
       const t = m as ToolResultMsg;
-      const tool = blocks.find((b) => b.kind === "tool" && b.resultMsg === index) as
-        | Extract<Block, { kind: "tool" }>
-        | undefined;
+      const owner = analysis.resultTool[index] as number;
+      const tool = owner < 0 ? undefined : (analysis.blocks[owner] as Extract<Block, { kind: "tool" }>);
       const toolCallId =
         tool !== undefined && reasoningDropped(analysis, tool.callMsg, pruned)
           ? withoutItemId(t.toolCallId)
           : t.toolCallId;
       // A pruned call's summary replaces the text; images stay (or become markers) under the image budget.
       const summary = tool && pruned.has(tool.id) ? (replacement(tool) as { summary: string }).summary : undefined;
-      return { ...t, toolCallId, content: replaceContentParts(t.content, blocks, pruned, replacement, summary) };
+      return {
+        ...t,
+        toolCallId,
+        content: replaceContentParts(t.content, analysis, index, pruned, replacement, summary),
+      };
     }
     case "user":
     case "custom": {
       const u = m as UserMsg | CustomMsg;
       if (typeof u.content === "string") {
-        return { ...u, content: (replacement(blocks[0] as Block) as { text: string }).text } as ViewMessage;
+        return {
+          ...u,
+          content: markerOf(prunedText(analysis, index, pruned) as Block, replacement).text,
+        } as ViewMessage;
       }
-      return { ...u, content: replaceContentParts(u.content, blocks, pruned, replacement) } as ViewMessage;
+      return { ...u, content: replaceContentParts(u.content, analysis, index, pruned, replacement) } as ViewMessage;
     }
     case "bashExecution": {
-      const r = replacement(blocks[0] as Block) as Extract<Replacement, { kind: "text" }>;
+      const r = replacement(prunedText(analysis, index, pruned) as Block) as Extract<Replacement, { kind: "text" }>;
       return { ...(m as BashExecutionMsg), command: r.command ?? (m as BashExecutionMsg).command, output: r.text };
     }
     default:
