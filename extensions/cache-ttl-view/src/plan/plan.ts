@@ -60,7 +60,8 @@ export function cannotShrink(
   // Images of the result are blocks of their own: only its text counts here.
   let n = 0;
   for (const part of result?.content ?? []) if (part.type === "text") n += part.text.length;
-  if (n > caps.maxTextChars + caps.maxFieldChars) return false;
+  // A result longer than a marker is usually cut: build it rather than serialise the arguments twice.
+  if (n > caps.maxTextChars) return false;
   const fixed = 64 + call.name.length + call.id.length;
   const args = JSON.stringify(call.arguments ?? {}).length;
   if (n + args <= fixed) return true;

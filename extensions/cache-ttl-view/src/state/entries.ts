@@ -97,7 +97,8 @@ export function foldEntry(state: FoldedState, e: StateEntry): void {
       if (e.warmGapSeconds !== undefined) state.warmGapSeconds = e.warmGapSeconds;
       return;
     case "prune":
-      for (const [k, id] of e.ids.entries()) {
+      for (let k = 0; k < e.ids.length; k++) {
+        const id = e.ids[k] as string;
         state.pruned.add(id);
         if (e.caps) state.prunedCaps.set(id, e.caps);
         else state.prunedCaps.delete(id);
