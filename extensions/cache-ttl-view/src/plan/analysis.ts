@@ -83,6 +83,8 @@ export function ownerOf(messages: readonly ViewMessage[], block: Block): number 
  * no other block gets it.
  */
 class IdAllocator {
+  /** Taken plain ids by their hash (a number: no string hashing per block), and taken suffixed ids. */
+  #plain = new Set<number>();
   #taken = new Set<string>();
   #owners: ReadonlyMap<string, number>;
   /** Registered suffixed ids by their 8-hex base (rare: only collisions). */
@@ -95,18 +97,33 @@ class IdAllocator {
     }
   }
 
+  #isTaken(id: string): boolean {
+    return id.length === 8 ? this.#plain.has(Number.parseInt(id, 16) | 0) : this.#taken.has(id);
+  }
+
+  #take(id: string): string {
+    if (id.length === 8) this.#plain.add(Number.parseInt(id, 16) | 0);
+    else this.#taken.add(id);
+    return id;
+  }
+
   id(prefix: string, text: string): string {
-    const plain = hex8(hash32(prefix, text));
-    const suffixed = this.#suffixed.get(plain);
-    if (suffixed || this.#owners.has(plain)) {
+    const h = hash32(prefix, text);
+    const plain = hex8(h);
+    const registered = this.#owners.size > 0;
+    if (!this.#plain.has(h | 0) && !(registered && (this.#owners.has(plain) || this.#suffixed.has(plain)))) {
+      this.#plain.add(h | 0);
+      return plain;
+    }
+    if (registered) {
       const owner = ownerHash(prefix, text);
-      const own = (id: string) => this.#owners.get(id) === owner && !this.#taken.has(id);
-      const found = own(plain) ? plain : suffixed?.find(own);
-      if (found) return this.#taken.add(found) && found;
+      const own = (id: string) => this.#owners.get(id) === owner && !this.#isTaken(id);
+      const found = own(plain) ? plain : this.#suffixed.get(plain)?.find(own);
+      if (found) return this.#take(found);
     }
     let id = plain;
-    for (let n = 2; this.#taken.has(id) || this.#owners.has(id); n++) id = `${plain}.${n}`;
-    return this.#taken.add(id) && id;
+    for (let n = 2; this.#isTaken(id) || this.#owners.has(id); n++) id = `${plain}.${n}`;
+    return this.#take(id);
   }
 }
 
