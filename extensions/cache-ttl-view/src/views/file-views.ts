@@ -2,10 +2,12 @@ import { capValue } from "./caps.ts";
 import { resultText } from "./default-view.ts";
 import { fileMarker, imagesNote, type ToolViewFn } from "./tool-view.ts";
 
+/** The `keys` of `args`, in that order; `args` itself when that is all it holds (its JSON is then reused). */
 function pick(args: Record<string, unknown>, keys: string[]): Record<string, unknown> {
   const out: [string, unknown][] = [];
   for (const key of keys) if (Object.hasOwn(args, key) && args[key] !== undefined) out.push([key, args[key]]);
-  return Object.fromEntries(out);
+  const own = Object.keys(args);
+  return own.length === out.length && out.every(([key], k) => own[k] === key) ? args : Object.fromEntries(out);
 }
 
 /** `read`: the file body becomes `[TRUNCATED FILE] path=… lines=… chars=…`; errors keep their text. */
