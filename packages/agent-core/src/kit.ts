@@ -87,6 +87,7 @@ export {
   type PiPatchInfo,
 } from "./patch/detect.ts";
 export { NoticeBoard, type NoticeContext, type NoticeLevel } from "./pi/notices.ts";
+export { type StreamAbortLike, showStreamAbortNotice, streamAbortNotice } from "./pi/stream-abort-notice.ts";
 export {
   DELIVERY_MODES,
   type DeliveryMode,

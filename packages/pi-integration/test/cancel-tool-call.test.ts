@@ -48,7 +48,7 @@ interface CancelPlan {
   tool: string;
   /** Cancel once this returns true (e.g. the child's pid file exists). */
   ready: () => boolean;
-  options: Parameters<ExtensionAPI["cancelToolCall"]>[1];
+  options: Omit<Parameters<ExtensionAPI["cancelToolCall"]>[1], "describe">;
   /** Called right before the cancel. */
   beforeCancel?: () => void;
 }
@@ -69,10 +69,14 @@ function canceller(plan: CancelPlan) {
         await waitFor(plan.ready, "the tool to be running");
         record.inFlight = pi.getToolCallsInFlight();
         plan.beforeCancel?.();
-        record.results.push(await pi.cancelToolCall(event.toolCallId, plan.options));
+        record.results.push(
+          await pi.cancelToolCall(event.toolCallId, { describe: describeCancelledCall, ...plan.options }),
+        );
         record.cancelledAt = Date.now();
-        record.results.push(await pi.cancelToolCall(event.toolCallId, { reason: "again" }));
-        record.results.push(await pi.cancelToolCall("call_nobody_made"));
+        record.results.push(
+          await pi.cancelToolCall(event.toolCallId, { reason: "again", describe: describeCancelledCall }),
+        );
+        record.results.push(await pi.cancelToolCall("call_nobody_made", { describe: describeCancelledCall }));
       })();
     });
   };
@@ -244,7 +248,7 @@ describe("cancelling a tool call in flight in a real pi session", () => {
     const test = await open({});
     const marker = (globalThis as Record<symbol, { features?: string[] }>)[Symbol.for("@pi-rails/pi-patch")];
     expect(marker?.features).toContain("cancel_tool_call");
-    expect(await test.session.cancelToolCall("nothing-running")).toEqual({
+    expect(await test.session.cancelToolCall("nothing-running", { describe: describeCancelledCall })).toEqual({
       status: "not_found",
       callId: "nothing-running",
       reason: "cancelled by the host",
@@ -332,7 +336,12 @@ describe("cancel across turns and providers", () => {
         pending.push(
           (async () => {
             await waitFor(() => pi.getToolCallsInFlight().some((call) => call.callId === event.toolCallId), "call");
-            results.push(await pi.cancelToolCall(event.toolCallId, { reason: `turn ${results.length + 1}` }));
+            results.push(
+              await pi.cancelToolCall(event.toolCallId, {
+                reason: `turn ${results.length + 1}`,
+                describe: describeCancelledCall,
+              }),
+            );
           })(),
         );
       });

@@ -83,7 +83,7 @@ export class DeliveryCore {
     const turn = this.manager.completedTurns;
     writeSessionEntry(this.pi, INJECTION_ENTRY, { rules: names, kind, turn, ...(toolCallId ? { toolCallId } : {}) });
     this.pi.events.emit(TRIGGERED_EVENT, triggeredPayload(matches, kind));
-    // Only patched pi interrupts, and its interactive mode shows its own line naming the rules of an interrupt.
+    // Only patched pi interrupts; its notice (naming the rules) is shown at stream_abort, once the loop has aborted.
     if (ctx.hasUI && kind !== "interrupt") ctx.ui.notify(noticeText(matches, kind), "info");
   }
 

@@ -1,4 +1,4 @@
-import { TTSR_COST_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import { showStreamAbortNotice, TTSR_COST_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import { followUpMessage, INJECTION_ENTRY, INJECTION_MESSAGE_TYPE, interruptRetry } from "../delivery/injection.ts";
 import {
   addInterrupt,
@@ -50,6 +50,8 @@ export function patchedHost(core: DeliveryCore): Host {
 
     stream_abort(event, ctx) {
       if (event.retry?.customType !== INJECTION_MESSAGE_TYPE) return;
+      // The patched TUI drops the interrupted partial without a word of its own: the rules' names are ours to say.
+      showStreamAbortNotice(ctx, event);
       // Each interrupt was billed: count what the aborted attempt cost (when the patch reports its usage).
       const usage = readAttemptUsage((event as { usage?: unknown }).usage);
       core.cost = addInterrupt(core.cost, usage);
