@@ -123,7 +123,7 @@ export function replacementFor(messages: readonly ViewMessage[], block: Block, c
       if (typeof value === "string" && value.length > longestArg) longestArg = value.length;
     }
     const heavyChars = Math.max(resultText.length, longestArg);
-    return { kind: "tool", args: view.args, summary: flat(view.summary), origChars, newChars, heavyChars };
+    return { kind: "tool", args: view.args, summary: view.summary, origChars, newChars, heavyChars };
   }
   const m = messages[block.msg] as ViewMessage;
   if (block.kind === "image") {

@@ -26,15 +26,14 @@ export interface RenderedToolView {
 
 /**
  * Render the replacement of one tool call + result pair. `argsJson` is the call's own arguments serialised, reused
- * when the view keeps them as they are. The summary is `JSON.stringify({tool, tool_call_id, id, params, result})`,
- * assembled from the serialised parts (each is serialised once per block).
+ * when the view keeps them as they are. The summary is `JSON.stringify({tool, tool_call_id, id, params, result})`.
  */
 export function renderToolView(input: ToolViewInput, caps: Caps, argsJson?: string): RenderedToolView {
   const view = TOOL_VIEWS.get(input.tool) ?? defaultView;
   const { params, result } = view(input, caps);
   const paramsJson = params === input.args && argsJson !== undefined ? argsJson : JSON.stringify(params);
-  const resultJson = result === undefined ? "" : `,"result":${JSON.stringify(result)}`;
-  const summary = `{"tool":${JSON.stringify(input.tool)},"tool_call_id":${JSON.stringify(input.callId)},"id":${JSON.stringify(input.id)},"params":${paramsJson}${resultJson}}`;
+  // One stringify writes one flat string (pieces joined by hand would be a tree of cons strings, kept that way).
+  const summary = JSON.stringify({ tool: input.tool, tool_call_id: input.callId, id: input.id, params, result });
   return { args: params, argsJson: paramsJson, summary };
 }
 
