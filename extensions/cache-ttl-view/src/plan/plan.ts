@@ -122,7 +122,8 @@ export function planPrune(input: PlanInput): Plan {
     }
   };
 
-  for (const block of analysis.blocks) {
+  for (let b = 0; b < analysis.blocks.length; b++) {
+    const block = analysis.blocks[b] as Block;
     if (block.kind === "image" || input.pruned.has(block.id)) continue;
     const window = windowOf(analysis.ageOf(messageOf(block)), settings);
     if (window === "intact") continue;

@@ -226,7 +226,10 @@ export function patchFor(
 
 /** Apply a patch to a (mutable, pi-cloned) message array, in place; returns it. */
 export function applyPatch(messages: ViewMessage[], patch: ViewPatch): ViewMessage[] {
-  for (const [index, view] of patch.replaced) messages[index] = view;
+  // forEach: no [index, view] pair per entry (this is the warm path, 30,000 entries at 100k messages).
+  patch.replaced.forEach((view, index) => {
+    messages[index] = view;
+  });
   for (let k = patch.inserts.length - 1; k >= 0; k--) {
     const [after, notice] = patch.inserts[k] as [number, ViewMessage];
     messages.splice(after + 1, 0, notice);

@@ -56,14 +56,17 @@ export function capValue(value: unknown, caps: Caps, depth = 0): unknown {
   }
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
-  let changed = keys.length > caps.maxDictKeys;
-  const entries: [string, unknown][] = [];
-  for (const key of keys.slice(0, caps.maxDictKeys)) {
+  // Entries are collected only from the first change on (a record that needs no cut allocates nothing).
+  let entries: [string, unknown][] | undefined = keys.length > caps.maxDictKeys ? [] : undefined;
+  for (let k = 0; k < Math.min(keys.length, caps.maxDictKeys); k++) {
+    const key = keys[k] as string;
     const capped = capValue(record[key], caps, depth + 1);
-    if (capped !== record[key] || key === "__proto__") changed = true;
-    entries.push([key, capped]);
+    if (!entries && (capped !== record[key] || key === "__proto__")) {
+      entries = keys.slice(0, k).map((done): [string, unknown] => [done, record[done]]);
+    }
+    entries?.push([key, capped]);
   }
-  if (!changed) return value;
+  if (!entries) return value;
   if (keys.length > caps.maxDictKeys) entries.push(["…", `${MARK}+${keys.length - caps.maxDictKeys} keys`]);
   // fromEntries defines own data properties: a key named `__proto__` stays a key.
   return Object.fromEntries(entries);
