@@ -1,6 +1,6 @@
 /**
  * @pi-rails/agent-core/kit: the typed logic behind the loop's call sites (seam catalog, checkpoint registry,
- * stream-hook helpers, patch detection, notices) without the bundled agent loop. Extensions running inside pi use
+ * patch detection, notices) without the bundled agent loop. Extensions running inside pi use
  * this entry: pi already has its loop, and loading a second copy would only cost start-up time.
  */
 
@@ -28,7 +28,6 @@ export type {
 export { AGENT_DIR_ENV, expandTilde, homeDir, resolveAgentDir } from "./kit/agent-dir.ts";
 export {
   type CliOutput,
-  COMMON_OPTIONS,
   EXIT,
   type ExitCode,
   formatHelp,
@@ -36,7 +35,6 @@ export {
   invocationCwd,
   parseCliArgs,
   processOutput,
-  quietOnClosedPipe,
   RefusedError,
   runCommand,
   UsageError,
@@ -74,7 +72,6 @@ export {
   loadSettingsSync,
   parseSettingsSection,
   piSettingsFiles,
-  readSettingsDocuments,
   type SettingsFields,
   type SettingsIssue,
   type SettingsSpec,
@@ -110,7 +107,6 @@ export {
   decideDispatchSkip,
   INTERRUPT_SKIP_REASON,
 } from "./seams/checkpoint-registry.ts";
-export { composeStreamHooks, DEFAULT_MAX_CONSECUTIVE_STREAM_ABORTS } from "./stream/compose.ts";
 export {
   cancelledCallText,
   cancelReminderTextFor,

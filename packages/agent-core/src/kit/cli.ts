@@ -39,7 +39,7 @@ export interface CliOutput {
  * CLI, so nothing more is written and no stack is printed; the command finishes with its own exit code. SIGPIPE is
  * ignored by Node, so EPIPE is what a closed pipe looks like.
  */
-export function quietOnClosedPipe(stream: NodeJS.WriteStream): (text: string) => void {
+function quietOnClosedPipe(stream: NodeJS.WriteStream): (text: string) => void {
   let closed = false;
   stream.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") closed = true;
@@ -65,7 +65,7 @@ export function invocationCwd(bin: string, env: NodeJS.ProcessEnv = process.env,
 }
 
 /** Options every bin takes. */
-export const COMMON_OPTIONS = {
+const COMMON_OPTIONS = {
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
@@ -153,6 +153,6 @@ export async function runCommand(
     const message = error instanceof Error ? error.message : String(error);
     io.stderr(`${bin}: ${message}\n${kind === "usage" ? `\n${io.usage}` : ""}`);
     if (io.json) writeJson(io.stdout, { error: { kind, message } });
-    return kind === "usage" ? EXIT.usage : kind === "refused" ? EXIT.refused : EXIT.internal;
+    return EXIT[kind];
   }
 }

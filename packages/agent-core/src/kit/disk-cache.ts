@@ -54,16 +54,11 @@ export function codeFingerprint(options: CodeFingerprintOptions): string {
   const require = createRequire(options.from);
   const hash = createHash("sha256").update(options.salt ?? "");
   let root = "";
-  try {
-    const manifest = require.resolve(`${options.packageName}/package.json`);
-    root = dirname(manifest);
-    hash.update(`\0${options.packageName}@${versionOf(manifest)}`);
-  } catch {
-    hash.update(`\0missing ${options.packageName}`);
-  }
-  for (const name of options.dependencies ?? []) {
+  for (const name of [options.packageName, ...(options.dependencies ?? [])]) {
     try {
-      hash.update(`\0${name}@${versionOf(require.resolve(`${name}/package.json`))}`);
+      const manifest = require.resolve(`${name}/package.json`);
+      if (name === options.packageName) root = dirname(manifest);
+      hash.update(`\0${name}@${versionOf(manifest)}`);
     } catch {
       hash.update(`\0missing ${name}`);
     }

@@ -54,42 +54,28 @@ export interface LoadedSettings<T extends object> {
   /** The file each key's value came from (a key left at its default is absent): to say where a switch was set. */
   from: Partial<Record<keyof T, string>>;
   /** Every settings file that parsed as a JSON object, in precedence order (for keys another extension owns). */
-  documents: { file: string; json: Record<string, unknown> }[];
+  documents: SettingsDocument[];
 }
 
-interface SettingsDocument {
-  file: string;
-  json: Record<string, unknown>;
-}
+type SettingsDocument = { file: string; json: Record<string, unknown> };
 
 /** Reads the JSON objects of `files`; a missing file is skipped, an unreadable or non-JSON one is an issue. */
-export function readSettingsDocuments(
+function readSettingsDocuments(
   files: readonly string[],
   section: string,
 ): { documents: SettingsDocument[]; issues: SettingsIssue[] } {
   const documents: SettingsDocument[] = [];
   const issues: SettingsIssue[] = [];
   for (const file of files) {
-    let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      const json: unknown = JSON.parse(readFileSync(file, "utf8"));
+      if (isRecord(json)) documents.push({ file, json });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-        issues.push({ file, key: section, message: `cannot read the file (${(error as Error).message}); ignored` });
-      continue;
+      const { code, message } = error as NodeJS.ErrnoException;
+      if (code === "ENOENT") continue;
+      const what = error instanceof SyntaxError ? "settings file is not valid JSON" : "cannot read the file";
+      issues.push({ file, key: section, message: `${what} (${message}); ignored` });
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      issues.push({
-        file,
-        key: section,
-        message: `settings file is not valid JSON (${(error as Error).message}); ignored`,
-      });
-      continue;
-    }
-    if (isRecord(json)) documents.push({ file, json });
   }
   return { documents, issues };
 }
