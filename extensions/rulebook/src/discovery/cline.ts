@@ -1,7 +1,8 @@
+import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { collectRules, loadRuleFolder, type Normalizer, type RuleFileSpec, rejectUnless } from "./collect.ts";
 import { CONDITION_KEYS, drop, has, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
-import { checkRootLink, statIfExists } from "./fs.ts";
+import { checkRootLink, type Problem, statIfExists } from "./fs.ts";
 import { linkScope, type RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.(md|txt)$/;
@@ -31,17 +32,12 @@ export const normalizeCline: Normalizer = (f) => {
 };
 
 /** Find the nearest `.clinerules` (file or folder) from `cwd` upward; `level` is how many folders up. */
-export async function findClinerules(
-  cwd: string,
-): Promise<{ path: string; level: number; stats: NonNullable<Awaited<ReturnType<typeof statIfExists>>> } | undefined> {
-  let dir = cwd;
-  for (let level = 0; ; level++) {
+async function findClinerules(cwd: string): Promise<{ path: string; level: number; stats: Stats } | undefined> {
+  for (let dir = cwd, level = 0; ; dir = dirname(dir), level++) {
     const path = join(dir, ".clinerules");
     const stats = await statIfExists(path);
     if (stats) return { path, level, stats };
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
+    if (dirname(dir) === dir) return undefined;
   }
 }
 
@@ -51,42 +47,22 @@ export const clineProvider: RuleProvider = {
   priority: 40,
   description: "Cline: nearest .clinerules upward from cwd (folder of *.md/*.txt, or one file)",
   async load(ctx) {
-    const found = await findClinerules(ctx.cwd);
-    if (!found) {
-      const out = await collectRules(clineProvider, [], [], normalizeCline, ctx);
-      out.searched.push(join(ctx.cwd, ".clinerules"));
+    const collect = async (searched: string, specs: RuleFileSpec[], problems: Problem[]) => {
+      const out = await collectRules(clineProvider, specs, problems, normalizeCline, ctx);
+      out.searched.push(searched);
       return out;
-    }
+    };
+    const found = await findClinerules(ctx.cwd);
+    if (!found) return collect(join(ctx.cwd, ".clinerules"), [], []);
     const scope = "project" as const;
     const link = checkRootLink(found.path, linkScope(ctx, scope));
-    if (link.problem) {
-      const out = await collectRules(clineProvider, [], [link.problem], normalizeCline, ctx);
-      out.searched.push(found.path);
-      return out;
-    }
+    if (link.problem) return collect(found.path, [], [link.problem]);
     if (found.stats.isFile()) {
-      const spec: RuleFileSpec = {
-        file: { path: found.path, relPath: basename(found.path), stats: found.stats },
-        name: "clinerules",
-        scope,
-        root: found.path,
-        level: found.level,
-      };
-      const out = await collectRules(clineProvider, [spec], [], normalizeCline, ctx);
-      out.searched.push(found.path);
-      return out;
+      const file = { path: found.path, relPath: basename(found.path), stats: found.stats };
+      return collect(found.path, [{ file, name: "clinerules", scope, root: found.path, level: found.level }], []);
     }
-    if (!found.stats.isDirectory()) {
-      const out = await collectRules(
-        clineProvider,
-        [],
-        [{ path: found.path, reason: "neither a file nor a folder" }],
-        normalizeCline,
-        ctx,
-      );
-      out.searched.push(found.path);
-      return out;
-    }
+    if (!found.stats.isDirectory())
+      return collect(found.path, [], [{ path: found.path, reason: "neither a file nor a folder" }]);
     const folder = {
       dir: found.path,
       scope,

@@ -49,12 +49,8 @@ export function rebaseGlob(glob: string, base: string): string {
   if (!base) return glob;
   const negated = glob.startsWith("!");
   const body = negated ? glob.slice(1) : glob;
-  const rebased = body.startsWith("/")
-    ? posix.join(base, body)
-    : body.includes("/")
-      ? posix.join(base, body)
-      : posix.join(base, "**", body);
-  return (negated ? "!" : "") + rebased;
+  // A glob with a slash is anchored to its folder; a bare name matches at any depth below it.
+  return (negated ? "!" : "") + (body.includes("/") ? posix.join(base, body) : posix.join(base, "**", body));
 }
 
 /**

@@ -128,18 +128,27 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
   const visited = new Set<string>();
   const maxDepth = options.recursive ? (options.maxDepth ?? 8) : 0;
 
-  const walk = (dir: string, depth: number): void => {
+  /** The real path of `path`, or `undefined` with the problem said (unresolvable, or outside what is allowed). */
+  const realInside = (path: string): string | undefined => {
     let real: string;
     try {
-      real = realpathSync(dir);
+      real = realpathSync(path);
     } catch (error) {
-      problems.push({ path: dir, reason: describeFsError(error) });
-      return;
+      problems.push({ path, reason: describeFsError(error) });
+      return undefined;
     }
-    if (outside(real)) {
-      problems.push({ path: dir, kind: "symlink", reason: outsideMessage(dir, real) });
-      return;
-    }
+    if (!outside(real)) return real;
+    problems.push({ path, kind: "symlink", reason: outsideMessage(path, real) });
+    return undefined;
+  };
+  const ignore = (path: string, name: string, isFile: boolean): void => {
+    const why = isFile ? options.reject?.(name) : undefined;
+    if (why) ignored.push({ path, reason: why, kind: "not-a-rule" });
+  };
+
+  const walk = (dir: string, depth: number): void => {
+    const real = realInside(dir);
+    if (real === undefined) return;
     if (visited.has(real)) {
       problems.push({ path: dir, reason: `symlink loop: directory ${real} was already scanned` });
       return;
@@ -162,8 +171,7 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
         continue;
       }
       if (!entry.isSymbolicLink() && !accepted) {
-        const why = entry.isFile() ? options.reject?.(entry.name) : undefined;
-        if (why) ignored.push({ path, reason: why, kind: "not-a-rule" });
+        ignore(path, entry.name, entry.isFile());
         continue;
       }
       let stats: Stats;
@@ -178,23 +186,10 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
         continue;
       }
       if (!accepted) {
-        const why = stats.isFile() ? options.reject?.(entry.name) : undefined;
-        if (why) ignored.push({ path, reason: why, kind: "not-a-rule" });
+        ignore(path, entry.name, stats.isFile());
         continue;
       }
-      if (entry.isSymbolicLink() && links) {
-        let real: string;
-        try {
-          real = realpathSync(path);
-        } catch (error) {
-          problems.push({ path, reason: describeFsError(error) });
-          continue;
-        }
-        if (outside(real)) {
-          problems.push({ path, kind: "symlink", reason: outsideMessage(path, real) });
-          continue;
-        }
-      }
+      if (entry.isSymbolicLink() && links && realInside(path) === undefined) continue;
       if (!stats.isFile()) {
         problems.push({ path, reason: `${kindOf(stats)}, not a regular file` });
         continue;

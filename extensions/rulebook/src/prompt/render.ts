@@ -3,8 +3,6 @@ import type { Rule } from "../rule.ts";
 
 import { escapeXml } from "./escape.ts";
 
-export { escapeXml };
-
 /** A description longer than this is cut in the list (the rule itself is read whole with `read_rule`). */
 export const MAX_LISTED_DESCRIPTION = 500;
 
