@@ -34,7 +34,7 @@ export function ruleFromText(path: string, text: string, provider: string): { ru
 }
 
 /** A parsed rule file in rulebook's rule shape (see ruleFromText). */
-export function ruleFromParsed(
+function ruleFromParsed(
   path: string,
   parsed: ParsedFrontmatter,
   provider: string,
@@ -46,12 +46,11 @@ export function ruleFromParsed(
     issues.push({ path, message: `YAML frontmatter failed (${parsed.fallback.error}); read line by line` });
   if (parsed.unclosed) issues.push({ path, message: "frontmatter is never closed; the whole file is the body" });
   const data = parsed.data;
-  const name = path
-    .split(/[\\/]/)
-    .pop()!
-    .replace(/\.(md|mdc)$/i, "");
   const rule: SourceRule = {
-    name,
+    name: path
+      .split(/[\\/]/)
+      .pop()!
+      .replace(/\.(md|mdc)$/i, ""),
     path,
     content: parsed.body,
     source: { provider, priority: -1, scope: "user", path },
@@ -69,19 +68,12 @@ export function ruleFromParsed(
 }
 
 /**
- * Where the shipped rules' parses are kept across sessions (rulebook's parse store, next to the compiled rule
- * sets), so a session loads no YAML parser for them; `false` when the compile cache is off.
+ * Loads the shipped rules (parsed like any rule file, through rulebook's parse cache and store). Their parses are
+ * kept across sessions next to the compiled rule sets, so a session loads no YAML parser for them.
  */
-export function builtinParseStore(env: NodeJS.ProcessEnv = process.env): string | false {
-  const dir = defaultCacheDir(env);
-  return dir ? join(dir, "builtin-rules.json") : false;
-}
-
-/** Loads the shipped rules (parsed like any rule file, through rulebook's parse cache and store). */
-export async function loadBuiltinRules(
-  dir = BUILTIN_RULES_DIR,
-  store: string | false = builtinParseStore(),
-): Promise<{ rules: SourceRule[]; issues: RuleIssue[] }> {
+export async function loadBuiltinRules(dir = BUILTIN_RULES_DIR): Promise<{ rules: SourceRule[]; issues: RuleIssue[] }> {
+  const cacheDir = defaultCacheDir();
+  const store = cacheDir ? join(cacheDir, "builtin-rules.json") : false;
   const rules: SourceRule[] = [];
   const issues: RuleIssue[] = [];
   let names: string[];
