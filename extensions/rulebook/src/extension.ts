@@ -148,9 +148,6 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
       writeSessionEntry(pi, WARNINGS_ENTRY, { messages: fresh });
     };
 
-    // the same words doctor uses for the same files (report/messages.ts)
-    const loadWarnings = (s: SessionState): string[] => sessionLoadWarnings(s.result);
-
     registerReadRuleTool(pi, () => (state ? view(state).buckets.readable : []));
 
     pi.registerCommand("rulebook", {
@@ -163,13 +160,14 @@ export function createRulebookExtension(options: RulebookExtensionOptions = {}) 
 
     pi.on("session_start", async (_event, ctx) => {
       state = await load(ctx);
-      showWarnings(state, ctx, loadWarnings(state));
+      showWarnings(state, ctx, sessionLoadWarnings(state.result));
     });
 
     pi.on("before_agent_start", async (event, ctx) => {
       const s = await ensure(ctx);
       const v = view(s);
-      showWarnings(s, ctx, [...loadWarnings(s), ...v.warnings]);
+      // the same words doctor uses for the same files (report/messages.ts)
+      showWarnings(s, ctx, [...sessionLoadWarnings(s.result), ...v.warnings]);
       if (!v.promptText) return undefined;
       return { systemPrompt: appendToSystemPrompt(event.systemPrompt, v.promptText) };
     });

@@ -144,17 +144,15 @@ export function formatShow(
   if (rule.alwaysApply !== undefined) lines.push(`alwaysApply: ${rule.alwaysApply}`);
   if (rule.condition) lines.push(`condition:   ${rule.condition.join(" | ")}`);
   if (rule.truncated) lines.push(`truncated:   ${rule.truncated.originalChars} -> ${rule.truncated.keptChars} chars`);
-  for (const s of shadows.filter((s) => s.by === rule)) {
+  for (const s of shadows.filter((s) => s.by === rule))
     lines.push(`shadows:     ${s.rule.path} (${s.rule.source.provider})`);
-  }
   lines.push("", rule.content);
   return lines.join("\n");
 }
 
 /** `rulebook doctor`: providers, buckets, and every skipped, shadowed or warned-about file. */
 export function formatDoctor(report: ReturnType<typeof doctorReport>): string {
-  const out: string[] = [];
-  out.push(`Providers (precedence order):`);
+  const out = ["Providers (precedence order):"];
   report.providers.forEach((p, i) => {
     const sum = report.providerSummary[i]!;
     const warnings = Object.entries(sum.warnings.byKind)
@@ -169,21 +167,14 @@ export function formatDoctor(report: ReturnType<typeof doctorReport>): string {
     );
   });
   out.push("", `Rules in effect (${report.rules.length}):`);
-  for (const r of report.rules) {
+  for (const r of report.rules)
     out.push(`  ${r.name}  [${bucketLabel(r.bucket, r.autoAttach)}]  ${r.provider}  ${r.path}`);
-  }
-  if (report.notDelivered.length) {
-    out.push("", `Loaded but not delivered (${report.notDelivered.length}):`);
-    for (const n of report.notDelivered) out.push(`  ${n.name}  ${n.path}\n    ${n.reason}`);
-  }
-  if (report.shadowed.length) {
-    out.push("", `Shadowed (${report.shadowed.length}):`);
-    for (const s of report.shadowed) out.push(`  ${s.name}  ${s.path}\n    shadowed by ${s.by.path}: ${s.reason}`);
-  }
-  if (report.skipped.length) {
-    out.push("", `Skipped (${report.skipped.length}):`);
-    for (const s of report.skipped) out.push(`  [${s.provider}] ${s.message}`);
-  }
+  const section = <T>(title: string, items: readonly T[], line: (item: T) => string): void => {
+    if (items.length) out.push("", `${title} (${items.length}):`, ...items.map(line));
+  };
+  section("Loaded but not delivered", report.notDelivered, (n) => `  ${n.name}  ${n.path}\n    ${n.reason}`);
+  section("Shadowed", report.shadowed, (s) => `  ${s.name}  ${s.path}\n    shadowed by ${s.by.path}: ${s.reason}`);
+  section("Skipped", report.skipped, (s) => `  [${s.provider}] ${s.message}`);
   if (report.contextFiles.length) {
     out.push("", "Loaded by pi itself (context files; rulebook leaves them to pi):");
     for (const f of report.contextFiles) {
@@ -191,10 +182,7 @@ export function formatDoctor(report: ReturnType<typeof doctorReport>): string {
       out.push(`  ${f.path}\n    ${what}${f.rule ? `; loaded by rulebook as rule "${f.rule}"` : ""}`);
     }
   }
-  if (report.warnings.length) {
-    out.push("", `Warnings (${report.warnings.length}):`);
-    for (const w of report.warnings) out.push(`  ${warningMessage(w)}`);
-  }
+  section("Warnings", report.warnings, (w) => `  ${warningMessage(w)}`);
   out.push(
     "",
     `${report.stats.files} file(s) read in ${report.stats.ms.toFixed(1)} ms (${report.stats.cacheHits} from cache)`,
