@@ -119,12 +119,7 @@ export class StreamMatcher {
     this.lineStart = lineStart;
     if (this.candidates.size === 0 && this.lane.nativeIds.length === 0 && this.lane.chunkIds.length === 0) return hits;
     if (hits === NO_HITS) hits = [];
-    this.spent = undefined;
-    this.deltaMs = 0;
-    if (this.candidates.size !== 0) this.verifyCandidates(hits, false);
-    for (const id of this.lane.nativeIds) {
-      if (!this.matched.has(id) && !this.set.isSuspendedUnit(id)) this.runNative(id, base, hits, false);
-    }
+    this.runVerifiers(base, hits, false);
     for (const id of this.lane.chunkIds) {
       if (this.matched.has(id) || this.set.isSuspendedUnit(id)) continue;
       const re = this.set.units[id]!.regex;
@@ -145,13 +140,17 @@ export class StreamMatcher {
     if (this.finished) return NO_HITS;
     this.finished = true;
     const hits: PatternHit[] = [];
+    this.runVerifiers(this.text.length, hits, true);
+    return hits.length === 0 ? NO_HITS : hits;
+  }
+
+  /** A new delta's native budget, then the candidates to verify and the native-only units (from `from`). */
+  private runVerifiers(from: number, hits: PatternHit[], final: boolean): void {
     this.spent = undefined;
     this.deltaMs = 0;
-    if (this.candidates.size !== 0) this.verifyCandidates(hits, true);
-    for (const id of this.lane.nativeIds) {
-      if (!this.matched.has(id) && !this.set.isSuspendedUnit(id)) this.runNative(id, this.text.length, hits, true);
-    }
-    return hits.length === 0 ? NO_HITS : hits;
+    if (this.candidates.size !== 0) this.verifyCandidates(hits, final);
+    for (const id of this.lane.nativeIds)
+      if (!this.matched.has(id) && !this.set.isSuspendedUnit(id)) this.runNative(id, from, hits, final);
   }
 
   /** Books native time; a unit over its per-delta budget is suspended (it stops running at once). */
