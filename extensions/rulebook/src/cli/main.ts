@@ -14,6 +14,7 @@ import {
 import { bucketOf, bucketRules } from "../buckets/buckets.ts";
 import { loadRules } from "../discovery/load.ts";
 import { stripControl } from "../prompt/escape.ts";
+import type { Rule } from "../rule.ts";
 import { readRulebookSettings } from "../settings/read.ts";
 import { describeRule, doctorReport, formatDoctor, formatList, formatShow } from "./report.ts";
 
@@ -74,19 +75,19 @@ async function run(argv: readonly string[], io: CliOutput, env: NodeJS.ProcessEn
   const buckets = bucketRules(result.rules, { ttsrActive: true, globAttach: settings.globAttach });
   const attach = new Set(buckets.attach);
 
+  const describe = (rule: Rule) => describeRule(rule, bucketOf(buckets, rule), attach.has(rule));
+  /** `--json` prints the value, else the text; both only when asked for. */
+  const print = (json: () => unknown, text: () => string): number => {
+    out(values.json ? JSON.stringify(json(), null, 2) : text());
+    return 0;
+  };
+
   switch (command) {
-    case "list": {
-      if (values.json)
-        out(
-          JSON.stringify(
-            result.rules.map((r) => describeRule(r, bucketOf(buckets, r), attach.has(r))),
-            null,
-            2,
-          ),
-        );
-      else out(formatList(result, buckets));
-      return 0;
-    }
+    case "list":
+      return print(
+        () => result.rules.map(describe),
+        () => formatList(result, buckets),
+      );
     case "show": {
       const name = rest[0];
       if (!name) throw new UsageError("show: missing <name>");
@@ -96,29 +97,23 @@ async function run(argv: readonly string[], io: CliOutput, env: NodeJS.ProcessEn
           `No rule named "${name}". Rules: ${result.rules.map((r) => r.name).join(", ") || "(none)"}`,
         );
       const shadows = result.shadowed.filter((s) => s.by === rule);
-      if (values.json) {
-        out(
-          JSON.stringify(
-            {
-              ...describeRule(rule, bucketOf(buckets, rule), attach.has(rule)),
-              source: rule.source,
-              meta: rule.meta,
-              content: rule.content,
-              shadows: shadows.map((s) => ({ path: s.rule.path, provider: s.rule.source.provider })),
-            },
-            null,
-            2,
-          ),
-        );
-      } else {
-        out(formatShow(rule, bucketOf(buckets, rule), result.shadowed, attach.has(rule)));
-      }
-      return 0;
+      return print(
+        () => ({
+          ...describe(rule),
+          source: rule.source,
+          meta: rule.meta,
+          content: rule.content,
+          shadows: shadows.map((s) => ({ path: s.rule.path, provider: s.rule.source.provider })),
+        }),
+        () => formatShow(rule, bucketOf(buckets, rule), result.shadowed, attach.has(rule)),
+      );
     }
     case "doctor": {
       const report = doctorReport(result, settings, { ttsrActive: true });
-      out(values.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
-      return 0;
+      return print(
+        () => report,
+        () => formatDoctor(report),
+      );
     }
     default:
       throw new UsageError(`unknown command "${command}"`);
