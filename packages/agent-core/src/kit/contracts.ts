@@ -17,12 +17,8 @@ export interface TtsrStatusPayload {
 
 /** A listener's check of what arrived (another version of pi-ttsr may send it). */
 export function isTtsrStatusPayload(value: unknown): value is TtsrStatusPayload {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as TtsrStatusPayload).active === "boolean" &&
-    typeof ((value as TtsrStatusPayload).patched ?? false) === "boolean"
-  );
+  const payload = typeof value === "object" ? (value as Partial<TtsrStatusPayload> | null) : undefined;
+  return typeof payload?.active === "boolean" && typeof (payload.patched ?? false) === "boolean";
 }
 
 /** pi-ttsr: one delivery of rules (`{ rules, kind, source, toolCallId? }`). */

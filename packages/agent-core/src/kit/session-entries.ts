@@ -32,12 +32,7 @@ function dataOf<T>(entry: unknown, type: SessionEntryType<T>): T | undefined {
 
 /** Every usable entry of `type`, oldest first. */
 export function readSessionEntries<T>(entries: Iterable<unknown>, type: SessionEntryType<T>): T[] {
-  const out: T[] = [];
-  for (const entry of entries) {
-    const data = dataOf(entry, type);
-    if (data !== undefined) out.push(data);
-  }
-  return out;
+  return Array.from(entries, (entry) => dataOf(entry, type)).filter((data): data is T => data !== undefined);
 }
 
 /** The newest usable entry of `type` (a snapshot that later entries replace), or undefined. */
