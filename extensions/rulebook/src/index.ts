@@ -49,7 +49,7 @@ export {
   type SkippedRule,
 } from "./rule.ts";
 export { DEFAULT_SETTINGS } from "./settings/defaults.ts";
-export { readRulebookSettings, settingsFiles } from "./settings/read.ts";
+export { readRulebookSettings } from "./settings/read.ts";
 export {
   PROVIDER_IDS,
   parseRulebookSettings,

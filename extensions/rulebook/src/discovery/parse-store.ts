@@ -63,15 +63,10 @@ export function loadParseStore(file: string | false): void {
   }
   if (data.fingerprint !== parserFingerprint() || !Array.isArray(data.entries)) return;
   storedCounts.set(file, data.entries.length);
-  for (const e of data.entries as StoredEntry[]) {
-    if (!isStoredEntry(e) || cache.entries.has(cacheKey(e.path))) continue;
-    cache.entries.set(cacheKey(e.path), {
-      mtimeMs: e.mtimeMs,
-      ctimeMs: e.ctimeMs,
-      size: e.size,
-      parsed: e.parsed,
-      fromStore: true,
-    });
+  for (const e of data.entries as unknown[]) {
+    if (!isStoredEntry(e)) continue;
+    const { path, ...entry } = e;
+    if (!cache.entries.has(cacheKey(path))) cache.entries.set(cacheKey(path), { ...entry, fromStore: true });
   }
 }
 

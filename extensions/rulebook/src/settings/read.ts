@@ -4,17 +4,6 @@ import type { RuleWarning } from "../rule.ts";
 import { DEFAULT_SETTINGS } from "./defaults.ts";
 import type { RulebookSettings } from "./schema.ts";
 
-export interface SettingsFiles {
-  user: string;
-  project: string;
-}
-
-/** pi's two settings files: `<agentDir>/settings.json` and `<cwd>/.pi/settings.json`. */
-export function settingsFiles(cwd: string, agentDir: string): SettingsFiles {
-  const [user, project] = piSettingsFiles(cwd, agentDir) as [string, string];
-  return { user, project };
-}
-
 /** The `rulebook` key of pi's settings files; zod is loaded only when a file has the key. */
 export const RULEBOOK_SETTINGS: SettingsSpec<RulebookSettings> = {
   section: "rulebook",
@@ -29,12 +18,11 @@ export const RULEBOOK_SETTINGS: SettingsSpec<RulebookSettings> = {
 export async function readRulebookSettings(
   cwd: string,
   agentDir: string,
-): Promise<{ settings: RulebookSettings; errors: RuleWarning[]; files: SettingsFiles; ttsrDisabledRules: string[] }> {
-  const files = settingsFiles(cwd, agentDir);
-  const loaded = await loadSettings(RULEBOOK_SETTINGS, [files.user, files.project]);
+): Promise<{ settings: RulebookSettings; errors: RuleWarning[]; ttsrDisabledRules: string[] }> {
+  const loaded = await loadSettings(RULEBOOK_SETTINGS, piSettingsFiles(cwd, agentDir));
   let ttsrDisabledRules: string[] = [];
   for (const { json } of loaded.documents) ttsrDisabledRules = readTtsrDisabledRules(json) ?? ttsrDisabledRules;
-  return { settings: loaded.settings, errors: loaded.issues.map(settingsWarning), files, ttsrDisabledRules };
+  return { settings: loaded.settings, errors: loaded.issues.map(settingsWarning), ttsrDisabledRules };
 }
 
 /**
