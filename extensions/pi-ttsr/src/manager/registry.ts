@@ -87,18 +87,13 @@ export class RuleRegistry {
       const owner = owners[id]!;
       const error = this.patternSet.errors[id];
       const rule = candidates[owner]!;
+      const at = { rule: rule.name, path: rule.path, key: rule.conditionKey };
       if (error) {
-        this.issues.push({ rule: rule.name, path: rule.path, key: rule.conditionKey, message: error });
+        this.issues.push({ ...at, message: error });
         return;
       }
-      for (const note of this.patternSet.patterns[id]!.notes) {
-        this.issues.push({
-          rule: rule.name,
-          path: rule.path,
-          key: rule.conditionKey,
-          message: `/${spec.source}/: ${note}`,
-        });
-      }
+      for (const note of this.patternSet.patterns[id]!.notes)
+        this.issues.push({ ...at, message: `/${spec.source}/: ${note}` });
       patternsOf[owner]!.push(id);
     });
     candidates.forEach((rule, i) => {
@@ -182,14 +177,9 @@ export function gate(
   toolName: string | undefined,
   paths: readonly string[],
 ): GateVerdict {
-  const scope = entry.rule.scope;
   let needsPath = false;
-  if (source === "text" || source === "thinking") {
-    if (!scope[source]) return "fail";
-    // A file gate on prose has no path to match: the rule only acts on tool calls.
-    if (entry.globs) return "fail";
-    return "pass";
-  }
+  // A file gate on prose has no path to match: the rule only acts on tool calls.
+  if (source !== "tool") return admitsSource(entry, source) ? "pass" : "fail";
   let scoped = false;
   for (const t of entry.toolScopes) {
     if (t.name && t.name !== toolName) continue;
