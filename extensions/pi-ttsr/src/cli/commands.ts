@@ -3,7 +3,7 @@ import { join, relative, resolve, sep } from "node:path";
 import { EXIT, isInside, relativeInside } from "@pi-rails/agent-core/kit";
 import ignore, { type Ignore } from "ignore";
 import { TtsrManager } from "../manager/ttsr-manager.ts";
-import type { StreamSource } from "../rules/types.ts";
+import type { RuleScope, StreamSource } from "../rules/types.ts";
 import { type CliRules, loadCliRules } from "./context.ts";
 import { type CliIo, lineColumn, UsageError } from "./io.ts";
 import { fileTools, simulate, simulateTools } from "./simulate.ts";
@@ -146,11 +146,7 @@ export async function listCommand(io: CliIo, flags: CommonFlags): Promise<number
   return EXIT.ok;
 }
 
-function scopeText(scope: {
-  text: boolean;
-  thinking: boolean;
-  tools: Array<{ name?: string; glob?: string }>;
-}): string {
+function scopeText(scope: RuleScope): string {
   const parts: string[] = [];
   if (scope.text) parts.push("text");
   if (scope.thinking) parts.push("thinking");
