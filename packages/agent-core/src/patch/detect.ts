@@ -14,10 +14,8 @@ export interface PiPatchInfo {
 
 /** What the running pi announced, or undefined on stock pi. */
 export function detectPiPatch(): PiPatchInfo | undefined {
-  const value = (globalThis as Record<symbol, unknown>)[PI_PATCH_SYMBOL];
-  if (typeof value !== "object" || value === null) return undefined;
-  const info = value as Partial<PiPatchInfo>;
-  if (typeof info.version !== "number" || !Array.isArray(info.features)) return undefined;
+  const info = (globalThis as Record<symbol, Partial<PiPatchInfo> | null | undefined>)[PI_PATCH_SYMBOL];
+  if (typeof info?.version !== "number" || !Array.isArray(info.features)) return undefined;
   return { version: info.version, features: info.features };
 }
 

@@ -12,11 +12,8 @@ export interface HostCancellation {
 
 /** The cancellation marker of a tool result's `details`, or undefined when the host did not cancel it. */
 export function hostCancellationOf(details: unknown): HostCancellation | undefined {
-  if (typeof details !== "object" || details === null) return undefined;
-  const cancelled = (details as { cancelled?: unknown }).cancelled;
-  if (typeof cancelled !== "object" || cancelled === null) return undefined;
-  const marker = cancelled as { byHost?: unknown; reason?: unknown };
-  if (marker.byHost !== true || typeof marker.reason !== "string") return undefined;
+  const marker = (details as { cancelled?: { byHost?: unknown; reason?: unknown } } | null | undefined)?.cancelled;
+  if (marker?.byHost !== true || typeof marker.reason !== "string") return undefined;
   return { byHost: true, reason: marker.reason };
 }
 
