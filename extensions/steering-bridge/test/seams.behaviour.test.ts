@@ -218,7 +218,7 @@ describe("steering seams in a real pi session", () => {
     expect(api.revoke(item.id)).toEqual({ id: item.id, status: "already_settled", state: "revoked" });
     expect(api.revoke("st_nope")).toEqual({ id: "st_nope", status: "unknown" });
     expect(() => api.inject({ content: "x", mode: "wait_for_completion" as never, kind: "message" })).toThrow(
-      /mode: expected interrupt_immediate, finish_step or audit_only, got "wait_for_completion"/,
+      /mode: must be one of interrupt_immediate, finish_step, audit_only, got "wait_for_completion"/,
     );
     expect(() => api.inject({ content: "x", kind: "message" })).toThrow(/mode: is required/);
     expect(api.pending()).toEqual([]);
@@ -291,7 +291,7 @@ describe("steering seams in a real pi session", () => {
       kind: "message",
     });
     events.emit("pi-rails:steering:inject", { content: "x", mode: "whenever", kind: "message" });
-    expect(rejected).toMatchObject([{ error: expect.stringMatching(/^mode: expected interrupt_immediate/) }]);
+    expect(rejected).toMatchObject([{ error: expect.stringMatching(/^mode: must be one of interrupt_immediate/) }]);
     await harness.test.prompt("hi");
     expect(JSON.stringify(harness.server.requests[0]!.messages)).toContain("FROM-ANOTHER-EXTENSION");
     expect(harness.acks).toMatchObject([{ state: "delivered", seam: "iteration_start" }]);

@@ -1,8 +1,9 @@
-import { DELIVERY_MODES, type LoopCheckpoint } from "@pi-rails/agent-core/kit";
+import type { LoopCheckpoint } from "@pi-rails/agent-core/kit";
 import { z } from "zod";
 import type { CancelToolCallResult } from "../bridge/cancel.ts";
 import type { BridgeStatus, InjectResult } from "../bridge/steering-bridge.ts";
 import type { Ack, RevokeResult, SteeringItem } from "../queue/types.ts";
+import { DeliveryModeField, expect, ITEM_FIELDS, issuePath } from "./item.ts";
 
 /**
  * The steering socket's protocol, as data: one descriptor per method (its wire name, the check of its params, its
@@ -63,43 +64,18 @@ export class SteeringRpcError extends Error {
   }
 }
 
-/** A zod error option that says "is required" for a missing field and `message` for a wrong one. */
-const expect = (message: string) => ({
-  error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : message),
-});
 const object = <S extends z.ZodRawShape>(shape: S) =>
   z.strictObject(shape, {
     error: (issue) =>
       issue.code === "unrecognized_keys" ? `unknown key(s): ${issue.keys.join(", ")}` : "must be an object",
   });
 
-// The content cap (256 KiB) is the queue's: it holds for every producer, so it is not repeated here.
-const content = z
-  .string(expect("must be a string"))
-  .min(1, { error: "must not be empty" })
-  .refine((text) => text.trim() !== "", { error: "must not be blank" });
-const item = {
-  id: z
-    .string({ error: "must be a string" })
-    .regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: "must be 1-64 characters of A-Z a-z 0-9 . _ : -" })
-    .optional(),
-  content,
-  dedupeKey: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).max(256).optional(),
-  ttlMs: z
-    .number({ error: "must be a number of milliseconds" })
-    .int({ error: "must be an integer" })
-    .positive({ error: "must be positive" })
-    .max(2 ** 31 - 1, { error: "must be at most 2147483647" })
-    .optional(),
-  leftover: z.enum(["carry", "discard", "audit"], { error: "must be one of carry, discard, audit" }).optional(),
-  source: z.string({ error: "must be a string" }).min(1).max(128).optional(),
-};
+/** An item's fields as the queue checks them; the socket also caps ttlMs at Node's longest timer delay. */
+const ttlMs = ITEM_FIELDS.ttlMs.unwrap().max(2 ** 31 - 1, { error: "must be at most 2147483647" });
+const item = { ...ITEM_FIELDS, ttlMs: ttlMs.optional() };
 
 /** `steer/inject` and `steer/remind`: a message or a reminder for the bridge queue; mode is required. */
-export const InjectParams = object({
-  ...item,
-  mode: z.enum(DELIVERY_MODES, expect(`must be one of ${DELIVERY_MODES.join(", ")}`)),
-});
+export const InjectParams = object({ ...item, mode: DeliveryModeField });
 export type InjectParams = z.infer<typeof InjectParams>;
 /** `steer/postEvent`: an inbox note (a user-role message at pre_compact / post_compact); no mode. */
 export const PostEventParams = object(item);
@@ -190,7 +166,7 @@ export function parseParams<P>(method: Method<P>, params: unknown): P {
   const result = method.params.safeParse(params ?? {});
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({
-    path: issue.path.length > 0 ? issue.path.map(String).join(".") : "params",
+    path: issuePath(issue, "params"),
     message: issue.message,
   }));
   const message = issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ");

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { Inject, parseParams, type SteeringRpcError } from "../protocol/protocol.ts";
 import {
   expiryTimerDelay,
   MAX_TIMER_DELAY_MS,
@@ -48,6 +49,35 @@ describe("SteeringQueue", () => {
     expect(() => q.enqueue({ content: "x", mode: "finish_step", kind: "message", leftover: "keep" as never })).toThrow(
       /^leftover:/,
     );
+    expect(q.size).toBe(0);
+  });
+
+  it("refuses what the socket refuses, naming the same field for the same reason (one set of item rules)", () => {
+    const { q } = queue();
+    const bad = [
+      { content: "x", mode: "soon" },
+      { content: "   ", mode: "finish_step" },
+      { mode: "finish_step" },
+      { content: "x", mode: "finish_step", ttlMs: 1.5 },
+      { content: "x", mode: "finish_step", id: "no spaces" },
+      { content: "x", mode: "finish_step", dedupeKey: "k".repeat(257) },
+      { content: "x", mode: "finish_step", source: "" },
+      { content: "x", mode: "finish_step", leftover: "keep" },
+    ];
+    const thrown = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        return error as Partial<SteeringRpcError & SteeringInputError>;
+      }
+    };
+    for (const params of bad) {
+      const wire = thrown(() => parseParams(Inject, params))?.data as { issues: { path: string; message: string }[] };
+      const { path, message } = wire.issues[0]!;
+      const error = thrown(() => q.enqueue({ ...params, kind: "message" } as never));
+      expect(error, JSON.stringify(params)).toMatchObject({ field: path, message: `${path}: ${message}` });
+    }
+    expect(() => q.enqueue(null as never)).toThrow(/^input: must be an object/);
     expect(q.size).toBe(0);
   });
 

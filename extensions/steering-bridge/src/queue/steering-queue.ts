@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { type DeliveryMode, isDeliveryMode, type LoopSeam } from "@pi-rails/agent-core/kit";
+import type { DeliveryMode, LoopSeam } from "@pi-rails/agent-core/kit";
+import { ItemInput, issuePath } from "../protocol/item.ts";
 import type {
   Ack,
   AckState,
   DeliverySite,
   EnqueueResult,
-  LeftoverPolicy,
   RevokeResult,
   SteeringItem,
   SteeringItemInput,
@@ -381,58 +381,22 @@ export class SteeringQueue {
     this.#expiryTimer.unref?.();
   }
 
+  /** The item for a producer's input, checked by the item rules (protocol/item.ts) and this queue's content cap. */
   #normalize(input: SteeringItemInput): SteeringItem {
-    const { content, id, kind, mode, ttlMs, dedupeKey, source } = input;
-    const leftover: LeftoverPolicy = input.leftover ?? "carry";
-    const max = this.#limits.maxContentBytes;
-    const got = (value: unknown) => `got ${JSON.stringify(value)}`;
-    if (typeof content !== "string" || content.trim() === "") refuse("content", "must be a non-empty string");
-    const bytes = contentBytes(input);
-    if (bytes > max) refuse("content", `must be at most ${max} bytes (UTF-8), got ${bytes}`);
-    if (id !== undefined && !ITEM_ID.test(id)) refuse("id", "must be 1-64 characters of A-Z a-z 0-9 . _ : -");
-    if (kind !== "message" && kind !== "reminder" && kind !== "note") {
-      refuse("kind", `expected "message", "reminder" or "note", ${got(kind)}`);
-    }
-    const channel = kind === "note" ? "inbox" : "bridge";
-    if (channel === "bridge" && !isDeliveryMode(mode)) {
-      const expected = "interrupt_immediate, finish_step or audit_only";
-      refuse("mode", mode === undefined ? `is required: ${expected}` : `expected ${expected}, ${got(mode)}`);
-    }
-    if (channel === "inbox" && mode !== undefined) {
-      refuse("mode", "inbox notes have no mode (they are drained at pre_compact / post_compact)");
-    }
-    if (ttlMs !== undefined && !(Number.isInteger(ttlMs) && ttlMs > 0)) {
-      refuse("ttlMs", `must be a positive integer (ms), ${got(ttlMs)}`);
-    }
-    const text = (value: unknown, max: number) =>
-      typeof value === "string" && new RegExp(`^.{1,${max}}$`, "su").test(value);
-    if (dedupeKey !== undefined && !text(dedupeKey, 256)) refuse("dedupeKey", "must be a string of 1-256 characters");
-    if (source !== undefined && !text(source, 128)) refuse("source", "must be a string of 1-128 characters");
-    if (leftover !== "carry" && leftover !== "discard" && leftover !== "audit") {
-      refuse("leftover", `expected carry, discard or audit, ${got(leftover)}`);
-    }
+    const parsed = ItemInput.safeParse(input);
+    const issue = parsed.error?.issues[0];
+    if (issue) throw new SteeringInputError(issuePath(issue, "input"), issue.message);
+    const { id, content, kind, mode, dedupeKey, ttlMs, leftover = "carry", source = "unknown" } = parsed.data!;
+    const [bytes, max] = [contentBytes({ content }), this.#limits.maxContentBytes];
+    if (bytes > max) throw new SteeringInputError("content", `must be at most ${max} bytes (UTF-8), got ${bytes}`);
     const now = this.#now();
-    const item: SteeringItem = {
-      id: id ?? this.#newId(),
-      content,
-      kind,
-      channel,
-      leftover,
-      source: source ?? "unknown",
-      enqueuedAt: now,
-    };
-    if (channel === "bridge") item.mode = mode as DeliveryMode;
+    const channel = kind === "note" ? "inbox" : "bridge";
+    const item: SteeringItem = { id: id ?? this.#newId(), content, kind, channel, leftover, source, enqueuedAt: now };
+    if (mode !== undefined) item.mode = mode;
     if (dedupeKey !== undefined) item.dedupeKey = dedupeKey;
     if (ttlMs !== undefined) Object.assign(item, { ttlMs, expiresAt: now + ttlMs });
     return item;
   }
-}
-
-/** A producer's own item id. */
-const ITEM_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-
-function refuse(field: string, message: string): never {
-  throw new SteeringInputError(field, message);
 }
 
 /** UTF-8 size of an item's content (what the limits count). */

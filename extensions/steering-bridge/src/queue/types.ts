@@ -1,10 +1,11 @@
 import type { DeliveryMode, LoopSeam } from "@pi-rails/agent-core/kit";
+import type { ITEM_KINDS, LEFTOVER_POLICIES } from "../protocol/item.ts";
 
 /** What a queued item turns into: a visible message, a hidden system reminder, or an inbox note (pre/post compact). */
-export type ItemKind = "message" | "reminder" | "note";
+export type ItemKind = (typeof ITEM_KINDS)[number];
 
 /** What happens to an item still pending when the loop exits: kept for the next run, dropped, or written as audit. */
-export type LeftoverPolicy = "carry" | "discard" | "audit";
+export type LeftoverPolicy = (typeof LEFTOVER_POLICIES)[number];
 
 /** Which queue an item waits in: the bridge (drained by mode) or the inbox (drained at pre_compact / post_compact). */
 export type ItemChannel = "bridge" | "inbox";
@@ -30,21 +31,7 @@ export interface SteeringItem {
   enqueuedAt: number;
 }
 
-/** What a producer hands in; the queue fills id, enqueuedAt, expiresAt and the defaults. */
-export interface SteeringItemInput {
-  /**
-   * The producer's own id for the item, making a retry safe: an id already queued or settled is not queued again
-   * (a client that lost its connection mid-request sends the same request again).
-   */
-  id?: string;
-  content: string;
-  kind: ItemKind;
-  mode?: DeliveryMode;
-  dedupeKey?: string;
-  ttlMs?: number;
-  leftover?: LeftoverPolicy;
-  source?: string;
-}
+export type { SteeringItemInput } from "../protocol/item.ts";
 
 /** Where a delivery landed: a loop seam, or pi's own steer/follow-up queue on stock pi. */
 export type DeliverySite = LoopSeam | "pi_queue";
