@@ -62,10 +62,7 @@ export function readAttemptUsage(value: unknown): AttemptUsage | undefined {
   if (sum === 0 && !total) return undefined;
   // pi-ai's `cost: { ..., total }`, or the plain number this module persists (`AttemptUsage.cost`)
   const costValue = u["cost"];
-  const cost =
-    costValue !== null && typeof costValue === "object"
-      ? count((costValue as Record<string, unknown>)["total"])
-      : count(costValue);
+  const cost = count(typeof costValue === "object" ? (costValue as { total?: unknown } | null)?.total : costValue);
   return {
     input,
     output,
