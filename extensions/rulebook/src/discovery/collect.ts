@@ -140,16 +140,13 @@ function collectOne(
       `frontmatter is not valid YAML (${parsed.fallback.error}); read line by line, and ${lost.length} line(s) were lost: ${shown.join(", ")}${lost.length > 3 ? ", ..." : ""}`,
     );
   }
-  if (parsed.unclosed) {
+  if (parsed.unclosed)
     warn("frontmatter", "frontmatter starts with --- but is never closed; the whole file is the rule body");
-  }
-  if (parsed.cutAtBytes) {
+  if (parsed.cutAtBytes)
     warn("size", `file is ${parsed.cutAtBytes.size} bytes; only the first ${parsed.cutAtBytes.read} were read`);
-  }
   if (parsed.invalidUtf8) warn("encoding", "file is not valid UTF-8; unreadable bytes were replaced with U+FFFD");
-  if (parsed.controlChars) {
+  if (parsed.controlChars)
     warn("control-chars", `removed ${parsed.controlChars} control character(s) (ESC, BEL, ...) from the rule`);
-  }
   const fieldCtx: FieldContext = { data: parsed.data, path, provider: provider.id, warnings };
   const fields = normalize(fieldCtx, spec);
   if (spec.legacy) fields.alwaysApply = true;
@@ -221,17 +218,12 @@ export function ruleName(relPath: string, suffix: RegExp): string {
  * (`style.mdc` before `style.md` for Cursor): the later one is then reported as shadowed.
  */
 export function sortByStem(files: Candidate[], suffix: RegExp, preferred: readonly string[]): Candidate[] {
+  const stem = (relPath: string) => relPath.replace(suffix, "");
   const rank = (relPath: string) => {
-    const ext = relPath.slice(relPath.replace(suffix, "").length);
-    const i = preferred.indexOf(ext);
+    const i = preferred.indexOf(relPath.slice(stem(relPath).length));
     return i === -1 ? preferred.length : i;
   };
-  return [...files].sort((a, b) => {
-    const sa = a.relPath.replace(suffix, "");
-    const sb = b.relPath.replace(suffix, "");
-    if (sa !== sb) return compareNames(sa, sb);
-    return rank(a.relPath) - rank(b.relPath);
-  });
+  return [...files].sort((a, b) => compareNames(stem(a.relPath), stem(b.relPath)) || rank(a.relPath) - rank(b.relPath));
 }
 
 /** One folder of rule files as a provider describes it. */
