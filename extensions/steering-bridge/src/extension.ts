@@ -38,9 +38,7 @@ export default function steeringBridge(pi: ExtensionAPI): void {
 
   pi.on("agent_start", () => session?.bridge.setRunning(true));
   pi.on("agent_end", () => session?.bridge.setRunning(false));
-  pi.on("tool_execution_start", (event) =>
-    session?.bridge.tools.start(event.toolCallId, event.toolName, undefined, Date.now(), event.args),
-  );
+  pi.on("tool_execution_start", (event) => session?.bridge.tools.start(event.toolCallId, event.toolName, event.args));
   pi.on("tool_execution_end", (event) => session?.bridge.tools.end(event.toolCallId));
   registerSeamHooks(pi, current, log);
 

@@ -1,3 +1,4 @@
+export { resolveAgentDir } from "@pi-rails/agent-core/kit";
 export { resolveCallId } from "./bridge/call-ids.ts";
 export {
   type CancelCapableApi,
@@ -27,14 +28,7 @@ export {
   withSteeringClient,
 } from "./client/client.ts";
 export { findSessions, nearestSessions, resolveSession, SessionChoiceError } from "./client/discover.ts";
-export {
-  ensurePrivateDir,
-  resolveAgentDir,
-  runtimeSocketDir,
-  sessionPaths,
-  steeringDir,
-  UnsafePathError,
-} from "./endpoint/paths.ts";
+export { ensurePrivateDir, runtimeSocketDir, sessionPaths, steeringDir, UnsafePathError } from "./endpoint/paths.ts";
 export {
   ENDPOINT_LIMITS,
   type Endpoint,

@@ -1,6 +1,6 @@
 import { closeSync, constants, lstatSync, openSync } from "node:fs";
-import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
+import { expandTilde } from "@pi-rails/agent-core/kit";
 
 /**
  * What a cancelled call may still hold that its abort signal cannot reach. A `read` of a FIFO with no writer
@@ -12,12 +12,12 @@ export function releaseCancelledCall(tool: string, args: unknown, cwd: string): 
   if (tool !== "read") return false;
   const path = (args as { path?: unknown } | undefined)?.path;
   if (typeof path !== "string" || path === "") return false;
-  const absolute = path === "~" || path.startsWith("~/") ? homedir() + path.slice(1) : path;
+  const absolute = expandTilde(path);
   return releaseFifo(isAbsolute(absolute) ? absolute : resolve(cwd, absolute));
 }
 
 /** Open a FIFO write-only without blocking, then close it: a reader blocked in open() gets end-of-file. */
-export function releaseFifo(path: string): boolean {
+function releaseFifo(path: string): boolean {
   try {
     if (!lstatSync(path).isFIFO()) return false;
     closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));

@@ -8,10 +8,8 @@ export class ToolTracker {
   readonly #running = new Map<string, ToolCallInFlight>();
   readonly #args = new Map<string, unknown>();
 
-  start(callId: string, tool: string, iteration?: number, startedAt = Date.now(), args?: unknown): void {
-    const call: ToolCallInFlight = { callId, tool, startedAt };
-    if (iteration !== undefined) call.iteration = iteration;
-    this.#running.set(callId, call);
+  start(callId: string, tool: string, args?: unknown, startedAt = Date.now()): void {
+    this.#running.set(callId, { callId, tool, startedAt });
     if (args !== undefined) this.#args.set(callId, args);
   }
 

@@ -3,7 +3,6 @@ import {
   EXIT,
   formatHelp,
   invocationCwd,
-  type LoopCheckpoint,
   parseCliArgs,
   processOutput,
   resolveAgentDir,
@@ -20,6 +19,7 @@ import { findSessions, resolveSession, SessionChoiceError } from "../client/disc
 import type { BridgeStatus, InjectParams, Method, PendingItemSummary } from "../protocol/protocol.ts";
 import * as protocol from "../protocol/protocol.ts";
 import type { Ack } from "../queue/types.ts";
+import { formatCheckpoint } from "../seams/seam-log.ts";
 
 type Values = ReturnType<typeof parse>["values"];
 type Out = (value: unknown, human: string) => void;
@@ -169,7 +169,9 @@ export const COMMANDS = {
           out(value, human);
           if (values.count && ++seen >= Number(values.count)) resolve(EXIT.ok);
         };
-        client.on(protocol.CheckpointNotification, (c) => show({ type: "checkpoint", ...c }, formatCheckpoint(c)));
+        client.on(protocol.CheckpointNotification, (c) =>
+          show({ type: "checkpoint", ...c }, `seam ${formatCheckpoint(c)}`),
+        );
         client.on(protocol.AckNotification, (ack) => show({ type: "ack", ...ack }, formatAck(ack)));
         client.onClose(() => resolve(EXIT.ok));
         client.request(protocol.Subscribe, {}).then(undefined, () => resolve(EXIT.usage));
@@ -257,15 +259,6 @@ function formatStatus(status: BridgeStatus): string {
     `seams ${status.features.seams ? "available" : "unavailable (stock pi)"}, cancel ${status.features.cancel ? "available" : "unavailable"}`,
     calls.length > 0 ? `tool calls in flight:\n${calls.join("\n")}` : "no tool call in flight",
   ].join("\n");
-}
-
-function formatCheckpoint(c: LoopCheckpoint): string {
-  const extra = [
-    c.delivered ? `delivered ${c.delivered}` : "",
-    c.inboxDelivered ? `inbox ${c.inboxDelivered}` : "",
-    c.dispatchSkipped ? "tool batch skipped" : "",
-  ].filter(Boolean);
-  return `seam #${c.iteration} ${c.kind}${extra.length ? ` (${extra.join(", ")})` : ""}`;
 }
 
 function formatAck(ack: Ack): string {

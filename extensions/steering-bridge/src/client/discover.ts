@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
-import { sep } from "node:path";
-import { resolveAgentDir, steeringDir } from "../endpoint/paths.ts";
+import { isInside, resolveAgentDir } from "@pi-rails/agent-core/kit";
+import { steeringDir } from "../endpoint/paths.ts";
 import { listSessions, type SessionInfo } from "../endpoint/session-registry.ts";
 
 /** Why no single session could be chosen; `pi-steer` prints it and exits 2. */
@@ -47,7 +47,10 @@ export function resolveSession(
       sessions,
     );
   }
-  throw new SessionChoiceError(`${here.length} live pi sessions in ${dirnameOf(here[0]!)}; pass --session <id>`, here);
+  throw new SessionChoiceError(
+    `${here.length} live pi sessions in ${canonical(here[0]!.cwd)}; pass --session <id>`,
+    here,
+  );
 }
 
 /**
@@ -59,8 +62,7 @@ export function nearestSessions(sessions: readonly SessionInfo[], cwd: string): 
   let bestLength = -1;
   for (const session of sessions) {
     const root = canonical(session.cwd);
-    const inside = cwd === root || cwd.startsWith(root.endsWith(sep) ? root : root + sep);
-    if (!inside) continue;
+    if (!isInside(root, cwd)) continue;
     if (root.length > bestLength) {
       best = [session];
       bestLength = root.length;
@@ -69,10 +71,6 @@ export function nearestSessions(sessions: readonly SessionInfo[], cwd: string): 
     }
   }
   return best;
-}
-
-function dirnameOf(session: SessionInfo): string {
-  return canonical(session.cwd);
 }
 
 function canonical(path: string): string {

@@ -1,10 +1,7 @@
-import { chmodSync, lstatSync, mkdirSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, type Stats } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveAgentDir } from "@pi-rails/agent-core/kit";
-
-/** pi's agent dir, resolved exactly as pi does (the kit's one resolution). */
-export { resolveAgentDir };
 
 /** `<agentDir>/steering`: one socket and one registry file per live session. */
 export function steeringDir(agentDir: string = resolveAgentDir()): string {
@@ -51,12 +48,8 @@ export class UnsafePathError extends Error {
  */
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stat = lstatSync(dir);
-  if (stat.isSymbolicLink()) throw new UnsafePathError(dir, "it is a symbolic link");
+  const stat = checkOurs(dir, lstatSync(dir));
   if (!stat.isDirectory()) throw new UnsafePathError(dir, "it is not a directory");
-  const uid = process.getuid?.();
-  if (uid !== undefined && stat.uid !== uid)
-    throw new UnsafePathError(dir, `it is owned by uid ${stat.uid}, not ${uid}`);
   if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
@@ -65,16 +58,20 @@ export function ensurePrivateDir(dir: string): void {
  * something is there.
  */
 export function checkReplaceable(path: string): boolean {
-  let stat: ReturnType<typeof lstatSync>;
   try {
-    stat = lstatSync(path);
+    checkOurs(path, lstatSync(path));
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw error;
   }
+}
+
+/** Refuse a symbolic link, or a path another user owns. */
+function checkOurs(path: string, stat: Stats): Stats {
   if (stat.isSymbolicLink()) throw new UnsafePathError(path, "it is a symbolic link");
   const uid = process.getuid?.();
   if (uid !== undefined && stat.uid !== uid)
     throw new UnsafePathError(path, `it is owned by uid ${stat.uid}, not ${uid}`);
-  return true;
+  return stat;
 }

@@ -21,15 +21,17 @@ export function writeSessionInfo(path: string, info: SessionInfo): void {
   writeFileSync(path, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
 }
 
-/** Parse one registry file; undefined when missing or not one of ours. */
-export function readSessionInfo(path: string): SessionInfo | undefined {
+/** Parse one of our small JSON files (registry entry, lock, marker); undefined when missing or not one of ours. */
+export function readJsonFile<T>(path: string, schema: z.ZodType<T>): T | undefined {
   try {
-    const parsed = SessionInfoSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    const parsed = schema.safeParse(JSON.parse(readFileSync(path, "utf8")));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }
 }
+
+export const readSessionInfo = (path: string) => readJsonFile(path, SessionInfoSchema);
 
 /** Whether a process with this pid exists (EPERM means it exists but is someone else's). */
 export function isPidAlive(pid: number): boolean {

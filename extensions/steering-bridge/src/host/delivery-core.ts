@@ -1,7 +1,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { latestSessionEntry, type NoticeBoard, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import { latestSessionEntry, type NoticeBoard, resolveAgentDir, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import { type BridgeHost, SteeringBridge } from "../bridge/steering-bridge.ts";
-import { ensurePrivateDir, resolveAgentDir, steeringDir } from "../endpoint/paths.ts";
+import { ensurePrivateDir, steeringDir } from "../endpoint/paths.ts";
 import { type Endpoint, startEndpoint } from "../endpoint/server.ts";
 import { STEERING_EVENTS, type SteeringApi } from "../events.ts";
 import { QUEUE_SNAPSHOT_ENTRY, writeAuditRecords } from "../pi/session-entries.ts";

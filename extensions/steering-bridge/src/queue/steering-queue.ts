@@ -92,11 +92,6 @@ export class SteeringQueue {
     };
   }
 
-  /** The limits this queue enforces. */
-  get limits(): { maxContentBytes: number; maxPendingItems: number; maxPendingBytes: number } {
-    return { ...this.#limits };
-  }
-
   /** Content bytes pending now. */
   get pendingBytes(): number {
     return this.#pendingBytes;

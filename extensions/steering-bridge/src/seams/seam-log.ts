@@ -26,14 +26,15 @@ export class SeamLog {
 /** One line per pass, oldest first, for the `/seams` command. */
 export function formatSeamLog(entries: readonly LoopCheckpoint[]): string {
   if (entries.length === 0) return "No loop seam has fired yet in this session.";
-  return entries
-    .map((c) => {
-      const extra = [
-        c.delivered > 0 ? `delivered ${c.delivered}` : "",
-        c.inboxDelivered > 0 ? `inbox ${c.inboxDelivered}` : "",
-        c.dispatchSkipped ? "tool batch skipped" : "",
-      ].filter(Boolean);
-      return `#${c.iteration} ${c.kind}${extra.length > 0 ? ` (${extra.join(", ")})` : ""}`;
-    })
-    .join("\n");
+  return entries.map(formatCheckpoint).join("\n");
+}
+
+/** One seam pass in a line (`#1 pre_tool_dispatch (delivered 1, tool batch skipped)`): `/seams` and `pi-steer watch`. */
+export function formatCheckpoint(c: LoopCheckpoint): string {
+  const extra = [
+    c.delivered > 0 ? `delivered ${c.delivered}` : "",
+    c.inboxDelivered > 0 ? `inbox ${c.inboxDelivered}` : "",
+    c.dispatchSkipped ? "tool batch skipped" : "",
+  ].filter(Boolean);
+  return `#${c.iteration} ${c.kind}${extra.length > 0 ? ` (${extra.join(", ")})` : ""}`;
 }

@@ -1,17 +1,19 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isOwnerAlive } from "../endpoint/session-registry.ts";
+import { z } from "zod";
+import { isOwnerAlive, readJsonFile } from "../endpoint/session-registry.ts";
 import type { SteeringItem } from "../queue/types.ts";
 import { type QueueJournal, replayJournal } from "./journal.ts";
 
-/** Where a session without a session file yet runs: its marker in `<steering dir>/unsaved/<session-id>.json`. */
-export interface UnsavedSession {
-  cwd: string;
+const UnsavedSession = z.object({
+  cwd: z.string(),
   /** The file pi will write the session to, from its first answer on. */
-  sessionFile: string;
-  pid: number;
-  pidStartTime?: number | undefined;
-}
+  sessionFile: z.string(),
+  pid: z.number(),
+  pidStartTime: z.number().optional(),
+});
+/** Where a session without a session file yet runs: its marker in `<steering dir>/unsaved/<session-id>.json`. */
+export type UnsavedSession = z.infer<typeof UnsavedSession>;
 
 const unsavedDir = (dir: string) => join(dir, "unsaved");
 
@@ -53,7 +55,7 @@ export function adoptOrphans(
     const marker = join(unsavedDir(dir), name);
     let claimed = marker;
     if (!name.endsWith(claimSuffix)) {
-      const session = name.endsWith(".json") ? readMarker(marker) : undefined;
+      const session = name.endsWith(".json") ? readJsonFile(marker, UnsavedSession) : undefined;
       if (session && existsSync(session.sessionFile)) {
         rmSync(marker, { force: true }); // saved after all: `--continue` reaches its journal
         continue;
@@ -79,14 +81,4 @@ export function adoptOrphans(
     }
   }
   return adopted;
-}
-
-function readMarker(path: string): UnsavedSession | undefined {
-  try {
-    const session = JSON.parse(readFileSync(path, "utf8")) as Partial<UnsavedSession>;
-    const valid = typeof session.cwd === "string" && typeof session.sessionFile === "string";
-    return valid && typeof session.pid === "number" ? (session as UnsavedSession) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,11 +1,10 @@
-import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
-import { isOwnerAlive, pidStartTime } from "../endpoint/session-registry.ts";
+import { closeSync, openSync, rmSync, statSync, writeSync } from "node:fs";
+import { z } from "zod";
+import { isOwnerAlive, pidStartTime, readJsonFile } from "../endpoint/session-registry.ts";
 
+const LockOwner = z.object({ pid: z.number(), pidStartTime: z.number().optional() });
 /** Who holds a session's steering lock. */
-export interface LockOwner {
-  pid: number;
-  pidStartTime?: number;
-}
+export type LockOwner = z.infer<typeof LockOwner>;
 
 export type LockResult = { acquired: true; release: () => void } | { acquired: false; owner: LockOwner };
 
@@ -48,17 +47,7 @@ export function acquireSessionLock(path: string): LockResult {
   return { acquired: false, owner: owner ?? { pid: 0 } };
 }
 
-function readOwner(path: string): LockOwner | undefined {
-  try {
-    const value = JSON.parse(readFileSync(path, "utf8")) as Partial<LockOwner>;
-    if (typeof value.pid !== "number") return undefined;
-    const owner: LockOwner = { pid: value.pid };
-    if (typeof value.pidStartTime === "number") owner.pidStartTime = value.pidStartTime;
-    return owner;
-  } catch {
-    return undefined;
-  }
-}
+const readOwner = (path: string) => readJsonFile(path, LockOwner);
 
 function justCreated(path: string): boolean {
   try {
