@@ -33,13 +33,7 @@ function compilerCode(): string {
 /** The cache file name for a set of patterns. */
 export function cacheKey(specs: readonly PatternSpec[]): string {
   const hash = createHash("sha256");
-  hash.update(
-    JSON.stringify({
-      format: FORMAT,
-      libs: libraryVersions(),
-      compiler: compilerCode(),
-    }),
-  );
+  hash.update(JSON.stringify({ format: FORMAT, libs: libraryVersions(), compiler: compilerCode() }));
   for (const s of specs) hash.update(`\u0000${s.window}\u0000${s.flags}\u0000${s.source}`);
   return hash.digest("hex").slice(0, 32);
 }
@@ -57,33 +51,22 @@ export function compileAll(specs: readonly PatternSpec[], cacheDir?: string): Co
   const cached = readCache(file, specs);
   if (cached) return { results: cached, cache: "hit" };
   const results = specs.map(compilePattern);
-  writeCache(cacheDir, file, results);
+  try {
+    writeFileAtomicSync(file, JSON.stringify({ format: FORMAT, results: results.map(toJson) }));
+  } catch {}
   return { results, cache: "miss" };
 }
 
 function readCache(file: string, specs: readonly PatternSpec[]): CompileResult[] | undefined {
-  let text: string;
   try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return undefined;
-  }
-  try {
-    const data = JSON.parse(text) as { format?: unknown; results?: unknown };
-    if (data.format !== FORMAT || !Array.isArray(data.results) || data.results.length !== specs.length) {
+    const data = JSON.parse(readFileSync(file, "utf8")) as { format?: unknown; results?: unknown };
+    if (data.format !== FORMAT || !Array.isArray(data.results) || data.results.length !== specs.length)
       return undefined;
-    }
     const results = (data.results as unknown[]).map((r, i) => fromJson(r, specs[i]!));
     return results.every((r) => r !== undefined) ? (results as CompileResult[]) : undefined;
   } catch {
     return undefined;
   }
-}
-
-function writeCache(_dir: string, file: string, results: CompileResult[]): void {
-  try {
-    writeFileAtomicSync(file, JSON.stringify({ format: FORMAT, results: results.map(toJson) }));
-  } catch {}
 }
 
 /**
@@ -113,9 +96,8 @@ type PatternJson = Omit<CompiledPattern, "regex" | "settledRegex" | "endRegex" |
   parts?: PatternJson[];
 };
 
-function regexJson(re: RegExp): RegexJson {
-  return { source: re.source, flags: re.flags };
-}
+const regexJson = (re: RegExp): RegexJson => ({ source: re.source, flags: re.flags });
+const regexOf = (json: RegexJson): RegExp => new RegExp(json.source, json.flags);
 
 function toJson(result: CompileResult): unknown {
   if (!result.ok) return result;
@@ -151,12 +133,10 @@ function fromJson(value: unknown, spec: PatternSpec): CompileResult | undefined 
     return {
       ...rest,
       ...numbers,
-      regex: new RegExp(regex.source, regex.flags),
-      settledRegex: new RegExp(settledRegex.source, settledRegex.flags),
-      ...(endRegex ? { endRegex: new RegExp(endRegex.source, endRegex.flags) } : {}),
-      ...(tail
-        ? { tail: { regex: new RegExp(tail.regex.source, tail.regex.flags), reach: numberOf(tail.reach) } }
-        : {}),
+      regex: regexOf(regex),
+      settledRegex: regexOf(settledRegex),
+      ...(endRegex ? { endRegex: regexOf(endRegex) } : {}),
+      ...(tail ? { tail: { regex: regexOf(tail.regex), reach: numberOf(tail.reach) } } : {}),
       ...(parts ? { parts: parts.map(pattern) } : {}),
     };
   };
