@@ -36,13 +36,10 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
   const disabledNames = new Set(options.settings.disabledRules.map((n) => n.trim()).filter(Boolean));
   if (options.ruleFiles) {
     for (const path of options.ruleFiles) {
-      let text: string;
-      try {
-        text = await readFile(path, "utf8");
-      } catch (error) {
-        issues.push({ path, message: `cannot read rule file: ${(error as Error).message}` });
-        continue;
-      }
+      const text = await readFile(path, "utf8").catch((error: Error) => {
+        issues.push({ path, message: `cannot read rule file: ${error.message}` });
+      });
+      if (typeof text !== "string") continue;
       const parsed = ruleFromText(path, text, "file");
       if (parsed.rule) sources.push(parsed.rule);
       issues.push(...parsed.issues);
