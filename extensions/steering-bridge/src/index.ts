@@ -1,7 +1,6 @@
 export { resolveAgentDir } from "@pi-rails/agent-core/kit";
 export { resolveCallId } from "./bridge/call-ids.ts";
 export {
-  type CancelCapableApi,
   type CancelToolCallOptions,
   type CancelToolCallResult,
   type CancelToolCallStatus,
@@ -14,7 +13,6 @@ export {
   type BridgeStatus,
   type CancelBackend,
   type InjectResult,
-  type SeamDeliveries,
   SteeringBridge,
   type SteeringBridgeOptions,
   UnavailableError,
@@ -39,11 +37,9 @@ export {
 } from "./endpoint/server.ts";
 export {
   isOwnerAlive,
-  isPidAlive,
   isSessionLive,
   listSessions,
   pidStartTime,
-  probeSocket,
   type SessionInfo,
 } from "./endpoint/session-registry.ts";
 export {
@@ -59,10 +55,7 @@ export {
   type Checked,
   errorResponse,
   MAX_BATCH_REQUESTS,
-  type ParsedFrame,
   parseFrame,
-  type RpcErrorResponse,
-  type RpcId,
   type RpcRequest,
   type RpcResponse,
   serializeReply,
@@ -109,7 +102,6 @@ export {
   STEERING_MESSAGE_TYPE,
   STEERING_NOTE_TYPE,
   STEERING_REMINDER_TYPE,
-  type SteeringCustomMessage,
   type SteeringMessageDetails,
 } from "./queue/render.ts";
 export {
@@ -125,7 +117,6 @@ export type {
   AckState,
   DeliverySite,
   EnqueueResult,
-  ItemChannel,
   ItemKind,
   LeftoverPolicy,
   RevokeResult,

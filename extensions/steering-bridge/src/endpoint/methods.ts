@@ -97,7 +97,7 @@ async function answer(
 }
 
 /** The JSON-RPC error for what a method threw: the bridge's and the queue's refusals keep their meaning. */
-export function toRpcError(error: unknown): SteeringRpcError {
+function toRpcError(error: unknown): SteeringRpcError {
   if (error instanceof SteeringRpcError) return error;
   if (error instanceof SteeringInputError || error instanceof PendingCursorError) {
     const path = error instanceof SteeringInputError ? error.field : "cursor";

@@ -19,15 +19,11 @@ export function runtimeSocketDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(tmpdir(), `pi-steering-${process.getuid?.() ?? "user"}`);
 }
 
-export interface SessionPaths {
-  socket: string;
-  info: string;
-}
-
 /** Longest Unix socket path the kernel accepts (sun_path, with its terminating NUL) on Linux; macOS allows 103. */
 export const MAX_SOCKET_PATH = process.platform === "darwin" ? 103 : 107;
 
-export function sessionPaths(dir: string, sessionId: string): SessionPaths {
+/** The session's socket and registry file in `dir`; refuses an id that cannot name a file. */
+export function sessionPaths(dir: string, sessionId: string): { socket: string; info: string } {
   if (!/^[A-Za-z0-9._-]{1,128}$/.test(sessionId) || sessionId.startsWith(".")) {
     throw new Error(`session id ${JSON.stringify(sessionId)} cannot name a socket file`);
   }

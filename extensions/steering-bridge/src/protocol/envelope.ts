@@ -61,7 +61,7 @@ export function parseFrame(text: string): ParsedFrame {
 }
 
 /** Check one request object; its id is echoed only when it is a valid id. */
-export function checkRequest(value: unknown): Checked {
+function checkRequest(value: unknown): Checked {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { error: invalid(null, "a request must be a JSON object") };
   }

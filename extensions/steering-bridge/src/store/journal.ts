@@ -14,7 +14,7 @@ export interface JournalState {
 }
 
 /** Settled ids kept when a journal is rewritten at open (the newest; older retries are no longer recognised). */
-export const JOURNAL_KEEP_SETTLED = 10_000;
+const JOURNAL_KEEP_SETTLED = 10_000;
 
 const line = (record: JournalRecord): string => `${JSON.stringify(record)}\n`;
 
