@@ -34,14 +34,8 @@ function show(glob: string): string {
 
 /** Check one glob (a leading `!` is kept and the rest is checked). */
 export function checkGlob(raw: string): GlobCheck {
-  if (raw.length > MAX_GLOB_CHARS) {
-    return {
-      issue: {
-        kind: "glob-too-long",
-        message: `glob of ${raw.length} characters dropped (limit ${MAX_GLOB_CHARS}): ${show(raw)}`,
-      },
-    };
-  }
+  if (raw.length > MAX_GLOB_CHARS)
+    return issue("glob-too-long", `glob of ${raw.length} characters dropped (limit ${MAX_GLOB_CHARS}): ${show(raw)}`);
   const negated = raw.startsWith("!");
   const body = negated ? raw.slice(1) : raw;
   const bang = negated ? "!" : "";
@@ -53,41 +47,30 @@ export function checkGlob(raw: string): GlobCheck {
   const ext = extensionOf(body);
   if (ext) {
     const glob = `${bang}**/*.${ext}`;
-    return {
+    return issue(
+      "glob-normalized",
+      `glob ${show(raw)} can never match a source file; read as "${glob}" (an extension list)`,
       glob,
-      issue: {
-        kind: "glob-normalized",
-        message: `glob ${show(raw)} can never match a source file; read as "${glob}" (an extension list)`,
-      },
-    };
+    );
   }
   // A Windows path (`src\api\x.ts`, `src\**\*.ts`): no backslash escapes a glob character, or one sits next to
   // `**` (nobody escapes a star right before or after a globstar; `src\**\*.ts` means src/**/*.ts)
   if (body.includes("\\") && (!/\\[*?[\]{}!]/.test(body) || /\\\*\*|\*\*\\/.test(body))) {
     const glob = bang + body.replace(/\\/g, "/");
-    return {
-      glob,
-      issue: { kind: "glob-normalized", message: `glob ${show(raw)} uses backslashes; read as "${glob}"` },
-    };
+    return issue("glob-normalized", `glob ${show(raw)} uses backslashes; read as "${glob}"`, glob);
   }
   if (body.endsWith("/") && body.length > 1) {
     const glob = `${bang}${body}**`;
-    return {
-      glob,
-      issue: { kind: "glob-normalized", message: `glob ${show(raw)} names a folder; read as "${glob}"` },
-    };
+    return issue("glob-normalized", `glob ${show(raw)} names a folder; read as "${glob}"`, glob);
   }
   const unbalanced = unbalancedBracket(body);
   if (unbalanced) return unmatchable(raw, `has an unclosed "${unbalanced}"`);
   const expansions = countExpansions(body, MAX_GLOB_EXPANSIONS);
-  if (expansions > MAX_GLOB_EXPANSIONS) {
-    return {
-      issue: {
-        kind: "glob-combinatorial",
-        message: `glob ${show(raw)} dropped: its brace sets expand to more than ${MAX_GLOB_EXPANSIONS} patterns`,
-      },
-    };
-  }
+  if (expansions > MAX_GLOB_EXPANSIONS)
+    return issue(
+      "glob-combinatorial",
+      `glob ${show(raw)} dropped: its brace sets expand to more than ${MAX_GLOB_EXPANSIONS} patterns`,
+    );
   return { glob: raw };
 }
 
@@ -96,13 +79,12 @@ export function checkGlob(raw: string): GlobCheck {
  * (in practice never). Said once per file and glob, by discovery.
  */
 function unmatchable(raw: string, why: string): GlobCheck {
-  return {
-    glob: raw,
-    issue: {
-      kind: "glob-unmatchable",
-      message: `glob ${show(raw)} ${why}, so it only matches that literal text: fix the glob`,
-    },
-  };
+  return issue("glob-unmatchable", `glob ${show(raw)} ${why}, so it only matches that literal text: fix the glob`, raw);
+}
+
+/** A check with an issue: `glob` is what to use (kept or normalised), absent when the glob is dropped. */
+function issue(kind: GlobIssueKind, message: string, glob?: string): GlobCheck {
+  return glob === undefined ? { issue: { kind, message } } : { glob, issue: { kind, message } };
 }
 
 /** `.js`, `java`, `[java]` (a Windsurf habit) to the extension, or `undefined` for a real glob. */
