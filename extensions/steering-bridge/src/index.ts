@@ -94,7 +94,7 @@ export {
   SubscribeParams,
   type SubscribeResult,
 } from "./protocol/protocol.ts";
-export { PendingCursorError, type PendingPageOptions, pagePending } from "./queue/pending-page.ts";
+export { PendingCursorError, pagePending } from "./queue/pending-page.ts";
 export {
   isAuditMessage,
   renderItem,

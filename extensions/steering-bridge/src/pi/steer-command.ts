@@ -29,8 +29,5 @@ export function parseSteerCommand(args: string): SteeringItemInput {
 /** `/cancel-tool [callId] [reason...]`: cancel a running tool call (without an id: the only one running). */
 export function parseCancelCommand(args: string): { callId?: string; reason?: string } {
   const [callId, ...rest] = args.trim().split(/\s+/).filter(Boolean);
-  const result: { callId?: string; reason?: string } = {};
-  if (callId) result.callId = callId;
-  if (rest.length > 0) result.reason = rest.join(" ");
-  return result;
+  return { ...(callId && { callId }), ...(rest.length > 0 && { reason: rest.join(" ") }) };
 }

@@ -1,21 +1,12 @@
-import type { PendingItemSummary, PendingResult } from "../protocol/protocol.ts";
+import type { PendingItemSummary, PendingParams, PendingResult } from "../protocol/protocol.ts";
 import { contentBytes, type SteeringQueue } from "./steering-queue.ts";
-
-export interface PendingPageOptions {
-  /** Items per page; default 50. */
-  limit?: number;
-  /** `nextCursor` of the previous page. */
-  cursor?: string;
-  /** Characters of content kept per item; default 200. */
-  previewChars?: number;
-}
 
 /**
  * One page of the pending items, content cut to a preview: the socket's answer to `steer/pending`, bounded
  * whatever the queue holds (a full queue is 8 MiB of content; a page is at most 200 previews). The cursor is the
  * arrival number of the last item listed, so items delivered between pages never shift the next page.
  */
-export function pagePending(queue: SteeringQueue, options: PendingPageOptions = {}): PendingResult {
+export function pagePending(queue: SteeringQueue, options: PendingParams = {}): PendingResult {
   const limit = options.limit ?? 50;
   const previewChars = options.previewChars ?? 200;
   const after = parseCursor(options.cursor);

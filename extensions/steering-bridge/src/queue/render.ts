@@ -58,12 +58,8 @@ export function renderItem(
 
 /** True for messages that must never reach the model (audit records). */
 export function isAuditMessage(message: unknown): boolean {
-  return (
-    typeof message === "object" &&
-    message !== null &&
-    (message as { role?: unknown }).role === "custom" &&
-    (message as { customType?: unknown }).customType === STEERING_AUDIT_TYPE
-  );
+  const custom = message as { role?: unknown; customType?: unknown } | null | undefined;
+  return custom?.role === "custom" && custom.customType === STEERING_AUDIT_TYPE;
 }
 
 function escapeAttribute(value: string): string {
