@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SteeringClient } from "../src/client/client.ts";
 import { type BridgeHarness, conversation, openBridgeSession } from "./helpers.ts";
+import { alive } from "./steer-cli.ts";
 
 let harness: BridgeHarness | undefined;
 let client: SteeringClient | undefined;
@@ -12,17 +13,6 @@ afterEach(async () => {
   await harness?.dispose();
   harness = undefined;
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A reaped child is gone; a zombie is not running either.
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
-  return stat !== "" && !/\) Z /.test(stat);
-}
 
 describe("cancel the tool call in flight (patched pi)", () => {
   it("status lists the running bash call by id; cancel over the socket kills it, the model sees the cancellation, the run goes on", async () => {
