@@ -41,10 +41,10 @@ beforeAll(async () => {
   home = prepareCliHome({ server });
 }, 300_000);
 afterAll(async () => {
+  stock?.dispose();
   home?.dispose();
   await server?.close();
-  stock?.dispose();
-});
+}, 120_000);
 
 const probeOf = (stderr: string) =>
   JSON.parse(
