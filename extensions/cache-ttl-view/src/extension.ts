@@ -19,6 +19,9 @@ export interface CacheTtlViewOptions {
   now?: () => number;
 }
 
+/** How long after a session change `prepare` waits: past pi's own start-up work, well before a user's first prompt. */
+const PREPARE_DELAY_MS = 50;
+
 function defaultNow(): number {
   const offset = Number(process.env[CLOCK_OFFSET_ENV] ?? 0);
   return Date.now() + (Number.isFinite(offset) ? offset * 1000 : 0);
@@ -47,6 +50,25 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
     const sessionMessages = (ctx: ExtensionContext): ViewMessage[] =>
       builderOf(ctx.sessionManager.getBranch()).messages();
 
+    /**
+     * A cold pass's work, done while pi waits for the user (a resumed 100k-message session: about 250 ms that the
+     * first request would otherwise wait for). Cancelled when a request comes first; a failure only means that
+     * request does the work itself.
+     */
+    let preparing: NodeJS.Timeout | undefined;
+    const prepareSoon = (ctx: ExtensionContext) => {
+      clearTimeout(preparing);
+      preparing = setTimeout(() => {
+        preparing = undefined;
+        try {
+          view.prepare(sessionMessages(ctx));
+        } catch {
+          view.invalidate();
+        }
+      }, PREPARE_DELAY_MS);
+      preparing.unref();
+    };
+
     pi.on("session_start", (_event, ctx) => {
       notices.reset();
       const loaded = loadCacheTtlSettings(ctx.cwd);
@@ -57,13 +79,21 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
       const settings = loaded.valid ? loaded.settings : { ...loaded.settings, enabled: false };
       view = new SessionView(settings, ctx.cwd);
       view.load(stateOfBranch(ctx));
+      prepareSoon(ctx);
     });
 
-    pi.on("session_compact", () => view.invalidate());
+    pi.on("session_compact", (_event, ctx) => {
+      view.invalidate();
+      prepareSoon(ctx);
+    });
     // Another branch: its own prunes, pins and restores (never the prune set of the branch left behind).
-    pi.on("session_tree", (_event, ctx) => view.switchBranch(stateOfBranch(ctx)));
+    pi.on("session_tree", (_event, ctx) => {
+      view.switchBranch(stateOfBranch(ctx));
+      prepareSoon(ctx);
+    });
 
     pi.on("context", (event, ctx) => {
+      clearTimeout(preparing);
       const ttl = currentTtl(ctx);
       if (view.settings.enabled && ttl.seconds === undefined) {
         notices.once(ctx, `ttl-off:${ttl.reason}`, `pruning is off: ${ttl.reason}`, "info");

@@ -194,6 +194,44 @@ describe("SessionView", () => {
     expect(view.state.pruned.size).toBeGreaterThan(20);
   });
 
+  it("prepared while idle after a resume, the first requests send the bytes and prune what an unprepared view does", () => {
+    const s = session(8).user("next");
+    const first = new SessionView(settings);
+    render(first, s, 0);
+    const entries: StateEntry[] = [...render(first, s, 10 * MIN).entries, first.touchEntry() as StateEntry];
+    s.assistant("ok");
+    for (let i = 8; i < 12; i++) s.user(`prompt ${i} ${text(900)}`).tool("read", { path: `g${i}.ts` }, text(9000));
+    const resumed = s.clone(); // what the session file holds when it is resumed (the request adds a prompt)
+    s.user("after the resume");
+    const runs = (prepare: (view: SessionView) => void) => {
+      const view = new SessionView(settings);
+      view.load(entries);
+      prepare(view);
+      // Warm (the stored TTL), then expired: the prepared analysis serves both, the expired one prunes more.
+      const warm = render(view, s, 12 * MIN);
+      const expired = render(view, s, 30 * MIN);
+      return { warm: bytes(warm.messages), expired: bytes(expired.messages), plan: expired.plan?.ids };
+    };
+    const unprepared = runs(() => undefined);
+    expect(unprepared.plan?.length).toBeGreaterThan(0);
+    expect(runs((view) => view.prepare(resumed))).toEqual(unprepared);
+    // A list that the request does not start with (another branch, an edited file) is dropped, not extended, even
+    // when its ends and its length match the request's.
+    const other = resumed.slice();
+    other.splice(3, 1);
+    other.splice(6, 0, { role: "user", content: `moved ${text(900)}`, timestamp: 6 });
+    expect(runs((view) => view.prepare(other))).toEqual(unprepared);
+    // Preparing never hands the model the session's own objects: the tool call arguments of the view are copies.
+    const view = new SessionView(settings);
+    view.load(entries);
+    view.prepare(resumed);
+    const sent = render(view, s, 30 * MIN).messages;
+    const call = (list: readonly ViewMessage[]) =>
+      (list[1] as { content: { arguments?: unknown }[] }).content.find((part) => part.arguments)?.arguments;
+    expect(call(sent)).toEqual(call(resumed));
+    expect(call(sent)).not.toBe(call(resumed));
+  });
+
   it("does nothing when disabled", () => {
     const s = session(4).user("next");
     const view = new SessionView({ ...settings, enabled: false });

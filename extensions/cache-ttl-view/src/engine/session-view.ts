@@ -1,5 +1,5 @@
 import { type CacheState, inferTouch, judgeCache, ttlForJudgement } from "../clock/cache-clock.ts";
-import { messageKeyAt } from "../model/ids.ts";
+import { messageKeyAt, startsWithMessages } from "../model/ids.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
 import { type Analysis, analyze, type Block, ownerOf, toolCallOf } from "../plan/analysis.ts";
 import { type PinSet, pathArgument } from "../plan/pins.ts";
@@ -56,11 +56,16 @@ export interface RenderResult {
   reused: boolean;
 }
 
-/** The last analysed request: its analysis (the next request extends it when it only appends) and its view. */
+/**
+ * The last analysed list: its analysis (the next request extends it when it only appends) and its view, which is
+ * drawn from a request's own messages only (a prepared memo has none yet: see `prepare`).
+ */
 interface Memo {
   analysis: Analysis;
   length: number;
-  patch: ViewPatch;
+  patch?: ViewPatch;
+  /** The list a prepared memo was analysed from: the first request must start with it, message by message. */
+  prepared?: readonly ViewMessage[];
 }
 
 /**
@@ -155,6 +160,7 @@ export class SessionView {
   render(messages: ViewMessage[], ctx: RenderContext): RenderResult {
     const entries: StateEntry[] = [];
     if (!this.settings.enabled) return { messages, clock: { kind: "off" }, entries, reused: false };
+    this.#checkPrepared(messages);
     const s = this.state;
     const inferred = s.touchAt === undefined && s.ttlSeconds === undefined ? inferTouch(messages) : undefined;
     const touchAt = s.touchAt ?? inferred;
@@ -219,15 +225,61 @@ export class SessionView {
             previousPrompt: promptTokens(lastUsage(messages)),
           };
 
-    if (!analysis && this.#memo?.analysis.extends(messages)) {
+    if (!analysis && this.#memo?.patch && this.#memo.analysis.extends(messages)) {
       return { messages: applyPatch(messages, this.#memo.patch), clock, entries, reused: true };
     }
     analysis ??= this.#analyze(messages);
     const memo = this.#memo;
-    const previous = memo && { patch: memo.patch, from: memo.length, added: plan?.blocks ?? [] };
+    const previous = memo?.patch && { patch: memo.patch, from: memo.length, added: plan?.blocks ?? [] };
     const patch = patchFor(messages, analysis, s.pruned, s.notices, replacement, previous);
     this.#memo = { analysis, length: messages.length, patch };
     return { messages: applyPatch(messages, patch), clock, ...(plan ? { plan } : {}), entries, reused: false };
+  }
+
+  /**
+   * Do the costly part of a cold pass while pi is idle (after a resume, a reload, a branch switch or a compaction),
+   * so that the first request takes the running-session path: the analysis of the session's messages, and the
+   * replacements of the blocks already pruned and of those the next expiry would prune (built once, by id, with the
+   * caps the prune will store). Nothing is decided or persisted here, and the view itself is still drawn from the
+   * request's own messages. `messages`: the session's current context, as the next request will start.
+   */
+  prepare(messages: readonly ViewMessage[]): void {
+    if (!this.settings.enabled || messages.length === 0) return;
+    const analysis = this.#analyze(messages);
+    this.#memo = { analysis, length: messages.length, prepared: messages };
+    const build = this.#replacementFor(messages);
+    // A replacement may keep the call's own arguments object: give it a copy, never the session's entry.
+    const replacement = (block: Block): Replacement => {
+      const known = this.#replacements.has(block.id);
+      const r = build(block);
+      if (known || r.kind !== "tool" || block.kind !== "tool" || r.args !== toolCallOf(messages, block).arguments) {
+        return r;
+      }
+      const own = { ...r, args: structuredClone(r.args) };
+      this.#replacements.set(block.id, own);
+      return own;
+    };
+    for (const id of this.state.pruned) {
+      const block = analysis.byId(id);
+      if (block) replacement(block);
+    }
+    planPrune({
+      messages,
+      analysis,
+      pruned: this.state.pruned,
+      pins: this.pins(),
+      settings: this.settings,
+      ...(this.cwd !== undefined ? { cwd: this.cwd } : {}),
+      replacement,
+    });
+  }
+
+  /** Keep a prepared analysis only when the request's list is the prepared one plus new messages. */
+  #checkPrepared(messages: readonly ViewMessage[]): void {
+    const prepared = this.#memo?.prepared;
+    if (!prepared) return;
+    if (startsWithMessages(messages, prepared)) delete this.#memo?.prepared;
+    else this.#memo = undefined;
   }
 
   /** The analysis of `messages`: the previous request's extended by the new messages, or a new one. */

@@ -43,6 +43,19 @@ function discriminator(m: ViewMessage): unknown {
   return m.role === "toolResult" ? (m as { toolCallId?: unknown }).toolCallId : m.timestamp;
 }
 
+/**
+ * Whether `messages` starts with the messages of `prefix`, message by message (role and discriminator: no key
+ * strings built). What a list prepared from the session file must pass before a request's list may extend it.
+ */
+export function startsWithMessages(messages: readonly ViewMessage[], prefix: readonly ViewMessage[]): boolean {
+  if (messages.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) {
+    const [a, b] = [messages[i] as ViewMessage, prefix[i] as ViewMessage];
+    if (a.role !== b.role || discriminator(a) !== discriminator(b)) return false;
+  }
+  return true;
+}
+
 function discriminatorOfKey(raw: string): unknown {
   if (raw.startsWith("r:")) return raw.slice(2);
   const ts = raw.slice(raw.lastIndexOf(":") + 1);

@@ -214,17 +214,18 @@ export class Analysis {
     // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
     const text = (i: number, m: ViewMessage, reasoning = false) =>
       blocks.push({ kind: "text", id: this.#ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning });
-    // Grown once (not per message): the columns of a 100k-message list are built in one go.
-    for (const column of [resultTool, textBlock, this.#users]) column.length = n;
-    resultTool.fill(-1, from);
-    textBlock.fill(-1, from);
-    first.length = n + 1;
+    // Pushed, never grown by setting `length` (that copies a 100k-long column to add one message to it).
+    for (let i = from; i < n; i++) {
+      resultTool.push(-1);
+      textBlock.push(-1);
+    }
+    first.pop(); // the end of the analysed prefix: pushed again after the new messages
     let users = this.#users[from - 1] ?? 0;
     for (let i = from; i < n; i++) {
-      first[i] = blocks.length;
+      first.push(blocks.length);
       const m = messages[i] as ViewMessage;
       if (isUser(m)) users++;
-      this.#users[i] = users;
+      this.#users.push(users);
       if (isAssistant(m)) {
         let prose = false;
         let reasoning = false;
@@ -255,7 +256,7 @@ export class Analysis {
         if (prose && (parts === undefined || !isToolResult(m))) textBlock[i] = text(i, m) - 1;
       }
     }
-    first[n] = blocks.length;
+    first.push(blocks.length);
     this.#ends = [messages[0], messages[n - 1]].map((m) => (m ? rawMessageKey(m) : ""));
     return this;
   }

@@ -1,3 +1,4 @@
+import { jsonLength } from "../model/json-length.ts";
 import type { AssistantMsg, ImagePart, ToolResultMsg, ViewMessage } from "../model/messages.ts";
 import { imageTokens, textTokens, thinkingBilled } from "../model/tokens.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
@@ -63,7 +64,8 @@ export function cannotShrink(
   // A result longer than a marker is usually cut: build it rather than serialise the arguments twice.
   if (n > caps.maxTextChars) return false;
   const fixed = 64 + call.name.length + call.id.length;
-  const args = JSON.stringify(call.arguments ?? {}).length;
+  // Both answers below need short arguments: they are measured only that far (never a written file's whole text).
+  const args = jsonLength(call.arguments ?? {}, Math.max(fixed - n, call.name === "write" ? 0 : caps.maxFieldChars));
   if (n + args <= fixed) return true;
   // A summary repeats the arguments next to the call's own: with nothing in them to cap (the whole JSON within
   // maxFieldChars) and a result no longer than that, the pair cannot get smaller. `write` swaps its content for a
