@@ -2,7 +2,7 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { NoticeBoard, readSessionEntries, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import { Type } from "typebox";
 import { applyBuffer, cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
-import { SessionView } from "./engine/session-view.ts";
+import { type RenderResult, SessionView } from "./engine/session-view.ts";
 import type { ViewMessage } from "./model/messages.ts";
 import { builderOf } from "./model/session-context.ts";
 import { statusReport } from "./report/status.ts";
@@ -17,6 +17,8 @@ export const CLOCK_OFFSET_ENV = "CACHE_TTL_VIEW_CLOCK_OFFSET_SECONDS";
 export interface CacheTtlViewOptions {
   /** The clock (ms since epoch). Default: `Date.now()` plus `CACHE_TTL_VIEW_CLOCK_OFFSET_SECONDS`. */
   now?: () => number;
+  /** Called with what each request's view was made of (diagnostics: the clock, the prune, whether it was prepared). */
+  onRender?: (result: RenderResult) => void;
 }
 
 /** How long after a session change `prepare` waits: past pi's own start-up work, well before a user's first prompt. */
@@ -82,6 +84,8 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
       prepareSoon(ctx);
     });
 
+    pi.on("session_shutdown", () => clearTimeout(preparing));
+
     pi.on("session_compact", (_event, ctx) => {
       view.invalidate();
       prepareSoon(ctx);
@@ -110,6 +114,7 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
         notices.once(ctx, "render-error", `could not build the view, sending it unpruned: ${(error as Error).message}`);
         return undefined;
       }
+      options.onRender?.(result);
       for (const entry of result.entries) persist(entry);
       if (result.plan && ctx.hasUI) {
         ctx.ui.notify(

@@ -8,7 +8,7 @@ import {
   type TestSession,
 } from "@pi-rails/testkit";
 import { afterEach, vi } from "vitest";
-import { createCacheTtlView } from "../src/extension.ts";
+import { type CacheTtlViewOptions, createCacheTtlView } from "../src/extension.ts";
 
 /** A file body of about `kb` KB with numbered lines (so a read of it is obviously large). */
 export function bigFile(kb: number, word = "payload"): string {
@@ -67,13 +67,16 @@ export function sessionPerTest() {
     clock: { now: number };
     files: Record<string, string>;
     projectSettings: Record<string, unknown>;
+    onRender?: CacheTtlViewOptions["onRender"];
   }) => {
     live.server = await startModelServer({ script: options.script });
     live.t = await createTestSession({
       model: { kind: "loopback", server: live.server },
       files: options.files,
       projectSettings: options.projectSettings,
-      extensions: [createCacheTtlView({ now: () => options.clock.now })],
+      extensions: [
+        createCacheTtlView({ now: () => options.clock.now, ...(options.onRender ? { onRender: options.onRender } : {}) }),
+      ],
       persist: true,
     });
     return { server: live.server, t: live.t };

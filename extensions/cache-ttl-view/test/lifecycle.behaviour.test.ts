@@ -1,11 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildSessionContext } from "@mariozechner/pi-coding-agent";
-import type { ScriptedResponse } from "@pi-rails/testkit";
+import type { RecordedRequest, ScriptedResponse } from "@pi-rails/testkit";
 import { describe, expect, it, vi } from "vitest";
 import { messageKeyAt } from "../src/model/ids.ts";
 import type { ViewMessage } from "../src/model/messages.ts";
 import { builderOf } from "../src/model/session-context.ts";
+import type { RenderResult } from "../src/engine/session-view.ts";
 import { bigFile, conversation, isPrefix, json, sessionPerTest, toolPairingProblems } from "./helpers.ts";
 
 /** State lifecycle and restores, in a real pi AgentSession against the loopback model. */
@@ -135,6 +136,44 @@ describe("state lifecycle", () => {
     const report = out.join("");
     expect(report).toMatch(/[0-9a-f]{8} \(read big\.txt\)/);
     expect(report).not.toContain("not in the current view");
+  });
+});
+
+describe("prepared while idle", () => {
+  it("after a resume the first request uses the analysis made from the session file; a prompt that comes first does not wait for it", async () => {
+    const clock = { now: 1_000_000 };
+    const rendered: RenderResult[] = [];
+    const { server, t } = await startSession({
+      script: (_request, index) => (index % 2 === 0 ? READ_BIG : { text: `answer ${index}` }),
+      clock,
+      files: { "big.txt": FILE },
+      projectSettings: { cacheTtl: { ttlSeconds: 300, keepRecentTurns: 1, minGainTokens: 0 } },
+      onRender: (result) => rendered.push(result),
+    });
+    for (let turn = 0; turn < 3; turn++) {
+      clock.now += 10 * MIN;
+      await t.prompt(`read big.txt (${turn})`);
+    }
+    // A fresh extension instance (state from the session); pi idles past the preparation before the prompt.
+    await t.session.reload();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    rendered.length = 0;
+    clock.now += 10 * MIN;
+    const before = server.requests.length;
+    await t.prompt("expired again");
+    expect(rendered[0]?.prepared).toBe(true);
+    expect(rendered[0]?.plan?.ids.length).toBeGreaterThan(0);
+    const sent = conversation(server.requests[before] as RecordedRequest);
+    expect(toolPairingProblems(sent)).toEqual([]);
+    expect(count(json(sent), "[TRUNCATED FILE]")).toBeGreaterThanOrEqual(2);
+
+    // Reloaded and prompted at once (pi -p): the request does the work itself, with the same kind of result.
+    await t.session.reload();
+    rendered.length = 0;
+    clock.now += 10 * MIN;
+    await t.prompt("at once");
+    expect(rendered[0]?.prepared).toBe(false);
+    expect(rendered[0]?.clock.kind).toBe("expired");
   });
 });
 

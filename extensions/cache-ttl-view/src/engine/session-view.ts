@@ -54,6 +54,8 @@ export interface RenderResult {
   entries: StateEntry[];
   /** Whether the cached patch was reused (the warm path: no analysis). */
   reused: boolean;
+  /** Whether the analysis came from `prepare` (the list prepared while idle was this request's start). */
+  prepared: boolean;
 }
 
 /**
@@ -159,8 +161,8 @@ export class SessionView {
    */
   render(messages: ViewMessage[], ctx: RenderContext): RenderResult {
     const entries: StateEntry[] = [];
-    if (!this.settings.enabled) return { messages, clock: { kind: "off" }, entries, reused: false };
-    this.#checkPrepared(messages);
+    if (!this.settings.enabled) return { messages, clock: { kind: "off" }, entries, reused: false, prepared: false };
+    const prepared = this.#checkPrepared(messages);
     const s = this.state;
     const inferred = s.touchAt === undefined && s.ttlSeconds === undefined ? inferTouch(messages) : undefined;
     const touchAt = s.touchAt ?? inferred;
@@ -226,14 +228,15 @@ export class SessionView {
           };
 
     if (!analysis && this.#memo?.patch && this.#memo.analysis.extends(messages)) {
-      return { messages: applyPatch(messages, this.#memo.patch), clock, entries, reused: true };
+      return { messages: applyPatch(messages, this.#memo.patch), clock, entries, reused: true, prepared };
     }
     analysis ??= this.#analyze(messages);
     const memo = this.#memo;
     const previous = memo?.patch && { patch: memo.patch, from: memo.length, added: plan?.blocks ?? [] };
     const patch = patchFor(messages, analysis, s.pruned, s.notices, replacement, previous);
     this.#memo = { analysis, length: messages.length, patch };
-    return { messages: applyPatch(messages, patch), clock, ...(plan ? { plan } : {}), entries, reused: false };
+    const view = applyPatch(messages, patch);
+    return { messages: view, clock, ...(plan ? { plan } : {}), entries, reused: false, prepared };
   }
 
   /**
@@ -275,11 +278,15 @@ export class SessionView {
   }
 
   /** Keep a prepared analysis only when the request's list is the prepared one plus new messages. */
-  #checkPrepared(messages: readonly ViewMessage[]): void {
+  #checkPrepared(messages: readonly ViewMessage[]): boolean {
     const prepared = this.#memo?.prepared;
-    if (!prepared) return;
-    if (startsWithMessages(messages, prepared)) delete this.#memo?.prepared;
-    else this.#memo = undefined;
+    if (!prepared) return false;
+    if (startsWithMessages(messages, prepared)) {
+      delete this.#memo?.prepared;
+      return true;
+    }
+    this.#memo = undefined;
+    return false;
   }
 
   /** The analysis of `messages`: the previous request's extended by the new messages, or a new one. */
