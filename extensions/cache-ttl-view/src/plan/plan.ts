@@ -1,4 +1,4 @@
-import { jsonLength } from "../model/json-length.ts";
+import { jsonLength } from "../model/json.ts";
 import type { AssistantMsg, ImagePart, ToolResultMsg, ViewMessage } from "../model/messages.ts";
 import { imageTokens, textTokens, thinkingBilled } from "../model/tokens.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";

@@ -9,7 +9,7 @@ import {
   type ViewMessage,
 } from "../model/messages.ts";
 import { type Block, toolCallOf } from "../plan/analysis.ts";
-import { type Caps, truncateText } from "../views/caps.ts";
+import { type Caps, flat, truncateText } from "../views/caps.ts";
 import { renderToolView } from "../views/index.ts";
 
 /** What a pruned block shows instead of its original, with the sizes that decide whether pruning pays. */
@@ -75,12 +75,6 @@ export function reasoningChars(m: AssistantMsg): number {
     if (typeof signature === "string") n += signature.length;
   }
   return n;
-}
-
-/** A marker joined from pieces (a V8 cons-string tree) as one flat string (charCodeAt flattens): one object to keep. */
-function flat(s: string): string {
-  s.charCodeAt(0);
-  return s;
 }
 
 /** Build the replacement of one block (deterministic: same input and caps, same bytes). */

@@ -19,6 +19,15 @@ export function capsOf(settings: Caps): Caps {
 const MARK = "[TRUNCATED] ";
 const MAX_DEPTH = 8;
 
+/**
+ * A text joined from pieces (a V8 cons-string tree) as one flat string (charCodeAt flattens): one object to keep,
+ * which the collector copies once instead of a tree.
+ */
+export function flat(s: string): string {
+  s.charCodeAt(0);
+  return s;
+}
+
 /** `[TRUNCATED] <prefix>…`, at most `max` chars; text that fits is returned as is. */
 export function truncateText(text: string, max: number): string {
   if (text.length <= max) return text;

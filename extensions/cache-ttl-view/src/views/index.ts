@@ -1,4 +1,5 @@
-import type { Caps } from "./caps.ts";
+import { quoteJson } from "../model/json.ts";
+import { type Caps, flat } from "./caps.ts";
 import { defaultView } from "./default-view.ts";
 import { editView, readView, writeView } from "./file-views.ts";
 import { bashView, grepView, listingView } from "./search-views.ts";
@@ -32,8 +33,12 @@ export function renderToolView(input: ToolViewInput, caps: Caps, argsJson?: stri
   const view = TOOL_VIEWS.get(input.tool) ?? defaultView;
   const { params, result } = view(input, caps);
   const paramsJson = params === input.args && argsJson !== undefined ? argsJson : JSON.stringify(params);
-  // One stringify writes one flat string (pieces joined by hand would be a tree of cons strings, kept that way).
-  const summary = JSON.stringify({ tool: input.tool, tool_call_id: input.callId, id: input.id, params, result });
+  // What JSON.stringify({tool, tool_call_id, id, params, result}) writes, from the parts already serialised.
+  const resultJson = typeof result === "string" ? quoteJson(result) : JSON.stringify(result);
+  const summary = flat(
+    `{"tool":${quoteJson(input.tool)},"tool_call_id":${quoteJson(input.callId)},"id":${quoteJson(input.id)},` +
+      `"params":${paramsJson}${resultJson === undefined ? "" : `,"result":${resultJson}`}}`,
+  );
   return { args: params, argsJson: paramsJson, summary };
 }
 

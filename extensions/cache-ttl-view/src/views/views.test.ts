@@ -1,6 +1,8 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { capValue, truncateTail, truncateText } from "./caps.ts";
-import { renderToolView, type ToolViewInput } from "./index.ts";
+import { defaultView } from "./default-view.ts";
+import { renderToolView, TOOL_VIEWS, type ToolViewInput } from "./index.ts";
 
 const caps = { maxTextChars: 120, maxFieldChars: 40, maxListItems: 3, maxDictKeys: 2 };
 const input = (over: Partial<ToolViewInput>): ToolViewInput => ({
@@ -171,5 +173,31 @@ describe("per-tool views", () => {
       expect(r.summary).toBe(JSON.stringify(expected));
       expect(r.argsJson).toBe(JSON.stringify(r.args));
     }
+  });
+});
+
+describe("the summary's bytes", () => {
+  const text = fc.oneof(
+    fc.string({ unit: "binary" }),
+    fc.string({ unit: fc.constantFrom("a", " ", '"', "\\", "\n", "\u0001", "\ud800", "\udc00", "…", ":", "ref:") }),
+  );
+  it("are JSON.stringify({tool, tool_call_id, id, params, result}) of the view, for every tool and any input", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...TOOL_VIEWS.keys(), "web_search", "mcp\"tool"),
+        text,
+        fc.dictionary(fc.constantFrom("path", "command", "content", "pattern", "x"), fc.oneof(text, fc.integer())),
+        fc.oneof(text, text.map((t) => JSON.stringify({ results: [{ title: t, url: "u", text: t }] }))),
+        fc.boolean(),
+        (tool, callId, args, resultText, isError) => {
+          const at = input({ tool, callId, args, resultText, isError });
+          const { params, result } = (TOOL_VIEWS.get(tool) ?? defaultView)(at, caps);
+          const rendered = renderToolView(at, caps, JSON.stringify(args));
+          expect(rendered.summary).toBe(JSON.stringify({ tool, tool_call_id: callId, id: at.id, params, result }));
+          expect(rendered.argsJson).toBe(JSON.stringify(params));
+        },
+      ),
+      { numRuns: 1500 },
+    );
   });
 });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonLength } from "./json-length.ts";
+import { jsonLength, quoteJson } from "./json.ts";
 
 /** Strings as wide as JSON's escaping: quotes, backslashes, controls, lone and paired surrogates, astral chars. */
 const text = fc.oneof(
@@ -57,5 +57,16 @@ describe("jsonLength", () => {
     const big = { path: "a.ts", content: "x".repeat(1_000_000) };
     expect(jsonLength(big, 100)).toBeGreaterThan(100);
     expect(jsonLength(big)).toBe(JSON.stringify(big).length);
+  });
+});
+
+describe("quoteJson", () => {
+  it("writes what JSON.stringify writes for any string", () => {
+    fc.assert(
+      fc.property(text, (s) => {
+        expect(quoteJson(s)).toBe(JSON.stringify(s));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
