@@ -93,7 +93,12 @@ for (const size of SIZES) {
     1500,
     size >= 100_000 ? 8 : 40,
   );
-  const preparing = timed(() => fresh().prepare(resumed), () => undefined, 1500, size >= 100_000 ? 5 : 40);
+  const preparing = timed(
+    () => fresh().prepare(resumed),
+    () => undefined,
+    1500,
+    size >= 100_000 ? 5 : 40,
+  );
   if (preparedPruned !== pruned) throw new Error(`bench: prepared pruned ${preparedPruned}, cold ${pruned}`);
   // Running session: pruned at the expiry before (STEP messages ago, the request then ended on a user message),
   // then this expiry prunes what became eligible since.

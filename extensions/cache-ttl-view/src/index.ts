@@ -1,7 +1,7 @@
 export { type CacheState, describeCache, inferTouch, judgeCache, ttlForJudgement } from "./clock/cache-clock.ts";
 export { API_TTLS, cacheRetention, resolveTtl } from "./clock/ttl.ts";
 export { type RenderResult, SessionView } from "./engine/session-view.ts";
-export { CLOCK_OFFSET_ENV, type CacheTtlViewOptions, createCacheTtlView } from "./extension.ts";
+export { type CacheTtlViewOptions, CLOCK_OFFSET_ENV, createCacheTtlView } from "./extension.ts";
 export type { ViewMessage } from "./model/messages.ts";
 export { analyze } from "./plan/analysis.ts";
 export { planPrune } from "./plan/plan.ts";

@@ -75,7 +75,10 @@ export function sessionPerTest() {
       files: options.files,
       projectSettings: options.projectSettings,
       extensions: [
-        createCacheTtlView({ now: () => options.clock.now, ...(options.onRender ? { onRender: options.onRender } : {}) }),
+        createCacheTtlView({
+          now: () => options.clock.now,
+          ...(options.onRender ? { onRender: options.onRender } : {}),
+        }),
       ],
       persist: true,
     });

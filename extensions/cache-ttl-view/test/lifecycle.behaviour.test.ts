@@ -3,10 +3,10 @@ import { join } from "node:path";
 import { buildSessionContext } from "@mariozechner/pi-coding-agent";
 import type { RecordedRequest, ScriptedResponse } from "@pi-rails/testkit";
 import { describe, expect, it, vi } from "vitest";
+import type { RenderResult } from "../src/engine/session-view.ts";
 import { messageKeyAt } from "../src/model/ids.ts";
 import type { ViewMessage } from "../src/model/messages.ts";
 import { builderOf } from "../src/model/session-context.ts";
-import type { RenderResult } from "../src/engine/session-view.ts";
 import { bigFile, conversation, isPrefix, json, sessionPerTest, toolPairingProblems } from "./helpers.ts";
 
 /** State lifecycle and restores, in a real pi AgentSession against the loopback model. */

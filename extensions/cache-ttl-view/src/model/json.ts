@@ -1,4 +1,5 @@
 /** Chars that JSON.stringify writes escaped in a string (a surrogate only when lone; the slow path sorts that out). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control chars are exactly what JSON escapes
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
@@ -99,7 +100,6 @@ function isPlainRecord(value: object): value is Record<string, unknown> {
   const proto = Object.getPrototypeOf(value);
   return (proto === Object.prototype || proto === null) && !("toJSON" in value);
 }
-
 
 /**
  * `JSON.stringify(s)` for a string, without the serialiser when nothing in it needs escaping (Node 20's

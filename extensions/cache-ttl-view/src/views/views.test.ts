@@ -184,10 +184,13 @@ describe("the summary's bytes", () => {
   it("are JSON.stringify({tool, tool_call_id, id, params, result}) of the view, for every tool and any input", () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...TOOL_VIEWS.keys(), "web_search", "mcp\"tool"),
+        fc.constantFrom(...TOOL_VIEWS.keys(), "web_search", 'mcp"tool'),
         text,
         fc.dictionary(fc.constantFrom("path", "command", "content", "pattern", "x"), fc.oneof(text, fc.integer())),
-        fc.oneof(text, text.map((t) => JSON.stringify({ results: [{ title: t, url: "u", text: t }] }))),
+        fc.oneof(
+          text,
+          text.map((t) => JSON.stringify({ results: [{ title: t, url: "u", text: t }] })),
+        ),
         fc.boolean(),
         (tool, callId, args, resultText, isError) => {
           const at = input({ tool, callId, args, resultText, isError });
