@@ -65,6 +65,9 @@ for (const size of SIZES) {
   const { messages, lastAt } = benchSession(size);
   const contextMb = JSON.stringify(messages).length / 1e6;
   const { deepMb, keptMb } = memory(messages, lastAt);
+  // For scale: what pi itself spends on every request of this session before any context handler runs (its
+  // runner hands extensions a structuredClone of the context).
+  const piClone = timed(() => structuredClone(messages), () => undefined, 0, 3);
   const expiredAt = lastAt + 10 * 60_000;
   const fresh = () => {
     const view = new SessionView(settings);
@@ -153,6 +156,7 @@ for (const size of SIZES) {
     preparedMedianMs: prepared.median,
     prepareMs: preparing.best,
     warmMs: warm.best,
+    piCloneMs: piClone.best,
     warmShare: warm.best / cold.best,
   });
 }
@@ -169,13 +173,14 @@ if (json) {
     ")",
   );
   console.log(
-    "messages  context MB  running-session pass ms (pruned)  cold pass ms (pruned)  µs/message  resumed, prepared ms  (idle prepare ms)  warm path ms  warm/cold  kept MB  kept/deep copy",
+    "messages  context MB  pi's own clone ms  running-session pass ms (pruned)  cold pass ms (pruned)  µs/message  resumed, prepared ms  (idle prepare ms)  warm path ms  warm/cold  kept MB  kept/deep copy",
   );
   for (const r of rows) {
     console.log(
       [
         String(r.messages).padStart(8),
         fmt(r.contextMb, 1).padStart(11),
+        fmt(r.piCloneMs, 1).padStart(18),
         `${fmt(r.steadyMs)} / ${fmt(r.steadyMedianMs)} (${r.steadyPruned})`.padStart(33),
         `${fmt(r.passMs)} / ${fmt(r.passMedianMs)} (${r.pruned})`.padStart(22),
         fmt(r.usPerMessage, 3).padStart(11),
