@@ -67,7 +67,12 @@ for (const size of SIZES) {
   const { deepMb, keptMb } = memory(messages, lastAt);
   // For scale: what pi itself spends on every request of this session before any context handler runs (its
   // runner hands extensions a structuredClone of the context).
-  const piClone = timed(() => structuredClone(messages), () => undefined, 0, 3);
+  const piClone = timed(
+    () => structuredClone(messages),
+    () => undefined,
+    0,
+    3,
+  );
   const expiredAt = lastAt + 10 * 60_000;
   const fresh = () => {
     const view = new SessionView(settings);
