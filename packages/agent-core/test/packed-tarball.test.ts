@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const packageDir = join(import.meta.dirname, "..");
 const scratch = mkdtempSync(join(tmpdir(), "agent-core-pack-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+// A whole npm install: removing it can take a while on a loaded CI machine.
+afterAll(() => rmSync(scratch, { recursive: true, force: true }), 120_000);
 
 // The published tarball must carry the patched loop itself: a pnpm patch does not travel to npm.
 describe("the packed @pi-rails/agent-core", () => {

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import { type ModelServer, prepareCliHome, removeTreeInBackground, runPi, startModelServer } from "@pi-rails/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const repoRoot = join(import.meta.dirname, "..", "..", "..");
@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server.close();
-  rmSync(scratch, { recursive: true, force: true });
+  removeTreeInBackground(scratch);
 });
 
 // What npm users get: each package packed as it would be published, installed outside the workspace.

@@ -95,7 +95,14 @@ export {
 } from "./registry/verdaccio.ts";
 export { activateSandboxEnv } from "./sandbox/process-env.ts";
 export { mergeSettings, SANDBOX_DEFAULT_SETTINGS } from "./sandbox/settings.ts";
-export { createSandboxDirs, removeDir, type SandboxDirs, writeFiles, writeJson } from "./sandbox/temp-dirs.ts";
+export {
+  createSandboxDirs,
+  removeDir,
+  removeTreeInBackground,
+  type SandboxDirs,
+  writeFiles,
+  writeJson,
+} from "./sandbox/temp-dirs.ts";
 export {
   createTestSession,
   type FauxModelOption,

@@ -1,16 +1,14 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeTreeInBackground } from "../sandbox/temp-dirs.ts";
 
 export interface StockPi {
   /** The published CLI entry, to pass as `runPi(..., { piCli })`. */
   cli: string;
   dir: string;
-  /**
-   * Remove the install (about 21,000 files) in a detached process: on a loaded CI machine a synchronous removal
-   * of that tree inside an `afterAll` outlived the hook's timeout and failed a suite whose tests had all passed.
-   */
+  /** Remove the install (about 21,000 files) without waiting for it (see `removeTreeInBackground`). */
   dispose(): void;
 }
 
@@ -31,12 +29,6 @@ export function installStockPi(options: { version?: string; timeoutMs?: number }
   return {
     cli: join(dir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js"),
     dir,
-    dispose: () => removeInBackground(dir),
+    dispose: () => removeTreeInBackground(dir),
   };
-}
-
-/** Remove `dir` from a detached child that outlives this process, so no test or hook waits for it. */
-function removeInBackground(dir: string): void {
-  const script = `require("node:fs").rmSync(${JSON.stringify(dir)}, { recursive: true, force: true })`;
-  spawn(process.execPath, ["-e", script], { detached: true, stdio: "ignore" }).unref();
 }

@@ -2,6 +2,7 @@
  * Throwaway directory trees for one test: a fake HOME with pi's agent dir, and a project dir.
  * Everything lives under one root so a single removal cleans up.
  */
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -50,4 +51,14 @@ export function writeJson(path: string, value: unknown): void {
 /** Remove a sandbox tree; never throws (tests clean up in finally blocks). */
 export function removeDir(path: string): void {
   rmSync(path, { recursive: true, force: true, maxRetries: 3 });
+}
+
+/**
+ * Remove a tree from a detached process that outlives this one, so no test or hook waits for it: an npm install is
+ * tens of thousands of files, and on a loaded CI machine removing one synchronously in an `afterAll` outlived the
+ * hook's timeout and failed a suite whose tests had all passed.
+ */
+export function removeTreeInBackground(path: string): void {
+  const script = `require("node:fs").rmSync(${JSON.stringify(path)}, { recursive: true, force: true })`;
+  spawn(process.execPath, ["-e", script], { detached: true, stdio: "ignore" }).unref();
 }
