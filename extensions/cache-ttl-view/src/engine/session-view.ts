@@ -85,8 +85,12 @@ export class SessionView {
   requestsAfterPrune: number[] = [];
   #evidence: Evidence | undefined;
   #memo: Memo | undefined;
-  /** Replacement bytes by block id: sticky, so every request repeats them (small texts, not the originals). */
-  #replacements = new Map<string, Replacement>();
+  /**
+   * The replacements built for the blocks of the memo's analysis, by block index (small texts, never the
+   * originals). Built once per analysis; bytes depend only on the block and its caps, so an analysis made again
+   * (after a compaction or `/tree`) builds the same ones.
+   */
+  #built: (Replacement | undefined)[] = [];
 
   constructor(settings: CacheTtlSettings, cwd?: string) {
     this.settings = settings;
@@ -118,6 +122,7 @@ export class SessionView {
   /** Drop the cached analysis and view (the message list changed shape: compaction, tree navigation). */
   invalidate(): void {
     this.#memo = undefined;
+    this.#built = [];
   }
 
   pins(): PinSet {
@@ -145,14 +150,8 @@ export class SessionView {
    * so changed settings (after `/reload`) never change bytes already in the cached prefix.
    */
   #replacementFor(messages: readonly ViewMessage[]): (block: Block) => Replacement {
-    return (block) => {
-      let r = this.#replacements.get(block.id);
-      if (!r) {
-        r = replacementFor(messages, block, this.state.prunedCaps.get(block.id) ?? this.settings);
-        this.#replacements.set(block.id, r);
-      }
-      return r;
-    };
+    return (block) =>
+      (this.#built[block.at] ??= replacementFor(messages, block, this.state.prunedCaps.get(block.id) ?? this.settings));
   }
 
   /**
@@ -253,13 +252,13 @@ export class SessionView {
     const build = this.#replacementFor(messages);
     // A replacement may keep the call's own arguments object: give it a copy, never the session's entry.
     const replacement = (block: Block): Replacement => {
-      const known = this.#replacements.has(block.id);
+      const known = this.#built[block.at] !== undefined;
       const r = build(block);
       if (known || r.kind !== "tool" || block.kind !== "tool" || r.args !== toolCallOf(messages, block).arguments) {
         return r;
       }
       const own = { ...r, args: structuredClone(r.args) };
-      this.#replacements.set(block.id, own);
+      this.#built[block.at] = own;
       return own;
     };
     for (const id of this.state.pruned) {
@@ -285,14 +284,14 @@ export class SessionView {
       delete this.#memo?.prepared;
       return true;
     }
-    this.#memo = undefined;
+    this.invalidate();
     return false;
   }
 
   /** The analysis of `messages`: the previous request's extended by the new messages, or a new one. */
   #analyze(messages: readonly ViewMessage[]): Analysis {
     if (this.#memo?.analysis.extends(messages)) return this.#memo.analysis.extend(messages);
-    this.#memo = undefined;
+    this.invalidate();
     return analyze(messages, this.state.owners);
   }
 
@@ -324,7 +323,8 @@ export class SessionView {
   /** Apply an entry made outside `render` (restore in place, pins) and persist it through the caller. */
   apply(entry: StateEntry): StateEntry {
     foldEntry(this.state, entry);
-    this.invalidate();
+    // The messages did not change, so the analysis and the built replacements stay; the view is drawn again.
+    if (this.#memo) delete this.#memo.patch;
     return entry;
   }
 

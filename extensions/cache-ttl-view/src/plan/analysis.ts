@@ -15,11 +15,12 @@ import {
  * The blocks of a message list: what can be pruned, and where it lives. A tool block is a call and its result
  * (pruned together so the pair stays a pair); a text block is a message's prose; an image block one image part.
  */
-export type Block =
+export type Block = { /** Its index in `Analysis.blocks` (what per-block caches are keyed by). */ at: number } & (
   | { kind: "tool"; id: string; callMsg: number; callPart: number; resultMsg: number; tool: string }
   /** `reasoning`: an assistant message with thinking parts; they are dropped whole with the text, never shown as text. */
   | { kind: "text"; id: string; msg: number; reasoning: boolean }
-  | { kind: "image"; id: string; msg: number; part: number; chars: number };
+  | { kind: "image"; id: string; msg: number; part: number; chars: number }
+);
 
 /** The message a block's age is read from (a tool block: its call). */
 export const messageOf = (block: Block): number => (block.kind === "tool" ? block.callMsg : block.msg);
@@ -213,7 +214,7 @@ export class Analysis {
     };
     // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
     const text = (i: number, m: ViewMessage, reasoning = false) =>
-      blocks.push({ kind: "text", id: this.#ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning });
+      blocks.push({ at: blocks.length, kind: "text", id: this.#ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning });
     // Pushed, never grown by setting `length` (that copies a 100k-long column to add one message to it).
     for (let i = from; i < n; i++) {
       resultTool.push(-1);
@@ -237,7 +238,7 @@ export class Analysis {
             if (resultMsg > i) resultTool[resultMsg] = blocks.length;
             else this.#unanswered.add(call.id);
             const id = this.#ids.id(TOOL, call.id);
-            blocks.push({ kind: "tool", id, callMsg: i, callPart: p, resultMsg, tool: call.name });
+            blocks.push({ at: blocks.length, kind: "tool", id, callMsg: i, callPart: p, resultMsg, tool: call.name });
           } else if (part?.type === "text") prose = true;
           else if (part?.type === "thinking") reasoning = true;
         }
@@ -250,7 +251,7 @@ export class Analysis {
           const part = parts[p];
           if (part?.type === "image") {
             const id = this.#ids.id(IMAGE, imageSource(rawMessageKey(m), p));
-            blocks.push({ kind: "image", id, msg: i, part: p, chars: part.data.length });
+            blocks.push({ at: blocks.length, kind: "image", id, msg: i, part: p, chars: part.data.length });
           } else if (part?.type === "text") prose = true;
         }
         if (prose && (parts === undefined || !isToolResult(m))) textBlock[i] = text(i, m) - 1;
