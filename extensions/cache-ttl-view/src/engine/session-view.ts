@@ -181,16 +181,7 @@ export class SessionView {
     const replacement = this.#replacementFor(messages);
     if (clock.kind === "expired") {
       analysis = this.#analyze(messages);
-      const candidate = planPrune({
-        messages,
-        analysis,
-        pruned: s.pruned,
-        pins: this.pins(),
-        settings: this.settings,
-        ...(this.cwd !== undefined ? { cwd: this.cwd } : {}),
-        ...(ctx.api !== undefined ? { api: ctx.api } : {}),
-        replacement,
-      });
+      const candidate = this.#plan(messages, analysis, replacement, ctx.api);
       if (candidate.ids.length > 0 && messages.length > 0) {
         plan = candidate;
         const ttl = ttlForJudgement(true, s.ttlSeconds, ctx.ttlSeconds) ?? 0;
@@ -234,46 +225,52 @@ export class SessionView {
     const previous = memo?.patch && { patch: memo.patch, from: memo.length, added: plan?.blocks ?? [] };
     const patch = patchFor(messages, analysis, s.pruned, s.notices, replacement, previous);
     this.#memo = { analysis, length: messages.length, patch };
-    const view = applyPatch(messages, patch);
-    return { messages: view, clock, ...(plan ? { plan } : {}), entries, reused: false, prepared };
+    return {
+      messages: applyPatch(messages, patch),
+      clock,
+      ...(plan ? { plan } : {}),
+      entries,
+      reused: false,
+      prepared,
+    };
+  }
+
+  /** What a prune would take now (the prune itself is decided by `render`). */
+  #plan(messages: readonly ViewMessage[], analysis: Analysis, replacement: (b: Block) => Replacement, api?: string) {
+    const { cwd, settings } = this;
+    const where = { ...(cwd !== undefined ? { cwd } : {}), ...(api !== undefined ? { api } : {}) };
+    return planPrune({
+      messages,
+      analysis,
+      pruned: this.state.pruned,
+      pins: this.pins(),
+      settings,
+      replacement,
+      ...where,
+    });
   }
 
   /**
    * Do the costly part of a cold pass while pi is idle (after a resume, a reload, a branch switch or a compaction),
    * so that the first request takes the running-session path: the analysis of the session's messages, and the
-   * replacements of the blocks already pruned and of those the next expiry would prune (built once, by id, with the
-   * caps the prune will store). Nothing is decided or persisted here, and the view itself is still drawn from the
-   * request's own messages. `messages`: the session's current context, as the next request will start.
+   * replacements of the blocks already pruned and of those the next expiry would prune. Nothing is decided or
+   * persisted here, and the view is still drawn from the request's own messages. `messages`: the session's current
+   * context, as the next request will start.
    */
   prepare(messages: readonly ViewMessage[]): void {
     if (!this.settings.enabled || messages.length === 0) return;
     const analysis = this.#analyze(messages);
     this.#memo = { analysis, length: messages.length, prepared: messages };
     const build = this.#replacementFor(messages);
-    // A replacement may keep the call's own arguments object: give it a copy, never the session's entry.
+    // A view may keep a call's own arguments object: the replacement gets a copy, never the session's entry's.
     const replacement = (block: Block): Replacement => {
-      const known = this.#built[block.at] !== undefined;
-      const r = build(block);
-      if (known || r.kind !== "tool" || block.kind !== "tool" || r.args !== toolCallOf(messages, block).arguments) {
-        return r;
-      }
-      const own = { ...r, args: structuredClone(r.args) };
-      this.#built[block.at] = own;
-      return own;
+      const r = this.#built[block.at] ?? build(block);
+      if (r.kind !== "tool" || block.kind !== "tool" || r.args !== toolCallOf(messages, block).arguments) return r;
+      this.#built[block.at] = { ...r, args: structuredClone(r.args) };
+      return this.#built[block.at] as Replacement;
     };
-    for (const id of this.state.pruned) {
-      const block = analysis.byId(id);
-      if (block) replacement(block);
-    }
-    planPrune({
-      messages,
-      analysis,
-      pruned: this.state.pruned,
-      pins: this.pins(),
-      settings: this.settings,
-      ...(this.cwd !== undefined ? { cwd: this.cwd } : {}),
-      replacement,
-    });
+    for (const block of analysis.blocks) if (this.state.pruned.has(block.id)) replacement(block);
+    this.#plan(messages, analysis, replacement);
   }
 
   /** Keep a prepared analysis only when the request's list is the prepared one plus new messages. */
