@@ -38,13 +38,6 @@ export const WARNINGS_ENTRY = defineSessionEntry("rulebook:warnings", (data) => 
   return messages && { messages };
 });
 
-export interface RulebookExtensionOptions {
-  /** Default `os.homedir()`. */
-  home?: string;
-  /** Default pi's agent dir (`PI_CODING_AGENT_DIR` or `~/.pi/agent`). */
-  agentDir?: string;
-}
-
 interface SessionState {
   cwd: string;
   settings: RulebookSettings;
@@ -63,136 +56,132 @@ interface SessionState {
 }
 
 /**
- * Build the rulebook extension. The default export uses the real home and agent dir; tests pass
- * temp dirs. Rules are discovered once per session start, never per turn.
+ * The rulebook extension, with the real home and pi's agent dir. Rules are discovered once per session start,
+ * never per turn.
  */
-export function createRulebookExtension(options: RulebookExtensionOptions = {}) {
-  return function rulebook(pi: ExtensionAPI): void {
-    let ttsrActive = false;
-    let state: SessionState | undefined;
+export default function rulebook(pi: ExtensionAPI): void {
+  let ttsrActive = false;
+  let state: SessionState | undefined;
 
-    pi.events.on(TTSR_STATUS_EVENT, (payload) => {
-      if (!isTtsrStatusPayload(payload)) return;
-      ttsrActive = payload.active;
-      if (state) state.view = undefined;
-    });
+  pi.events.on(TTSR_STATUS_EVENT, (payload) => {
+    if (!isTtsrStatusPayload(payload)) return;
+    ttsrActive = payload.active;
+    if (state) state.view = undefined;
+  });
 
-    const load = async (ctx: ExtensionContext): Promise<SessionState> => {
-      const home = options.home ?? homedir();
-      const agentDir = options.agentDir ?? resolveAgentDir();
-      const { settings, errors, ttsrDisabledRules } = await readRulebookSettings(ctx.cwd, agentDir);
-      let result: RuleLoadResult;
-      try {
-        result = await loadRules({ cwd: ctx.cwd, home, agentDir, settings, ttsrDisabledRules });
-      } catch (error) {
-        // loadRules reports bad files instead of throwing; this is the last line so pi never loses a session to us
-        result = {
-          rules: [],
-          shadowed: [],
-          skipped: [],
-          warnings: [{ message: `rule discovery failed: ${(error as Error).message}` }],
-          providers: [],
-          stats: { files: 0, cacheHits: 0, ms: 0 },
-        };
-      }
-      result.warnings.unshift(...errors);
-      const entries = readSessionEntries(ctx.sessionManager.getEntries(), ATTACHED_ENTRY);
-      const attached = new Set(entries.flatMap((entry) => entry.names));
-      return { cwd: ctx.cwd, settings, result, attached, shown: new Set() };
-    };
-
-    const ensure = async (ctx: ExtensionContext): Promise<SessionState> => {
-      if (!state || state.cwd !== ctx.cwd) state = await load(ctx);
-      return state;
-    };
-
-    const view = (s: SessionState) => {
-      if (!s.view || s.view.ttsrActive !== ttsrActive) {
-        const buckets = bucketRules(s.result.rules, { ttsrActive, globAttach: s.settings.globAttach });
-        const rendered = renderRules(buckets, {
-          ttsrActive,
-          globAttach: s.settings.globAttach,
-          toolName: READ_RULE_TOOL,
-          maxListedChars: s.settings.maxListedChars,
-          attach: buckets.attach,
-        });
-        const warnings = [...buckets.warnings];
-        if (rendered.omitted.length) {
-          warnings.push(
-            `${rendered.omitted.length} rule(s) are not listed in the system prompt: the list is capped at ${s.settings.maxListedChars} characters (rulebook.maxListedChars); they stay readable with read_rule`,
-          );
-        }
-        s.view = {
-          ttsrActive,
-          buckets,
-          promptText: rendered.text,
-          matchers: compileGlobMatchers(buckets.attach),
-          warnings,
-        };
-      }
-      return s.view;
-    };
-
-    /** Show each warning once per session: a notification with UI, stderr without. */
-    const showWarnings = (s: SessionState, ctx: ExtensionContext, messages: string[]) => {
-      const fresh = messages.filter((m) => !s.shown.has(m));
-      if (!fresh.length) return;
-      for (const m of fresh) s.shown.add(m);
-      const head = `rulebook: ${fresh.length} warning(s)`;
-      const body = fresh.slice(0, 8).map((m) => `- ${m}`);
-      if (fresh.length > 8) body.push(`- ... and ${fresh.length - 8} more: run /rulebook or \`rulebook doctor\``);
-      // file names can carry ESC sequences: never pass them to the terminal
-      const text = stripControl([head, ...body].join("\n")).replace(/\r/g, "");
-      if (ctx.hasUI) ctx.ui.notify(text, "warning");
-      else process.stderr.write(`${text}\n`);
-      writeSessionEntry(pi, WARNINGS_ENTRY, { messages: fresh });
-    };
-
-    registerReadRuleTool(pi, () => (state ? view(state).buckets.readable : []));
-
-    pi.registerCommand("rulebook", {
-      description: "Show where each rule came from, its bucket, and why rules were shadowed or skipped",
-      handler: async (_args, ctx) => {
-        const s = await ensure(ctx);
-        ctx.ui.notify(formatDoctor(doctorReport(s.result, s.settings, { ttsrActive })), "info");
-      },
-    });
-
-    pi.on("session_start", async (_event, ctx) => {
-      state = await load(ctx);
-      showWarnings(state, ctx, sessionLoadWarnings(state.result));
-    });
-
-    pi.on("before_agent_start", async (event, ctx) => {
-      const s = await ensure(ctx);
-      const v = view(s);
-      // the same words doctor uses for the same files (report/messages.ts)
-      showWarnings(s, ctx, [...sessionLoadWarnings(s.result), ...v.warnings]);
-      if (!v.promptText) return undefined;
-      return { systemPrompt: appendToSystemPrompt(event.systemPrompt, v.promptText) };
-    });
-
-    pi.on("tool_result", async (event, ctx) => {
-      const s = state;
-      if (!s?.settings.globAttach || event.isError || !FILE_TOOLS.has(event.toolName)) return undefined;
-      const path = (event.input as { path?: unknown }).path;
-      if (typeof path !== "string") return undefined;
-      const rel = toCwdRelative(ctx.cwd, path);
-      if (!rel) return undefined;
-      const fresh = rankMatches(view(s).matchers, rel).filter((m) => !s.attached.has(m.rule.name));
-      if (!fresh.length) return undefined;
-      // one tool result gets at most attachBudgetChars of rules; the rest are named for read_rule
-      const budget = s.settings.attachBudgetChars;
-      const plan = planAttachments(fresh, budget, rel);
-      for (const r of plan.attached) s.attached.add(r.name);
-      if (plan.attached.length) {
-        writeSessionEntry(pi, ATTACHED_ENTRY, { names: plan.attached.map((r) => r.name), path: rel });
-      }
-      const blocks: string[] = plan.attached.map((r: Rule) => renderAttachment(r, rel));
-      if (plan.omitted.length) blocks.push(renderOmitted(plan.omitted, rel, budget, READ_RULE_TOOL));
-      return { content: [...event.content, { type: "text", text: `\n\n${blocks.join("\n\n")}` }] };
-    });
+  const load = async (ctx: ExtensionContext): Promise<SessionState> => {
+    const home = homedir();
+    const agentDir = resolveAgentDir();
+    const { settings, errors, ttsrDisabledRules } = await readRulebookSettings(ctx.cwd, agentDir);
+    let result: RuleLoadResult;
+    try {
+      result = await loadRules({ cwd: ctx.cwd, home, agentDir, settings, ttsrDisabledRules });
+    } catch (error) {
+      // loadRules reports bad files instead of throwing; this is the last line so pi never loses a session to us
+      result = {
+        rules: [],
+        shadowed: [],
+        skipped: [],
+        warnings: [{ message: `rule discovery failed: ${(error as Error).message}` }],
+        providers: [],
+        stats: { files: 0, cacheHits: 0, ms: 0 },
+      };
+    }
+    result.warnings.unshift(...errors);
+    const entries = readSessionEntries(ctx.sessionManager.getEntries(), ATTACHED_ENTRY);
+    const attached = new Set(entries.flatMap((entry) => entry.names));
+    return { cwd: ctx.cwd, settings, result, attached, shown: new Set() };
   };
-}
 
-export default createRulebookExtension();
+  const ensure = async (ctx: ExtensionContext): Promise<SessionState> => {
+    if (!state || state.cwd !== ctx.cwd) state = await load(ctx);
+    return state;
+  };
+
+  const view = (s: SessionState) => {
+    if (!s.view || s.view.ttsrActive !== ttsrActive) {
+      const buckets = bucketRules(s.result.rules, { ttsrActive, globAttach: s.settings.globAttach });
+      const rendered = renderRules(buckets, {
+        ttsrActive,
+        globAttach: s.settings.globAttach,
+        toolName: READ_RULE_TOOL,
+        maxListedChars: s.settings.maxListedChars,
+        attach: buckets.attach,
+      });
+      const warnings = [...buckets.warnings];
+      if (rendered.omitted.length) {
+        warnings.push(
+          `${rendered.omitted.length} rule(s) are not listed in the system prompt: the list is capped at ${s.settings.maxListedChars} characters (rulebook.maxListedChars); they stay readable with read_rule`,
+        );
+      }
+      s.view = {
+        ttsrActive,
+        buckets,
+        promptText: rendered.text,
+        matchers: compileGlobMatchers(buckets.attach),
+        warnings,
+      };
+    }
+    return s.view;
+  };
+
+  /** Show each warning once per session: a notification with UI, stderr without. */
+  const showWarnings = (s: SessionState, ctx: ExtensionContext, messages: string[]) => {
+    const fresh = messages.filter((m) => !s.shown.has(m));
+    if (!fresh.length) return;
+    for (const m of fresh) s.shown.add(m);
+    const head = `rulebook: ${fresh.length} warning(s)`;
+    const body = fresh.slice(0, 8).map((m) => `- ${m}`);
+    if (fresh.length > 8) body.push(`- ... and ${fresh.length - 8} more: run /rulebook or \`rulebook doctor\``);
+    // file names can carry ESC sequences: never pass them to the terminal
+    const text = stripControl([head, ...body].join("\n")).replace(/\r/g, "");
+    if (ctx.hasUI) ctx.ui.notify(text, "warning");
+    else process.stderr.write(`${text}\n`);
+    writeSessionEntry(pi, WARNINGS_ENTRY, { messages: fresh });
+  };
+
+  registerReadRuleTool(pi, () => (state ? view(state).buckets.readable : []));
+
+  pi.registerCommand("rulebook", {
+    description: "Show where each rule came from, its bucket, and why rules were shadowed or skipped",
+    handler: async (_args, ctx) => {
+      const s = await ensure(ctx);
+      ctx.ui.notify(formatDoctor(doctorReport(s.result, s.settings, { ttsrActive })), "info");
+    },
+  });
+
+  pi.on("session_start", async (_event, ctx) => {
+    state = await load(ctx);
+    showWarnings(state, ctx, sessionLoadWarnings(state.result));
+  });
+
+  pi.on("before_agent_start", async (event, ctx) => {
+    const s = await ensure(ctx);
+    const v = view(s);
+    // the same words doctor uses for the same files (report/messages.ts)
+    showWarnings(s, ctx, [...sessionLoadWarnings(s.result), ...v.warnings]);
+    if (!v.promptText) return undefined;
+    return { systemPrompt: appendToSystemPrompt(event.systemPrompt, v.promptText) };
+  });
+
+  pi.on("tool_result", async (event, ctx) => {
+    const s = state;
+    if (!s?.settings.globAttach || event.isError || !FILE_TOOLS.has(event.toolName)) return undefined;
+    const path = (event.input as { path?: unknown }).path;
+    if (typeof path !== "string") return undefined;
+    const rel = toCwdRelative(ctx.cwd, path);
+    if (!rel) return undefined;
+    const fresh = rankMatches(view(s).matchers, rel).filter((m) => !s.attached.has(m.rule.name));
+    if (!fresh.length) return undefined;
+    // one tool result gets at most attachBudgetChars of rules; the rest are named for read_rule
+    const budget = s.settings.attachBudgetChars;
+    const plan = planAttachments(fresh, budget, rel);
+    for (const r of plan.attached) s.attached.add(r.name);
+    if (plan.attached.length) {
+      writeSessionEntry(pi, ATTACHED_ENTRY, { names: plan.attached.map((r) => r.name), path: rel });
+    }
+    const blocks: string[] = plan.attached.map((r: Rule) => renderAttachment(r, rel));
+    if (plan.omitted.length) blocks.push(renderOmitted(plan.omitted, rel, budget, READ_RULE_TOOL));
+    return { content: [...event.content, { type: "text", text: `\n\n${blocks.join("\n\n")}` }] };
+  });
+}

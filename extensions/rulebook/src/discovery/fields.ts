@@ -40,13 +40,9 @@ export function has(ctx: FieldContext, key: string): boolean {
 export function readString(ctx: FieldContext, key: string): string | undefined {
   if (!has(ctx, key)) return undefined;
   const value = ctx.data[key];
-  if (typeof value === "string") {
-    const trimmed = value.trim();
-    if (trimmed) return trimmed;
-    drop(ctx, key, value, "a non-empty string");
-    return undefined;
-  }
-  drop(ctx, key, value, "a string");
+  if (typeof value !== "string") drop(ctx, key, value, "a string");
+  else if (value.trim()) return value.trim();
+  else drop(ctx, key, value, "a non-empty string");
   return undefined;
 }
 
@@ -103,24 +99,16 @@ export function readGlobs(
     drop(ctx, key, value, "a glob string or a list of glob strings");
     return undefined;
   }
-  if (globs.length === 0) {
-    if (typeof value === "string" || (Array.isArray(value) && value.length === 0)) {
-      drop(ctx, key, value, "at least one glob");
-    }
-    return undefined;
-  }
-  return globs;
+  if (globs.length) return globs;
+  // a list of only non-strings was reported item by item above
+  if (typeof value === "string" || value.length === 0) drop(ctx, key, value, "at least one glob");
+  return undefined;
 }
 
 /** Strings from a string or a list of strings (stream conditions). */
-export function readStringList(ctx: FieldContext, key: string): string[] | undefined {
+function readStringList(ctx: FieldContext, key: string): string[] | undefined {
   if (!has(ctx, key)) return undefined;
   const value = ctx.data[key];
-  if (typeof value === "string") {
-    if (value.trim()) return [value];
-    drop(ctx, key, value, "a non-empty string");
-    return undefined;
-  }
   if (Array.isArray(value)) {
     const out: string[] = [];
     for (const item of value) {
@@ -129,7 +117,9 @@ export function readStringList(ctx: FieldContext, key: string): string[] | undef
     }
     return out.length ? out : undefined;
   }
-  drop(ctx, key, value, "a string or a list of strings");
+  if (typeof value !== "string") drop(ctx, key, value, "a string or a list of strings");
+  else if (value.trim()) return [value];
+  else drop(ctx, key, value, "a non-empty string");
   return undefined;
 }
 

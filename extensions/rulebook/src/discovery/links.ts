@@ -36,16 +36,9 @@ export function projectRoot(cwd: string): string {
 
 /** Build the policy once per `loadRules`: real cwd, real user rule folders, the allowed roots from settings. */
 export function createLinkPolicy(cwd: string, home: string, userRoots: readonly string[], extra: readonly string[]) {
-  const allowed = new Set<string>();
-  for (const p of [projectRoot(cwd), ...userRoots, ...extra]) {
-    const real = realOrUndefined(p);
-    if (real) allowed.add(real);
-  }
-  const tooBroad = new Set<string>([parse(resolve(cwd)).root]);
-  for (const h of [home, homedir()]) {
-    const real = realOrUndefined(h);
-    if (real) tooBroad.add(real);
-  }
+  const reals = (paths: readonly string[]) => paths.map(realOrUndefined).filter((real) => real !== undefined);
+  const allowed = new Set(reals([projectRoot(cwd), ...userRoots, ...extra]));
+  const tooBroad = new Set([parse(resolve(cwd)).root, ...reals([home, homedir()])]);
   return { allowed: [...allowed], tooBroad: [...tooBroad] } satisfies LinkPolicy;
 }
 

@@ -1,4 +1,3 @@
-import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { resolveAgentDir } from "@pi-rails/agent-core/kit";
@@ -10,9 +9,9 @@ import { readRulebookSettings } from "../settings/read.ts";
 import type { RulebookSettings } from "../settings/schema.ts";
 import { piContextFiles } from "./context-files.ts";
 import { resolveExtraDir } from "./extra.ts";
-import { createLinkPolicy } from "./links.ts";
+import { createLinkPolicy, realOrUndefined } from "./links.ts";
 import { defaultParseStore, loadParseStore, saveParseStore } from "./parse-store.ts";
-import type { DiscoveryContext, ProviderOutput, RuleProvider } from "./provider.ts";
+import { type DiscoveryContext, emptyOutput, type ProviderOutput, type RuleProvider } from "./provider.ts";
 import { PROVIDERS } from "./registry.ts";
 
 export interface LoadRulesOptions {
@@ -86,16 +85,8 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
       try {
         return await provider.load(ctx);
       } catch (error) {
-        return {
-          rules: [],
-          skipped: [],
-          warnings: [
-            { provider: provider.id, kind: "provider", message: `provider failed: ${(error as Error).message}` },
-          ],
-          searched: [],
-          files: 0,
-          cacheHits: 0,
-        };
+        const message = `provider failed: ${(error as Error).message}`;
+        return { ...emptyOutput(), warnings: [{ provider: provider.id, kind: "provider", message }] };
       }
     }),
   );
@@ -155,15 +146,7 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
  * (`<cwd>/.claude/rules`, a nested `.cursor/rules`) can be one of them: it is then read once, as the user's.
  */
 function realUserRoots(dirs: readonly string[]): Set<string> {
-  const out = new Set<string>();
-  for (const dir of dirs) {
-    try {
-      out.add(realpathSync(dir));
-    } catch {
-      out.add(resolve(dir));
-    }
-  }
-  return out;
+  return new Set(dirs.map((dir) => realOrUndefined(dir) ?? resolve(dir)));
 }
 
 /** pi's context files, each marked with the rule rulebook made of it (when one did). */

@@ -45,12 +45,8 @@ const KEY = Symbol.for("@pi-rails/rulebook/parse-cache");
  */
 export function sharedParseCache(): SharedCache {
   const g = globalThis as unknown as Record<symbol, SharedCache | undefined>;
-  let cache = g[KEY];
-  if (!cache) {
-    cache = { entries: new Map(), stats: { reads: 0, hits: 0 }, storesLoaded: new Set() };
-    g[KEY] = cache;
-  }
-  return cache;
+  g[KEY] ??= { entries: new Map(), stats: { reads: 0, hits: 0 }, storesLoaded: new Set() };
+  return g[KEY];
 }
 
 /** Counters for tests and `rulebook doctor`: how many files were read versus served from the cache. */
@@ -84,18 +80,15 @@ export async function readParsed(path: string, stats: Stats): Promise<{ parsed: 
   }
   cache.stats.reads++;
   let parsed: ParsedFile;
-  let read = stats.size;
   if (stats.size <= MAX_READ_BYTES) {
     // fast path: read straight to a string (no Buffer to collect); bytes only when the text looks odd
     const text = readFileSync(path, "utf8");
-    read = stats.size;
     parsed = text.includes("\0") || text.includes("\ufffd") ? parseBytes(readFileSync(path)) : parseText(text);
   } else {
-    const head = readHead(path, stats.size);
-    read = head.read;
-    parsed = parseBytes(head.bytes);
+    const head = readHead(path);
+    parsed = parseBytes(head);
+    if (head.length < stats.size) parsed.cutAtBytes = { size: stats.size, read: head.length };
   }
-  if (read < stats.size) parsed.cutAtBytes = { size: stats.size, read };
   cache.entries.set(key, { mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, size: stats.size, parsed });
   return { parsed, cached: false };
 }
@@ -128,12 +121,8 @@ function parseText(text: string): ParsedFile {
   return parsed;
 }
 
-/** Read a file (up to MAX_READ_BYTES). Synchronous: see `listRuleFiles` for why. */
-function readHead(path: string, size: number): { bytes: Uint8Array; read: number } {
-  if (size <= MAX_READ_BYTES) {
-    const bytes = readFileSync(path);
-    return { bytes, read: bytes.length };
-  }
+/** The first MAX_READ_BYTES of a larger file. Synchronous: see `listRuleFiles` for why. */
+function readHead(path: string): Uint8Array {
   const fd = openSync(path, "r");
   try {
     const buffer = Buffer.alloc(MAX_READ_BYTES);
@@ -143,7 +132,7 @@ function readHead(path: string, size: number): { bytes: Uint8Array; read: number
       if (n === 0) break;
       read += n;
     }
-    return { bytes: buffer.subarray(0, read), read };
+    return buffer.subarray(0, read);
   } finally {
     closeSync(fd);
   }

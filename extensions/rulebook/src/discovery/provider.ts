@@ -1,8 +1,7 @@
-import { realpathSync } from "node:fs";
 import type { Rule, RuleWarning, SkippedRule } from "../rule.ts";
 import type { RulebookSettings } from "../settings/schema.ts";
 import type { LinkScope } from "./fs.ts";
-import type { LinkPolicy } from "./links.ts";
+import { type LinkPolicy, realOrUndefined } from "./links.ts";
 
 /** What every provider gets: where to look, and the settings that shape a rule (size cap). */
 export interface DiscoveryContext {
@@ -25,11 +24,8 @@ export interface DiscoveryContext {
 /** True when `dir`, a project rule folder, is really one of the user's own rule folders. */
 export function isUserRoot(ctx: DiscoveryContext, dir: string): boolean {
   if (!ctx.userRoots?.size) return false;
-  try {
-    return ctx.userRoots.has(realpathSync(dir));
-  } catch {
-    return false;
-  }
+  const real = realOrUndefined(dir);
+  return real !== undefined && ctx.userRoots.has(real);
 }
 
 /** The link scope for a root of `scope`: project roots are checked from cwd, user roots from home. */

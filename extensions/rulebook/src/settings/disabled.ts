@@ -7,15 +7,12 @@ export function disabledRuleReasons(
   rulebookNames: readonly string[],
   ttsrNames: readonly string[] = [],
 ): Map<string, string> {
-  const keys = new Map<string, string[]>();
-  const add = (name: string, key: string) => {
-    const list = keys.get(name) ?? [];
-    if (!list.includes(key)) list.push(key);
-    keys.set(name, list);
-  };
-  for (const name of rulebookNames) add(name, "rulebook.disabledRules");
-  for (const name of ttsrNames) add(name, "ttsr.disabledRules");
   const out = new Map<string, string>();
-  for (const [name, list] of keys) out.set(name, `disabled by ${list.join(" and ")} ("${name}")`);
+  for (const name of new Set([...rulebookNames, ...ttsrNames])) {
+    const keys = [];
+    if (rulebookNames.includes(name)) keys.push("rulebook.disabledRules");
+    if (ttsrNames.includes(name)) keys.push("ttsr.disabledRules");
+    out.set(name, `disabled by ${keys.join(" and ")} ("${name}")`);
+  }
   return out;
 }
