@@ -11,7 +11,7 @@ import {
 } from "./collect.ts";
 import { CONDITION_KEYS, drop, has, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
 import { listRuleFiles } from "./fs.ts";
-import { linkScope, mergeOutputs, type RuleProvider } from "./provider.ts";
+import { linkScope, type RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.md$/;
 export const WINDSURF_TRIGGERS = ["always_on", "manual", "model_decision", "glob"] as const;
@@ -93,6 +93,6 @@ export const windsurfProvider: RuleProvider = {
     }
     const out = await collectRules(windsurfProvider, specs, problems, normalizeWindsurf, ctx);
     out.searched.push(dir, legacyFile, globalFile);
-    return mergeOutputs([out]);
+    return out;
   },
 };

@@ -39,14 +39,11 @@ export function parseFallbackLines(block: string): FallbackResult {
     if (previous !== undefined) lost.push({ line: previous, text: lines[previous - 1]!.trim() });
     seen.set(key, i + 1);
     const value = (match[2] ?? "").trim();
-    listKey = undefined;
-    if (!value) {
-      // `key:` alone: a list may follow; an empty key is kept as an empty list only if items come
-      Object.defineProperty(data, key, { value: [], enumerable: true, writable: true, configurable: true });
-      listKey = key;
-      return;
-    }
-    Object.defineProperty(data, key, { value: lineValue(value), enumerable: true, writable: true, configurable: true });
+    // `key:` alone: a list may follow; an empty key is kept as an empty list only if items come
+    listKey = value ? undefined : key;
+    // defined, not assigned: a `__proto__` key is data
+    const parsed = value ? lineValue(value) : [];
+    Object.defineProperty(data, key, { value: parsed, enumerable: true, writable: true, configurable: true });
   });
   // `key:` with no items after it is an empty value, not an empty list
   for (const [key, value] of Object.entries(data)) if (Array.isArray(value) && value.length === 0) data[key] = "";

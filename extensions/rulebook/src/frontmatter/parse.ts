@@ -30,13 +30,9 @@ const refuse = (language: string) => ({
 });
 
 /** gray-matter evaluates `---js` / `---coffee` blocks: a rule file must never run code. */
-const SAFE_ENGINES = {
-  js: refuse("js"),
-  javascript: refuse("javascript"),
-  coffee: refuse("coffee"),
-  coffeescript: refuse("coffeescript"),
-  cson: refuse("cson"),
-};
+const SAFE_ENGINES = Object.fromEntries(
+  ["js", "javascript", "coffee", "coffeescript", "cson"].map((language) => [language, refuse(language)]),
+);
 
 type GrayMatter = (input: string, options: object) => { data: unknown };
 const require = createRequire(import.meta.url);

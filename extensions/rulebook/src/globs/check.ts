@@ -89,12 +89,10 @@ function issue(kind: GlobIssueKind, message: string, glob?: string): GlobCheck {
 
 /** `.js`, `java`, `[java]` (a Windsurf habit) to the extension, or `undefined` for a real glob. */
 function extensionOf(glob: string): string | undefined {
-  const dotted = /^\.([A-Za-z0-9]{1,10})$/.exec(glob);
-  if (dotted && EXTENSIONS.has(dotted[1]!.toLowerCase())) return dotted[1];
-  const bracketed = /^\[\.?([A-Za-z0-9]{1,10})\]$/.exec(glob);
-  if (bracketed && EXTENSIONS.has(bracketed[1]!.toLowerCase())) return bracketed[1];
-  if (EXTENSIONS.has(glob)) return glob;
-  return undefined;
+  const marked = /^(?:\.([A-Za-z0-9]{1,10})|\[\.?([A-Za-z0-9]{1,10})\])$/.exec(glob);
+  const ext = marked ? (marked[1] ?? marked[2])! : glob;
+  // a marked extension in any case (`.JS`), a bare word only as written
+  return EXTENSIONS.has(marked ? ext.toLowerCase() : ext) ? ext : undefined;
 }
 
 /**
@@ -136,16 +134,12 @@ export function countExpansions(glob: string, cap: number): number {
       if (ch === "{") {
         i++;
         const start = i;
-        let alternatives = 0;
+        let alternatives = parseSeq();
         let commas = 0;
-        for (;;) {
+        while (glob[i] === ",") {
+          commas++;
+          i++;
           alternatives += parseSeq();
-          if (glob[i] === ",") {
-            commas++;
-            i++;
-            continue;
-          }
-          break;
         }
         if (glob[i] === "}") i++;
         const inner = glob.slice(start, i - 1);

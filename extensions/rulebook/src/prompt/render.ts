@@ -68,12 +68,11 @@ export function renderRules(buckets: RuleBuckets, options: RenderOptions): Rende
   let size = 0;
   for (const { rule, note } of listed) {
     const entry = listEntry(rule, note);
-    if (omitted.length || size + entry.length + 1 > cap) {
-      omitted.push(rule);
-      continue;
+    if (omitted.length || size + entry.length + 1 > cap) omitted.push(rule);
+    else {
+      entries.push(entry);
+      size += entry.length + 1;
     }
-    entries.push(entry);
-    size += entry.length + 1;
   }
   if (listed.length) {
     const section = [

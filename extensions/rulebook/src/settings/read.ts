@@ -30,14 +30,10 @@ export async function readRulebookSettings(
  * names leave every bucket, not only TTSR registration. Read as data, string entries only; pi-ttsr validates the
  * key and names a bad entry. `undefined` when the file does not set it (a project file overrides the user's).
  */
-export function readTtsrDisabledRules(json: object): string[] | undefined {
-  const ttsr = Object.hasOwn(json, "ttsr") ? (json as Record<string, unknown>)["ttsr"] : undefined;
-  if (ttsr === null || typeof ttsr !== "object" || Array.isArray(ttsr) || !Object.hasOwn(ttsr, "disabledRules"))
-    return undefined;
-  const list = (ttsr as Record<string, unknown>)["disabledRules"];
+function readTtsrDisabledRules(json: object): string[] | undefined {
+  const ttsr = Object.hasOwn(json, "ttsr") ? (json as { ttsr?: unknown }).ttsr : undefined;
+  if (ttsr === null || typeof ttsr !== "object" || !Object.hasOwn(ttsr, "disabledRules")) return undefined;
+  const list = (ttsr as { disabledRules?: unknown }).disabledRules;
   if (!Array.isArray(list)) return undefined;
-  return list
-    .filter((n): n is string => typeof n === "string")
-    .map((n) => n.trim())
-    .filter((n) => n.length > 0);
+  return list.flatMap((name) => (typeof name === "string" && name.trim() ? [name.trim()] : []));
 }

@@ -5,7 +5,6 @@ import type { RuleWarning } from "../rule.ts";
 
 /** Provider ids a user can disable. */
 export const PROVIDER_IDS = ["native", "extra", "cursor", "windsurf", "claude", "cline", "copilot"] as const;
-export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 /** The `rulebook` key of pi's settings.json. Unknown keys are errors, not silently ignored. */
 export const RulebookSettingsSchema = z
