@@ -18,7 +18,7 @@ export interface ReachFacts {
   maxLength: number;
 }
 
-interface Node {
+export interface Node {
   type: string;
   kind?: string;
   negate?: boolean;
@@ -53,27 +53,31 @@ function lengthRange(node: Node | Node[], flags: Flags): { min: number; max: num
   return libs.analysis.getLengthRange(node as never, flags as never);
 }
 
+/**
+ * Visits every node of a regex AST (regexpp's, or refa's expression) below `node`, parents first; `visit` returning
+ * false skips a node's children. Back-links (`parent`, a backreference's `resolved`) are not followed.
+ */
+export function walkAst(node: unknown, visit: (n: Node) => unknown): void {
+  if (!node || typeof node !== "object") return;
+  if (Array.isArray(node)) {
+    for (const item of node) walkAst(item, visit);
+    return;
+  }
+  const n = node as Node;
+  if (typeof n.type !== "string" || visit(n) === false) return;
+  for (const [key, value] of Object.entries(n)) {
+    if (key !== "parent" && key !== "resolved" && key !== "references" && key !== "raw") walkAst(value, visit);
+  }
+}
+
 /** The assertions directly inside `root` (not inside a nested lookaround, which its own reach covers). */
 function assertionsOf(root: Node): Node[] {
   const found: Node[] = [];
-  const visit = (node: unknown): void => {
-    if (!node || typeof node !== "object") return;
-    if (Array.isArray(node)) {
-      for (const item of node) visit(item);
-      return;
-    }
-    const n = node as Node;
-    if (typeof n.type !== "string") return;
-    if (n !== root && n.type === "Assertion") {
-      found.push(n);
-      return;
-    }
-    for (const [key, value] of Object.entries(n)) {
-      if (key === "parent" || key === "resolved" || key === "references" || key === "raw") continue;
-      if (value && typeof value === "object") visit(value);
-    }
-  };
-  visit(root.type === "Assertion" ? root.alternatives : root);
+  walkAst(root.type === "Assertion" ? root.alternatives : root, (n) => {
+    if (n === root || n.type !== "Assertion") return true;
+    found.push(n);
+    return false;
+  });
   return found;
 }
 

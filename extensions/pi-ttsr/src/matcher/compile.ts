@@ -6,6 +6,7 @@ import {
   type ReachFacts,
   reachFacts,
   trailingAssertions,
+  walkAst,
 } from "./analysis.ts";
 import { longestWord, nfaReadsChar, type PlainNfa, plainNfa } from "./automaton.ts";
 import { acceptPoints, firstPrefix, sampleStrings } from "./language-check.ts";
@@ -167,19 +168,7 @@ export function compilePattern(spec: PatternSpec): CompileResult {
     if (unicode) return b.native("unicode flag");
     return b.backreferenceSuperset() ?? b.native(why);
   }
-  const automaton = (e: NoParent<Expression>): PlainNfa | undefined => {
-    try {
-      const nfa = libs.refa.NFA.fromRegex(
-        e,
-        { maxCharacter },
-        { assertions: "ignore" },
-        new libs.refa.NFA.LimitedNodeFactory(MAX_NFA_NODES),
-      );
-      return unicode ? codeUnitNfa(nfa) : plainNfa(nfa);
-    } catch {
-      return undefined;
-    }
-  };
+  const automaton = (e: NoParent<Expression>) => nfaOf(e, maxCharacter, unicode);
   const rewritten = automaton(expression);
   if (!rewritten) {
     if (unicode) return b.native("unicode flag with characters outside the BMP");
@@ -233,15 +222,7 @@ class Builder {
     readonly parser: JS.Parser,
     readonly facts: ReachFacts,
   ) {
-    let endRegex: RegExp | undefined;
-    if (!/\\[1-9k]/.test(spec.source)) {
-      try {
-        endRegex = new RegExp(`(?<=${spec.source})`, `${spec.flags}y`);
-      } catch {
-        endRegex = undefined;
-      }
-    }
-    this.endRegex = endRegex;
+    this.endRegex = endRegexOf(spec);
   }
 
   private base(mode: PatternMode, nfa: PlainNfa | undefined): CompiledPattern {
@@ -325,7 +306,7 @@ class Builder {
    */
   backreferenceSuperset(): CompileResult | undefined {
     const refs: Span[] = [];
-    walk(this.parser.ast.pattern, (n) => {
+    walkAst(this.parser.ast.pattern, (n) => {
       if (n.type !== "Backreference") return;
       const start = n["start"] as number;
       if (!refs.some((r) => r.start === start)) refs.push({ start, end: n["end"] as number, text: "(?:[\\s\\S]*)" });
@@ -340,14 +321,13 @@ class Builder {
    */
   widenedSuperset(): CompileResult | undefined {
     const spans: Span[] = [];
-    walk(this.parser.ast.pattern, (n) => {
+    walkAst(this.parser.ast.pattern, (n) => {
       if (n.type !== "Quantifier") return;
       const min = n["min"] as number;
       const max = n["max"] as number;
       if (min <= WIDEN_ABOVE && (max <= WIDEN_ABOVE || max === Number.POSITIVE_INFINITY)) return;
-      const element = n["element"] as { end: number };
       const lazy = n["greedy"] === false ? "?" : "";
-      spans.push({ start: element.end, end: n["end"] as number, text: (min >= 1 ? "+" : "*") + lazy });
+      spans.push({ start: n.element!["end"] as number, end: n["end"] as number, text: (min >= 1 ? "+" : "*") + lazy });
     });
     return this.verifiedSuperset(spans, "large counted repetitions");
   }
@@ -387,6 +367,15 @@ class Builder {
   finalTester(): (text: string) => boolean {
     const re = new RegExp(this.spec.source, this.spec.flags);
     return (text) => re.test(text);
+  }
+}
+
+function endRegexOf(spec: PatternSpec): RegExp | undefined {
+  if (/\\[1-9k]/.test(spec.source)) return undefined;
+  try {
+    return new RegExp(`(?<=${spec.source})`, `${spec.flags}y`);
+  } catch {
+    return undefined;
   }
 }
 
@@ -466,8 +455,21 @@ function assertionFreeNfa(pattern: JS.Parser | { source: string; flags: string }
   try {
     const parser = "parse" in pattern ? pattern : libs.refa.JS.Parser.fromLiteral(pattern);
     const { expression, maxCharacter } = parser.parse({ assertions: "ignore", backreferences: "throw" });
+    return nfaOf(expression, maxCharacter, false);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * refa's automaton of an expression (its assertions ignored), or undefined when it would outgrow MAX_NFA_NODES or,
+ * for a `u`/`v` pattern, cannot run on UTF-16 code units (see codeUnitNfa).
+ */
+function nfaOf(expression: NoParent<Expression>, maxCharacter: number, unicode: boolean): PlainNfa | undefined {
+  try {
     const factory = new libs.refa.NFA.LimitedNodeFactory(MAX_NFA_NODES);
-    return plainNfa(libs.refa.NFA.fromRegex(expression, { maxCharacter }, { assertions: "ignore" }, factory));
+    const nfa = libs.refa.NFA.fromRegex(expression, { maxCharacter }, { assertions: "ignore" }, factory);
+    return unicode ? codeUnitNfa(nfa) : plainNfa(nfa);
   } catch {
     return undefined;
   }
@@ -510,42 +512,13 @@ function codeUnitNfa(nfa: NFA): PlainNfa {
   return plain;
 }
 
-interface AstNode {
-  type: string;
-  [key: string]: unknown;
-}
-
-function walk(node: unknown, visit: (n: AstNode) => void): void {
-  if (!node || typeof node !== "object") return;
-  if (Array.isArray(node)) {
-    for (const item of node) walk(item, visit);
-    return;
-  }
-  const n = node as AstNode;
-  if (typeof n.type !== "string") return;
-  visit(n);
-  for (const [key, value] of Object.entries(n)) {
-    if (key === "parent" || key === "resolved" || key === "references" || key === "raw") continue;
-    if (value && typeof value === "object") walk(value, visit);
-  }
-}
-
-function hasRefaAssertion(node: unknown): boolean {
+/** Whether refa's expression still has an assertion it could not rewrite away. */
+function hasRefaAssertion(expression: NoParent<Expression>): boolean {
   let found = false;
-  const visit = (value: unknown): void => {
-    if (found || !value || typeof value !== "object") return;
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item);
-      return;
-    }
-    const n = value as { type?: unknown };
-    if (n.type === "Assertion") {
-      found = true;
-      return;
-    }
-    for (const [key, child] of Object.entries(value)) if (key !== "parent" && key !== "source") visit(child);
-  };
-  visit(node);
+  walkAst(expression, (n) => {
+    if (n.type === "Assertion") found = true;
+    return !found;
+  });
   return found;
 }
 

@@ -1,4 +1,4 @@
-import { matchEnds, type PlainNfa } from "./automaton.ts";
+import { matchEnds, type PlainNfa, rangesHave } from "./automaton.ts";
 
 /**
  * Load-time check of what the regex library made of a pattern with assertions: the automaton is compared with
@@ -43,11 +43,7 @@ export function firstPrefix(text: string, test: (prefix: string) => boolean): nu
 
 /** Prefix lengths at which some match of the automaton ends. */
 export function acceptPoints(nfa: PlainNfa, text: string): number[] {
-  const points: number[] = [];
-  matchEnds(nfa, text).forEach((ends, k) => {
-    if (ends) points.push(k);
-  });
-  return points;
+  return matchEnds(nfa, text).flatMap((ends, k) => (ends ? [k] : []));
 }
 
 function randomWord(nfa: PlainNfa, rand: () => number, alphabet: readonly string[]): string | undefined {
@@ -70,17 +66,12 @@ function randomWord(nfa: PlainNfa, rand: () => number, alphabet: readonly string
 
 /** A character of the ranges, preferring the alphabet's (so `\w` yields letters, not CJK). */
 function charIn(ranges: readonly number[], rand: () => number, alphabet: readonly string[]): string {
-  const members = alphabet.filter((ch) => inRanges(ranges, ch.charCodeAt(0)));
+  const members = alphabet.filter((ch) => rangesHave(ranges, ch.charCodeAt(0)));
   if (members.length > 0 && rand() < 0.8) return members[Math.floor(rand() * members.length)]!;
   const r = Math.floor(rand() * (ranges.length / 2)) * 2;
   const min = ranges[r]!;
   const max = Math.min(ranges[r + 1]!, min + 64);
   return String.fromCharCode(min + Math.floor(rand() * (max - min + 1)));
-}
-
-function inRanges(ranges: readonly number[], c: number): boolean {
-  for (let i = 0; i < ranges.length; i += 2) if (c >= ranges[i]! && c <= ranges[i + 1]!) return true;
-  return false;
 }
 
 const BASE_ALPHABET = [" ", "\n", "a", "Z", "0", "_", ".", "-", "(", '"', "é"];

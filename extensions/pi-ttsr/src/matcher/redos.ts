@@ -15,9 +15,7 @@ export interface RedosVerdict {
 export function checkRedos(source: string, flags: string): RedosVerdict {
   try {
     const result = libs.scslre.analyse({ source, flags: flags.replace(/[gyd]/g, "") }, { maxReports: 8 });
-    let exponential = false;
-    for (const report of result.reports) if (report.exponential) exponential = true;
-    return { exponential, polynomial: result.reports.length > 0 };
+    return { exponential: result.reports.some((r) => r.exponential), polynomial: result.reports.length > 0 };
   } catch {
     return { exponential: false, polynomial: false };
   }

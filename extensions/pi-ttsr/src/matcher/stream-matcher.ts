@@ -235,31 +235,25 @@ export class StreamMatcher {
     }
   }
 
-  /**
-   * Whether a native call is timed for the budget: a short window of a pattern without polynomial backtracking
-   * cannot be slow, and the clock would cost more than the call.
-   */
-  private timed(p: CompiledPattern, window: number): boolean {
-    return p.polynomial || window > UNTIMED_WINDOW;
-  }
-
   private maxWindow(p: CompiledPattern): number {
     return p.polynomial ? POLYNOMIAL_MAX_WINDOW : NATIVE_MAX_WINDOW;
   }
 
-  /** Searches the buffer from `from` on (with the context its lookbehinds need); returns the match end or -1. */
-  private searchFrom(unit: number, p: CompiledPattern, re: RegExp, from: number): number {
+  /** The text from `from` on, with the context its lookbehinds need, within the pattern's window. */
+  private windowFrom(p: CompiledPattern, from: number): string {
     const windowStart = Number.isFinite(p.lookbehind) ? Math.max(0, from - p.lookbehind) : 0;
-    const window = this.text.slice(Math.max(windowStart, this.text.length - this.maxWindow(p) - 1024));
+    return this.text.slice(Math.max(windowStart, this.text.length - this.maxWindow(p) - 1024));
+  }
+
+  /** Searches the buffer from `from` on (see windowFrom); returns the match end or -1. */
+  private searchFrom(unit: number, p: CompiledPattern, re: RegExp, from: number): number {
+    const window = this.windowFrom(p, from);
     const offset = this.text.length - window.length;
     re.lastIndex = Math.max(0, from - offset);
-    if (!this.timed(p, window.length)) {
-      const m = re.exec(window);
-      return m ? offset + m.index + m[0].length : -1;
-    }
-    const t0 = performance.now();
+    // A short window of a pattern without polynomial backtracking cannot be slow: the clock would cost more.
+    const t0 = p.polynomial || window.length > UNTIMED_WINDOW ? performance.now() : undefined;
     const m = re.exec(window);
-    this.charge(unit, t0);
+    if (t0 !== undefined) this.charge(unit, t0);
     return m ? offset + m.index + m[0].length : -1;
   }
 
@@ -364,8 +358,7 @@ export class StreamMatcher {
         if (ends.length > before) from = Math.min(from, c.from);
       }
       if (ends.length === 0) return -1;
-      const windowStart = Number.isFinite(p.lookbehind) ? Math.max(0, from - p.lookbehind) : 0;
-      const window = this.text.slice(Math.max(windowStart, len - this.maxWindow(p) - 1024));
+      const window = this.windowFrom(p, from);
       const offset = len - window.length;
       const re = p.endRegex!;
       for (const end of ends) {
