@@ -11,12 +11,10 @@ import {
   runCommand,
   UsageError,
 } from "@pi-rails/agent-core/kit";
-import { bucketOf, bucketRules } from "../buckets/buckets.ts";
 import { loadRules } from "../discovery/load.ts";
 import { stripControl } from "../prompt/escape.ts";
-import type { Rule } from "../rule.ts";
 import { readRulebookSettings } from "../settings/read.ts";
-import { describeRule, doctorReport, formatDoctor, formatList, formatShow } from "./report.ts";
+import { doctorReport, formatDoctor, formatList, formatShow } from "./report.ts";
 
 export const USAGE = formatHelp({
   title: "rulebook: where each rule came from, its bucket, why it was shadowed or skipped",
@@ -72,10 +70,8 @@ async function run(argv: readonly string[], io: CliOutput, env: NodeJS.ProcessEn
   const { settings, errors, ttsrDisabledRules } = await readRulebookSettings(cwd, agentDir);
   const result = await loadRules({ cwd, home, agentDir, settings, ttsrDisabledRules });
   result.warnings.unshift(...errors);
-  const buckets = bucketRules(result.rules, { ttsrActive: true, globAttach: settings.globAttach });
-  const attach = new Set(buckets.attach);
-
-  const describe = (rule: Rule) => describeRule(rule, bucketOf(buckets, rule), attach.has(rule));
+  // `report.rules` describes `result.rules`, in the same order
+  const report = doctorReport(result, settings, { ttsrActive: true });
   /** `--json` prints the value, else the text; both only when asked for. */
   const print = (json: () => unknown, text: () => string): number => {
     out(values.json ? JSON.stringify(json(), null, 2) : text());
@@ -85,36 +81,36 @@ async function run(argv: readonly string[], io: CliOutput, env: NodeJS.ProcessEn
   switch (command) {
     case "list":
       return print(
-        () => result.rules.map(describe),
-        () => formatList(result, buckets),
+        () => report.rules,
+        () => formatList(report.rules),
       );
     case "show": {
       const name = rest[0];
       if (!name) throw new UsageError("show: missing <name>");
-      const rule = result.rules.find((r) => r.name === name);
-      if (!rule)
+      const index = result.rules.findIndex((r) => r.name === name);
+      const rule = result.rules[index];
+      const described = report.rules[index];
+      if (!rule || !described)
         throw new RefusedError(
           `No rule named "${name}". Rules: ${result.rules.map((r) => r.name).join(", ") || "(none)"}`,
         );
       const shadows = result.shadowed.filter((s) => s.by === rule);
       return print(
         () => ({
-          ...describe(rule),
+          ...described,
           source: rule.source,
           meta: rule.meta,
           content: rule.content,
           shadows: shadows.map((s) => ({ path: s.rule.path, provider: s.rule.source.provider })),
         }),
-        () => formatShow(rule, bucketOf(buckets, rule), result.shadowed, attach.has(rule)),
+        () => formatShow(rule, described.bucket, result.shadowed, described.autoAttach),
       );
     }
-    case "doctor": {
-      const report = doctorReport(result, settings, { ttsrActive: true });
+    case "doctor":
       return print(
         () => report,
         () => formatDoctor(report),
       );
-    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

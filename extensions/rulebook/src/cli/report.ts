@@ -1,4 +1,4 @@
-import { type BucketName, bucketOf, bucketRules, type RuleBuckets } from "../buckets/buckets.ts";
+import { type BucketName, bucketOf, bucketRules } from "../buckets/buckets.ts";
 import { sessionWarnsAboutSkip, skippedMessage, warningMessage } from "../report/messages.ts";
 import type { Rule, RuleLoadResult, RuleWarning } from "../rule.ts";
 import type { RulebookSettings } from "../settings/schema.ts";
@@ -41,6 +41,8 @@ export function describeRule(rule: Rule, bucket: BucketName, autoAttach = false)
     chars: rule.content.length,
   };
 }
+
+type DescribedRule = ReturnType<typeof describeRule>;
 
 /** Everything `rulebook doctor --json` prints. */
 export function doctorReport(result: RuleLoadResult, settings: RulebookSettings, options: { ttsrActive: boolean }) {
@@ -115,15 +117,10 @@ function table(rows: string[][]): string {
 }
 
 /** `rulebook list`: one line per effective rule. */
-export function formatList(result: RuleLoadResult, buckets: RuleBuckets): string {
-  if (!result.rules.length) return "No rules found.";
-  const rows = [["NAME", "BUCKET", "PROVIDER", "SCOPE", "PATH"]];
-  const attach = new Set(buckets.attach);
-  for (const rule of result.rules) {
-    const bucket = shortBucket(bucketOf(buckets, rule), attach.has(rule));
-    rows.push([rule.name, bucket, rule.source.provider, rule.source.scope, rule.path]);
-  }
-  return table(rows);
+export function formatList(rules: readonly DescribedRule[]): string {
+  if (!rules.length) return "No rules found.";
+  const rows = rules.map((r) => [r.name, shortBucket(r.bucket, r.autoAttach), r.provider, r.scope, r.path]);
+  return table([["NAME", "BUCKET", "PROVIDER", "SCOPE", "PATH"], ...rows]);
 }
 
 /** `rulebook show <name>`: where it came from, how it is delivered, its content. */
