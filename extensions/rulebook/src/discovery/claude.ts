@@ -1,16 +1,8 @@
 import { basename, join, resolve } from "node:path";
 import { isInside } from "@pi-rails/agent-core/kit";
-import {
-  collectRules,
-  loadRuleFolder,
-  type Normalizer,
-  type RuleFileSpec,
-  rejectUnless,
-  singleFile,
-} from "./collect.ts";
+import { collectSingleFiles, loadRuleFolder, type Normalizer, rejectUnless } from "./collect.ts";
 import { contextRuleName, piContextFiles } from "./context-files.ts";
 import { CONDITION_KEYS, drop, has, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
-import type { Problem } from "./fs.ts";
 import { type DiscoveryContext, mergeOutputs, type ProviderOutput, type RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.md$/;
@@ -44,25 +36,17 @@ function loadDir(dir: string, scope: "project" | "user", ctx: DiscoveryContext):
 }
 
 /** `rulebook.loadClaudeMdBesideAgentsMd`: each CLAUDE.md pi skips (an AGENTS.md is beside it) as an always-apply rule. */
-async function loadSkippedClaudeMd(ctx: DiscoveryContext): Promise<ProviderOutput> {
-  const specs: RuleFileSpec[] = [];
-  const problems: Problem[] = [];
+function loadSkippedClaudeMd(ctx: DiscoveryContext): Promise<ProviderOutput> {
   const skipped = piContextFiles(ctx.cwd, ctx.agentDir).filter(
     (f) => !f.loadedByPi && /^CLAUDE\.(md|MD)$/.test(basename(f.path)),
   );
-  for (const file of skipped) {
-    const inProject = isInside(resolve(ctx.cwd), resolve(file.path));
-    const single = await singleFile(ctx, file.path, {
-      name: contextRuleName(ctx.cwd, file.path),
-      scope: inProject ? "project" : "user",
-      legacy: true,
-    });
-    if (single.spec) specs.push(single.spec);
-    if (single.problem) problems.push(single.problem);
-  }
-  const out = await collectRules(claudeProvider, specs, problems, normalizeClaude, ctx);
-  out.searched.push(...skipped.map((f) => f.path));
-  return out;
+  const files = skipped.map(({ path }) => ({
+    path,
+    name: contextRuleName(ctx.cwd, path),
+    scope: isInside(resolve(ctx.cwd), resolve(path)) ? ("project" as const) : ("user" as const),
+    legacy: true,
+  }));
+  return collectSingleFiles(claudeProvider, files, normalizeClaude, ctx);
 }
 
 /** Claude Code: `<cwd>/.claude/rules/**\/*.md`, then `~/.claude/rules/**\/*.md`. */

@@ -284,14 +284,27 @@ export function rejectUnless(description: string): (fileName: string) => string 
 export async function singleFile(
   ctx: DiscoveryContext,
   path: string,
-  spec: Omit<RuleFileSpec, "file" | "root"> & { root?: string },
+  spec: Omit<RuleFileSpec, "file" | "root">,
 ): Promise<{ spec?: RuleFileSpec; problem?: Problem }> {
   const stats = await statIfExists(path);
   if (!stats) return {};
   if (!stats.isFile()) return stats.isDirectory() ? {} : { problem: { path, reason: "not a regular file" } };
   const link = checkRootLink(path, linkScope(ctx, spec.scope));
   if (link.problem) return { problem: link.problem };
-  return {
-    spec: { ...spec, root: spec.root ?? dirname(path), file: { path, relPath: basename(path), stats } },
-  };
+  return { spec: { ...spec, root: dirname(path), file: { path, relPath: basename(path), stats } } };
+}
+
+/** Fixed-path rule files (see `singleFile`) read as one output, in order; every path counts as searched. */
+export async function collectSingleFiles(
+  provider: ProviderInfo,
+  files: readonly (Omit<RuleFileSpec, "file" | "root"> & { path: string })[],
+  normalize: Normalizer,
+  ctx: DiscoveryContext,
+): Promise<ProviderOutput> {
+  const found = await Promise.all(files.map(({ path, ...spec }) => singleFile(ctx, path, spec)));
+  const specs = found.flatMap((f) => (f.spec ? [f.spec] : []));
+  const problems = found.flatMap((f) => (f.problem ? [f.problem] : []));
+  const out = await collectRules(provider, specs, problems, normalize, ctx);
+  out.searched.push(...files.map((f) => f.path));
+  return out;
 }

@@ -1,10 +1,11 @@
 import { join } from "node:path";
-import { collectRules, loadRuleFolder, type Normalizer, rejectUnless, singleFile } from "./collect.ts";
+import { collectSingleFiles, loadRuleFolder, type Normalizer, rejectUnless } from "./collect.ts";
 import { CONDITION_KEYS, readCondition, readGlobs, readString } from "./fields.ts";
 import { mergeOutputs, type RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.instructions\.md$/;
 const EVERYTHING = new Set(["**", "**/*", "*"]);
+const COPILOT_INSTRUCTIONS = { name: "copilot-instructions", scope: "project", legacy: true } as const;
 
 /**
  * GitHub Copilot: `applyTo` (comma-separated globs) scopes the instructions; `applyTo: "**"` means
@@ -26,20 +27,8 @@ export const copilotProvider: RuleProvider = {
   description:
     "GitHub Copilot: <cwd>/.github/copilot-instructions.md, <cwd>/.github/instructions/**/*.instructions.md (applyTo)",
   async load(ctx) {
-    const legacyPath = join(ctx.cwd, ".github", "copilot-instructions.md");
-    const { spec, problem } = await singleFile(ctx, legacyPath, {
-      name: "copilot-instructions",
-      scope: "project",
-      legacy: true,
-    });
-    const legacy = await collectRules(
-      copilotProvider,
-      spec ? [spec] : [],
-      problem ? [problem] : [],
-      normalizeCopilot,
-      ctx,
-    );
-    legacy.searched.push(legacyPath);
+    const legacyFile = { path: join(ctx.cwd, ".github", "copilot-instructions.md"), ...COPILOT_INSTRUCTIONS };
+    const legacy = await collectSingleFiles(copilotProvider, [legacyFile], normalizeCopilot, ctx);
     const dir = join(ctx.cwd, ".github", "instructions");
     const folder = {
       dir,

@@ -1,17 +1,11 @@
 import { join } from "node:path";
-import {
-  collectRules,
-  loadRuleFolder,
-  type Normalizer,
-  type RuleFileSpec,
-  rejectUnless,
-  singleFile,
-} from "./collect.ts";
+import { collectSingleFiles, loadRuleFolder, type Normalizer, type RuleFileSpec, rejectUnless } from "./collect.ts";
 import { CONDITION_KEYS, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
 import { findNestedRuleDirs } from "./nested.ts";
 import { type DiscoveryContext, mergeOutputs, type ProviderOutput, type RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.(mdc|md)$/;
+const CURSORRULES = { name: "cursorrules", scope: "project", legacy: true } as const;
 
 /** Cursor keeps `alwaysApply` only when it is a real `true`, `description` only as a string. */
 export const normalizeCursor: Normalizer = (f) => ({
@@ -47,15 +41,6 @@ function loadCursorDir(
   return loadRuleFolder(cursorProvider, folder, normalizeCursor, ctx);
 }
 
-/** Legacy `<cwd>/.cursorrules`: one file Cursor applies to every request (rule `cursorrules`). */
-async function loadLegacy(ctx: DiscoveryContext): Promise<ProviderOutput> {
-  const path = join(ctx.cwd, ".cursorrules");
-  const { spec, problem } = await singleFile(ctx, path, { name: "cursorrules", scope: "project", legacy: true });
-  const out = await collectRules(cursorProvider, spec ? [spec] : [], problem ? [problem] : [], normalizeCursor, ctx);
-  out.searched.push(path);
-  return out;
-}
-
 /**
  * Cursor: `<cwd>/.cursor/rules/**`, then legacy `<cwd>/.cursorrules`, then nested `<pkg>/.cursor/rules/**` folders (named
  * `<pkg>/<rule>`, globs relative to `<pkg>`), then `~/.cursor/rules/**`.
@@ -68,10 +53,12 @@ export const cursorProvider: RuleProvider = {
   async load(ctx) {
     const projectDir = join(ctx.cwd, ".cursor", "rules");
     const userDir = join(ctx.home, ".cursor", "rules");
+    const legacyFile = join(ctx.cwd, ".cursorrules");
     const nested = await findNestedRuleDirs(ctx.cwd, ".cursor", { maxDepth: 6, maxDirs: 5000 });
     const parts = await Promise.all([
       loadCursorDir(projectDir, "project", ctx),
-      loadLegacy(ctx),
+      // legacy `.cursorrules`: one file Cursor applies to every request
+      collectSingleFiles(cursorProvider, [{ path: legacyFile, ...CURSORRULES }], normalizeCursor, ctx),
       ...nested.found.map((base) =>
         loadCursorDir(join(ctx.cwd, base, ".cursor", "rules"), "project", ctx, {
           base,
