@@ -42,6 +42,11 @@ function printWarnings(io: CliIo, warnings: readonly string[]): void {
   for (const w of warnings) io.stderr(`warning: ${w}\n`);
 }
 
+/** The `--json` output of a command: one indented document. */
+function printJson(io: CliIo, value: unknown): void {
+  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}
+
 /** Reads `--file`: a regular file only (a FIFO or a device would block or never end). */
 async function readInputFile(io: CliIo, file: string): Promise<string> {
   const path = resolve(io.cwd, file);
@@ -85,9 +90,8 @@ export async function testCommand(io: CliIo, args: string[], flags: CommonFlags)
   const as =
     source === "tool" ? `tool ${flags.tool ?? fileTools(rules).join("/")}${path ? ` of ${path}` : ""}` : source;
   if (flags.json) {
-    io.stdout(
-      `${JSON.stringify({ source, ...(path ? { path } : {}), enabled: rules.settings.enabled, matches: located, warnings: rules.warnings }, null, 2)}\n`,
-    );
+    const where = path ? { path } : {};
+    printJson(io, { source, ...where, enabled: rules.settings.enabled, matches: located, warnings: rules.warnings });
   } else {
     printWarnings(io, rules.warnings);
     disabledNote(io, rules, flags.json);
@@ -121,9 +125,8 @@ export async function listCommand(io: CliIo, flags: CommonFlags): Promise<number
   }));
   const skipped = [...rules.registry.skipped, ...rules.dropped];
   if (flags.json) {
-    io.stdout(
-      `${JSON.stringify({ enabled: rules.settings.enabled, settings: rules.settings, rules: rows, skipped, warnings: rules.warnings }, null, 2)}\n`,
-    );
+    const { settings, warnings } = rules;
+    printJson(io, { enabled: settings.enabled, settings, rules: rows, skipped, warnings });
     return EXIT.ok;
   }
   if (!rules.settings.enabled) io.stdout("ttsr.enabled is false: a session would not watch these rules\n");
@@ -157,6 +160,8 @@ function scopeText(scope: RuleScope): string {
 /** Files over this size are skipped by `scan` (generated or vendored, not something a model writes). */
 const MAX_SCAN_BYTES = 2 * 1024 * 1024;
 
+type Finding = { file: string; rule: string; ruleFile: string; delivery: string; line: number; column: number };
+
 /** `ttsr scan <dir>`: run the rules over a codebase like a linter, as if the model wrote each file. */
 export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags): Promise<number> {
   if (args.length > 1) throw new UsageError("scan takes one directory");
@@ -171,9 +176,7 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
     // A project that switched TTSR off has no findings to report: say so, and why, instead of linting anyway.
     const reason = `ttsr.enabled is false in ${rules.enabledFrom ?? "the pi settings"}: a session here watches no rule, so nothing was scanned`;
     if (flags.json) {
-      io.stdout(
-        `${JSON.stringify({ root, files: 0, enabled: false, scanned: false, reason, findings: [], warnings: rules.warnings }, null, 2)}\n`,
-      );
+      printJson(io, { root, files: 0, enabled: false, scanned: false, reason, findings: [], warnings: rules.warnings });
     } else {
       printWarnings(io, rules.warnings);
       io.stdout(`${reason}\n`);
@@ -182,14 +185,7 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
   }
   const manager = new TtsrManager(rules.registry, { settings: { ...rules.settings, enabled: true }, cwd: rules.cwd });
   const tools = flags.tool ? [flags.tool] : fileTools(rules);
-  const findings: Array<{
-    file: string;
-    rule: string;
-    ruleFile: string;
-    delivery: string;
-    line: number;
-    column: number;
-  }> = [];
+  const findings: Finding[] = [];
   let files = 0;
   for await (const file of walk(root, await ancestorIgnores(rules.cwd, root))) {
     const buffer = await readFile(file).catch(() => undefined);
@@ -213,9 +209,7 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
   }
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line || a.column - b.column : a.file < b.file ? -1 : 1));
   if (flags.json) {
-    io.stdout(
-      `${JSON.stringify({ root, files, enabled: rules.settings.enabled, scanned: true, findings, warnings: rules.warnings }, null, 2)}\n`,
-    );
+    printJson(io, { root, files, enabled: rules.settings.enabled, scanned: true, findings, warnings: rules.warnings });
   } else {
     printWarnings(io, rules.warnings);
     for (const f of findings) io.stdout(`${f.file}:${f.line}:${f.column}  ${f.rule} (${f.delivery})\n`);
@@ -228,6 +222,12 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
 
 type IgnoreRules = Array<{ base: string; ig: Ignore }>;
 
+/** The rules of `dir`'s own .gitignore, if it has one. */
+async function gitignoreOf(dir: string): Promise<IgnoreRules> {
+  const text = await readFile(join(dir, ".gitignore"), "utf8").catch(() => undefined);
+  return text === undefined ? [] : [{ base: dir, ig: ignore().add(text) }];
+}
+
 /**
  * The .gitignore files of the folders from the project root down to (not including) the scanned folder, so
  * scanning a sub-folder skips what the project ignores. Empty when the folder is not inside the project.
@@ -239,8 +239,7 @@ async function ancestorIgnores(project: string, root: string): Promise<IgnoreRul
   let dir = project;
   for (const part of ["", ...rel.split(sep).slice(0, -1)]) {
     dir = part ? join(dir, part) : dir;
-    const text = await readFile(join(dir, ".gitignore"), "utf8").catch(() => undefined);
-    if (text !== undefined) out.push({ base: dir, ig: ignore().add(text) });
+    out.push(...(await gitignoreOf(dir)));
   }
   return out;
 }
@@ -256,9 +255,7 @@ async function* walk(root: string, inherited: IgnoreRules = []): AsyncGenerator<
     } catch {
       continue;
     }
-    const here = [...rules];
-    const gitignore = await readFile(join(dir, ".gitignore"), "utf8").catch(() => undefined);
-    if (gitignore !== undefined) here.push({ base: dir, ig: ignore().add(gitignore) });
+    const here = [...rules, ...(await gitignoreOf(dir))];
     const ignored = (path: string, isDir: boolean) =>
       here.some(({ base, ig }) => {
         const rel = relative(base, path).replaceAll("\\", "/");

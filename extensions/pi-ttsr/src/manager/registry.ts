@@ -2,7 +2,7 @@ import type { PatternSpec } from "../matcher/compile.ts";
 import { compileAll } from "../matcher/compile-cache.ts";
 import { PatternSet } from "../matcher/pattern-set.ts";
 import { LazyGlob } from "../rules/lazy-glob.ts";
-import { globProblem, scopeReachesAStream } from "../rules/normalize.ts";
+import { checkRuleGlob, scopeReachesAStream } from "../rules/normalize.ts";
 import type { RuleIssue, StreamSource, TtsrRule } from "../rules/types.ts";
 import { defaultCacheDir } from "../settings/read.ts";
 
@@ -32,7 +32,7 @@ export interface RegistryOptions {
 
 /** A glob for a gate; one normalization did not vet (a library caller's rule) throws here, not on first use. */
 function compileGlob(glob: string): LazyGlob {
-  const problem = globProblem(glob);
+  const { problem } = checkRuleGlob(glob);
   if (problem) throw new Error(problem);
   return new LazyGlob(glob);
 }

@@ -239,10 +239,8 @@ export class TtsrManager {
         this.revokeInjected(entry.rules);
         continue;
       }
-      for (const name of new Set(entry.rules)) {
-        const prev = this.records.get(name);
-        this.records.set(name, { count: (prev?.count ?? 0) + 1, lastTurn: entry.turn ?? 0, lastTime: 0 });
-      }
+      for (const name of new Set(entry.rules))
+        this.records.set(name, recordFiring(this.records.get(name), entry.turn ?? 0, 0));
     }
   }
 

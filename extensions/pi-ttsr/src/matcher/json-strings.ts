@@ -1,26 +1,13 @@
 /** Argument keys that name the file(s) a tool call acts on (pi's tools and common custom ones). */
-export const PATH_KEYS: ReadonlySet<string> = new Set([
-  "path",
-  "file_path",
-  "filePath",
-  "file",
-  "filename",
-  "paths",
-  "files",
-]);
+export const PATH_KEYS: ReadonlySet<string> = new Set("path file_path filePath file filename paths files".split(" "));
 
 /**
  * Argument keys whose values are text being removed or searched for, not written: an edit that deletes
  * `: any` must not trip a rule against `: any` (pi's `edit` sends `edits[].oldText`).
  */
-export const REMOVED_TEXT_KEYS: ReadonlySet<string> = new Set([
-  "oldText",
-  "old_text",
-  "oldString",
-  "old_string",
-  "old_str",
-  "search",
-]);
+export const REMOVED_TEXT_KEYS: ReadonlySet<string> = new Set(
+  "oldText old_text oldString old_string old_str search".split(" "),
+);
 
 const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", '"': '"', "\\": "\\", "/": "/" };
 

@@ -7,7 +7,7 @@ let minimatch: typeof import("minimatch") | undefined;
 /**
  * A rule's file glob, compiled on the first path it is asked about: minimatch then loads only once a tool call
  * names a path, not at every session start. A glob without a slash matches the file name anywhere (like
- * .gitignore and the reference). Globs are checked at load (`globProblem`), so compiling cannot fail later.
+ * .gitignore and the reference). Globs are checked at load (`checkRuleGlob`), so compiling cannot fail later.
  */
 export class LazyGlob {
   private compiled: Minimatch | undefined;

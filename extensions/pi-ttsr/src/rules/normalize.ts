@@ -111,42 +111,26 @@ const GLOB_CONDITION_TOOLS = ["edit", "write"] as const;
 export const ANY_CONTENT = "[\\s\\S]";
 
 /**
- * Why a glob cannot be used (too long, can never match, brace sets that expand combinatorially), or undefined.
- * The same check rulebook makes, without loading minimatch: globs compile on first use (`LazyGlob`).
+ * The same check of a glob rulebook makes, without loading minimatch (globs compile on first use, `LazyGlob`):
+ * `problem`, why it cannot be used (too long, brace sets that expand combinatorially); else `never`, why a glob that
+ * is kept can never match (a trailing backslash, an unclosed `[`, `{` or extglob `+(`, a bare `!`: the glob library
+ * reads it literally). Such a rule still loads; the user is told once.
  */
-export function globProblem(glob: string): string | undefined {
+export function checkRuleGlob(glob: string): { problem?: string; never?: string } {
   const check = checkGlob(glob);
-  return check.glob === undefined ? (check.issue?.message ?? `glob ${JSON.stringify(glob)} cannot be used`) : undefined;
+  if (check.glob === undefined)
+    return { problem: check.issue?.message ?? `glob ${JSON.stringify(glob)} cannot be used` };
+  return check.issue?.kind === "glob-unmatchable" ? { never: check.issue.message } : {};
 }
 
-/**
- * Why a glob that is kept can never match (a trailing backslash, an unclosed `[`, `{` or extglob `+(`, a bare `!`:
- * the glob library reads it literally), or undefined. The rule still loads; the user is told once.
- */
-export function globNeverMatches(glob: string): string | undefined {
-  const check = checkGlob(glob);
-  return check.glob !== undefined && check.issue?.kind === "glob-unmatchable" ? check.issue.message : undefined;
-}
+/** The keys a condition is written under, besides the proposal's `trigger` (which may also be Windsurf's). */
+const CONDITION_KEYS = ["condition", "ttsr_trigger", "ttsrTrigger"];
 
 /** Frontmatter keys read by pi-ttsr or by rulebook (for any format a TTSR rule may come from). */
 const KNOWN_KEYS = new Set([
-  "condition",
-  "ttsr_trigger",
-  "ttsrTrigger",
-  "trigger",
-  "flags",
-  "scope",
-  "window",
-  "globs",
-  "maxFirings",
-  "max_firings",
-  "cooldown",
-  "interrupt",
-  "interruptMode",
-  "description",
-  "alwaysApply",
-  "paths",
-  "applyTo",
+  ...CONDITION_KEYS,
+  ..."trigger flags scope window globs maxFirings max_firings cooldown interrupt interruptMode".split(" "),
+  ..."description alwaysApply paths applyTo".split(" "),
 ]);
 
 function own(meta: Record<string, unknown>, key: string): unknown {
@@ -159,7 +143,7 @@ function own(meta: Record<string, unknown>, key: string): unknown {
  */
 export function isWindsurfActivation(meta: Record<string, unknown>): boolean {
   const trigger = own(meta, "trigger");
-  const explicit = ["condition", "ttsr_trigger", "ttsrTrigger"].some((k) => own(meta, k) != null);
+  const explicit = CONDITION_KEYS.some((k) => own(meta, k) != null);
   return !explicit && typeof trigger === "string" && WINDSURF_TRIGGERS.has(trigger.trim());
 }
 
@@ -180,10 +164,9 @@ function readConditions(
   for (const condition of conditions) {
     if (isFileGlobCondition(condition)) {
       const glob = condition.trim();
-      const problem = globProblem(glob);
+      const { problem, never } = checkRuleGlob(glob);
       if (problem) issue(key, `${problem}; this condition is not used`);
       else globs.push(glob);
-      const never = problem ? undefined : globNeverMatches(glob);
       if (never) issue(key, never);
       continue;
     }
@@ -234,16 +217,15 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
     return undefined;
   };
 
-  const explicit = pick(["condition", "ttsr_trigger", "ttsrTrigger"]);
+  const explicit = pick(CONDITION_KEYS);
   const trigger = own(meta, "trigger");
   const windsurf = isWindsurfActivation(meta);
 
   // Conditions: rulebook already merged condition / ttsr_trigger / ttsrTrigger / native trigger.
   let conditionKey = "condition";
   let conditions = windsurf ? [] : rule.condition?.filter((c) => c.trim() !== "");
-  let format: TtsrRule["format"] = "lifecycle";
   if (!windsurf && (!conditions || conditions.length === 0)) {
-    const found = pick(["condition", "ttsr_trigger", "ttsrTrigger", "trigger"]);
+    const found = pick([...CONDITION_KEYS, "trigger"]);
     if (found) {
       conditionKey = found.key;
       const list = strings(found.value);
@@ -251,9 +233,8 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
       conditions = list ?? [];
     }
   }
-  if (trigger !== undefined && own(meta, "condition") === undefined) {
-    if (own(meta, "ttsr_trigger") === undefined && own(meta, "ttsrTrigger") === undefined) format = "proposal";
-  }
+  const proposal = trigger !== undefined && CONDITION_KEYS.every((k) => own(meta, k) === undefined);
+  const format: TtsrRule["format"] = proposal ? "proposal" : "lifecycle";
   if (!conditions || conditions.length === 0) return { issues };
   if (format === "proposal") conditionKey = "trigger";
   else if (explicit) conditionKey = explicit.key;
@@ -290,11 +271,10 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
   }
   const fromConditions = new Set(read.globs);
   scope.tools = scope.tools.filter((tool) => {
-    const problem = tool.glob ? globProblem(tool.glob) : undefined;
+    const { problem, never } = tool.glob ? checkRuleGlob(tool.glob) : {};
     if (problem) issue("scope", `${problem}; tool:${tool.name ?? "*"}(...) is not used`);
     // a glob condition was reported with its key above; a scope token's own glob is reported here, once
-    const never = tool.glob && !problem && !fromConditions.has(tool.glob) ? globNeverMatches(tool.glob) : undefined;
-    if (never) issue("scope", `${never} (in tool:${tool.name ?? "*"}(...))`);
+    if (never && !fromConditions.has(tool.glob!)) issue("scope", `${never} (in tool:${tool.name ?? "*"}(...))`);
     return !problem;
   });
   const rawWindow = own(meta, "window");
@@ -316,11 +296,10 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
     ?.map((g) => unquote(g))
     .filter((g) => {
       if (g.length === 0) return false;
-      const problem = globProblem(g);
+      const { problem, never } = checkRuleGlob(g);
       if (problem) issue("globs", `${problem}; ignored`);
       // rulebook checked the globs it read and reported them (forwarded with the rule's file); raw ones are ours
-      const never = problem || rule.globs ? undefined : globNeverMatches(g);
-      if (never) issue("globs", never);
+      if (never && !rule.globs) issue("globs", never);
       return !problem;
     });
 
