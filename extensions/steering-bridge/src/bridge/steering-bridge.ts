@@ -155,8 +155,8 @@ export class SteeringBridge {
   /** Queue an item (or hand it to pi on stock pi); throws SteeringInputError on bad input. */
   inject(input: SteeringItemInput): InjectResult {
     const { item, replaced, duplicate } = this.queue.enqueue(input);
-    const result: InjectResult = { id: item.id };
     if (duplicate) return { id: item.id, duplicate: true };
+    const result: InjectResult = { id: item.id };
     if (replaced !== undefined) result.replaced = replaced;
     if (this.handOff()) result.handedToPi = true;
     return result;
@@ -190,13 +190,12 @@ export class SteeringBridge {
   ): Promise<SeamDeliveries> {
     if (kind === "loop_exit") this.queue.settleLeftovers();
     const pass = await this.registry.checkpoint(kind, { iteration, toolCalls: toolCalls as never });
-    const result: SeamDeliveries = {
+    return {
       messages: pass.bridgeMessages,
       inboxMessages: pass.inboxMessages,
       skipToolDispatch: pass.skipToolDispatch === true,
+      ...(pass.skipReason !== undefined && { skipReason: pass.skipReason }),
     };
-    if (pass.skipReason !== undefined) result.skipReason = pass.skipReason;
-    return result;
   }
 
   /** Record a seam pass as the loop reported it (pi's loop_checkpoint), and tell subscribers. */
@@ -238,7 +237,7 @@ export class SteeringBridge {
   }
 
   status(): BridgeStatus {
-    const status: BridgeStatus = {
+    return {
       sessionId: this.sessionId,
       pid: process.pid,
       cwd: this.cwd,
@@ -247,9 +246,8 @@ export class SteeringBridge {
       toolCallsInFlight: this.#host.cancel ? this.#host.cancel.inFlight() : this.tools.list(),
       pending: this.queue.pending().length,
       features: { seams: this.seams, cancel: this.#host.cancel !== undefined },
+      ...(this.#lastSeam && { lastSeam: this.#lastSeam }),
     };
-    if (this.#lastSeam) status.lastSeam = this.#lastSeam;
-    return status;
   }
 
   dispose(): void {

@@ -236,11 +236,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
     if (error instanceof SessionChoiceError) {
       // Several sessions and no --session is a usage error; no live session is a refusal.
-      const candidates = error.candidates.map((s) => s.sessionId);
-      return fail(error.candidates.length > 1 ? EXIT.usage : EXIT.refused, error.message, {
-        kind: "session",
-        candidates,
-      });
+      const exit = error.candidates.length > 1 ? EXIT.usage : EXIT.refused;
+      return fail(exit, error.message, { kind: "session", candidates: error.candidates.map((s) => s.sessionId) });
     }
     if (error instanceof RequestTimeoutError) {
       return fail(EXIT.refused, error.message, { kind: "timeout", method: error.method, timeoutMs: error.timeoutMs });

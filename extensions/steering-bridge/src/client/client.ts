@@ -145,11 +145,8 @@ export class SteeringClient {
     listener: (params: NotificationParams<N>) => void,
   ): () => void {
     const name = typeof notification === "string" ? notification : notification.name;
-    let set = this.#listeners.get(name);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(name, set);
-    }
+    const set = this.#listeners.get(name) ?? new Set();
+    this.#listeners.set(name, set);
     set.add(listener as (params: never) => void);
     return () => set.delete(listener as (params: never) => void);
   }
@@ -211,10 +208,8 @@ export async function withSteeringClient<T>(
 ): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   for (let attempt = 0; ; attempt++) {
-    const client = await SteeringClient.connect(socketPath, {
-      timeoutMs: Math.max(1, deadline - Date.now()),
-      ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-    });
+    const timeoutMs = Math.max(1, deadline - Date.now());
+    const client = await SteeringClient.connect(socketPath, { timeoutMs, requestTimeoutMs: options.requestTimeoutMs });
     try {
       return await work(client);
     } catch (error) {

@@ -26,15 +26,14 @@ export function resolveSession(
   options: { sessionId?: string | undefined; cwd?: string; agentDir?: string } = {},
 ): SessionInfo {
   const sessions = findSessions(options);
-  if (options.sessionId) {
-    const matches = sessions.filter(
-      (s) => s.sessionId === options.sessionId || s.sessionId.startsWith(options.sessionId!),
-    );
-    const exact = matches.find((s) => s.sessionId === options.sessionId);
+  const { sessionId } = options;
+  if (sessionId) {
+    const matches = sessions.filter((s) => s.sessionId.startsWith(sessionId));
+    const exact = matches.find((s) => s.sessionId === sessionId);
     if (exact) return exact;
     if (matches.length === 1) return matches[0]!;
-    if (matches.length === 0) throw new SessionChoiceError(`no live pi session with id ${options.sessionId}`, sessions);
-    throw new SessionChoiceError(`session id prefix ${options.sessionId} matches ${matches.length} sessions`, matches);
+    if (matches.length === 0) throw new SessionChoiceError(`no live pi session with id ${sessionId}`, sessions);
+    throw new SessionChoiceError(`session id prefix ${sessionId} matches ${matches.length} sessions`, matches);
   }
   const cwd = canonical(options.cwd ?? process.cwd());
   const here = nearestSessions(sessions, cwd);
@@ -58,19 +57,11 @@ export function resolveSession(
  * run in `src/` of a project finds the pi running in the project.
  */
 export function nearestSessions(sessions: readonly SessionInfo[], cwd: string): SessionInfo[] {
-  let best: SessionInfo[] = [];
-  let bestLength = -1;
-  for (const session of sessions) {
-    const root = canonical(session.cwd);
-    if (!isInside(root, cwd)) continue;
-    if (root.length > bestLength) {
-      best = [session];
-      bestLength = root.length;
-    } else if (root.length === bestLength) {
-      best.push(session);
-    }
-  }
-  return best;
+  const enclosing = sessions
+    .map((session) => ({ session, root: canonical(session.cwd) }))
+    .filter(({ root }) => isInside(root, cwd));
+  const nearest = Math.max(...enclosing.map(({ root }) => root.length));
+  return enclosing.filter(({ root }) => root.length === nearest).map(({ session }) => session);
 }
 
 function canonical(path: string): string {

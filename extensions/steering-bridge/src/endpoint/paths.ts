@@ -64,7 +64,7 @@ export function checkReplaceable(path: string): boolean {
 }
 
 /** Refuse a symbolic link, or a path another user owns. */
-function checkOurs(path: string, stat: Stats): Stats {
+export function checkOurs(path: string, stat: Stats): Stats {
   if (stat.isSymbolicLink()) throw new UnsafePathError(path, "it is a symbolic link");
   const uid = process.getuid?.();
   if (uid !== undefined && stat.uid !== uid)

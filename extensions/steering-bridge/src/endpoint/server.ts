@@ -201,15 +201,8 @@ function serveConnection(
       if (frameTimer) clearTimeout(frameTimer);
       frameTimer = undefined;
     } else if (!frameTimer) {
-      frameTimer = setTimeout(
-        () =>
-          closeWith(
-            `Timeout: a frame was left unfinished for ${limits.frameTimeoutMs} ms (no newline); connection closed`,
-            limits.frameTimeoutMs,
-          ),
-        limits.frameTimeoutMs,
-      );
-      frameTimer.unref();
+      const why = `Timeout: a frame was left unfinished for ${limits.frameTimeoutMs} ms (no newline); connection closed`;
+      frameTimer = setTimeout(() => closeWith(why, limits.frameTimeoutMs), limits.frameTimeoutMs).unref();
     }
   };
   socket.setTimeout(limits.idleTimeoutMs, () => {

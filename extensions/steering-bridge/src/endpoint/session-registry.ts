@@ -2,6 +2,7 @@ import { lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { connect } from "node:net";
 import { join } from "node:path";
 import { z } from "zod";
+import { checkOurs } from "./paths.ts";
 
 const SessionInfoSchema = z.object({
   sessionId: z.string().min(1),
@@ -97,9 +98,7 @@ export async function isSessionLive(info: SessionInfo): Promise<boolean> {
 export function listSessions(dir: string, options: { clean?: boolean } = {}): SessionInfo[] {
   let names: string[];
   try {
-    const stat = lstatSync(dir);
-    const uid = process.getuid?.();
-    if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) return [];
+    if (!checkOurs(dir, lstatSync(dir)).isDirectory()) return [];
     names = readdirSync(dir);
   } catch {
     return [];

@@ -48,9 +48,7 @@ export function parseFrame(text: string): ParsedFrame {
     return { type: "error", response: errorResponse(null, ERROR_CODES.parseError, "Parse error") };
   }
   if (!Array.isArray(value)) return { type: "single", message: checkRequest(value) };
-  if (value.length === 0) {
-    return { type: "error", response: invalid(null, "an empty batch holds no request") };
-  }
+  if (value.length === 0) return { type: "error", response: invalid(null, "an empty batch holds no request") };
   if (value.length > MAX_BATCH_REQUESTS) {
     return {
       type: "error",
@@ -66,12 +64,10 @@ function checkRequest(value: unknown): Checked {
     return { error: invalid(null, "a request must be a JSON object") };
   }
   const message = value as Record<string, unknown>;
-  const hasId = "id" in message;
-  const id = message["id"];
-  if (hasId && !isValidId(id)) {
+  if ("id" in message && !isValidId(message["id"])) {
     return { error: invalid(null, "id must be a string, a number or null") };
   }
-  const echo: RpcId = hasId ? (id as RpcId) : null;
+  const echo = (message["id"] ?? null) as RpcId;
   if (message["jsonrpc"] !== "2.0") return { error: invalid(echo, 'jsonrpc must be "2.0"') };
   if (typeof message["method"] !== "string") return { error: invalid(echo, "method must be a string") };
   const params = message["params"];
@@ -98,20 +94,16 @@ function invalid(id: RpcId, why: string): RpcErrorResponse {
  * drop it otherwise).
  */
 export function serializeReply(response: unknown, id: RpcId | undefined, maxBytes: number = MAX_FRAME_BYTES): string {
+  const errorLine = (code: number, message: string, data?: unknown) =>
+    `${JSON.stringify(errorResponse(id ?? null, code, message, data))}\n`;
   let line: string;
   try {
     line = `${JSON.stringify(response)}\n`;
   } catch (error) {
     const why = (error as Error)?.message ?? String(error);
-    line = `${JSON.stringify(errorResponse(id ?? null, ERROR_CODES.internalError, `Internal error: the reply could not be serialized (${why})`))}\n`;
+    line = errorLine(ERROR_CODES.internalError, `Internal error: the reply could not be serialized (${why})`);
   }
   if (Buffer.byteLength(line) <= maxBytes) return line;
-  return `${JSON.stringify(
-    errorResponse(
-      id ?? null,
-      ERROR_CODES.replyTooLarge,
-      `Reply too large: ${Buffer.byteLength(line)} bytes, over the ${maxBytes}-byte frame limit; page the request`,
-      { limit: maxBytes },
-    ),
-  )}\n`;
+  const size = `${Buffer.byteLength(line)} bytes, over the ${maxBytes}-byte frame limit`;
+  return errorLine(ERROR_CODES.replyTooLarge, `Reply too large: ${size}; page the request`, { limit: maxBytes });
 }

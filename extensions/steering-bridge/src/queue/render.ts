@@ -40,19 +40,17 @@ export function renderItem(
   seam: SteeringMessageDetails["seam"],
   iteration: number,
 ): SteeringCustomMessage {
-  const details: SteeringMessageDetails =
-    item.mode === undefined
-      ? { id: item.id, kind: item.kind, source: item.source, seam, iteration }
-      : { id: item.id, kind: item.kind, mode: item.mode, source: item.source, seam, iteration };
+  const { id, kind, mode, source } = item;
+  const details: SteeringMessageDetails = { id, kind, ...(mode !== undefined && { mode }), source, seam, iteration };
   let customType = STEERING_MESSAGE_TYPE;
   let content = item.content;
   let display = true;
-  if (item.mode === "audit_only") customType = STEERING_AUDIT_TYPE;
-  else if (item.kind === "reminder") {
+  if (mode === "audit_only") customType = STEERING_AUDIT_TYPE;
+  else if (kind === "reminder") {
     customType = STEERING_REMINDER_TYPE;
-    content = `<system-reminder source="${escapeAttribute(item.source)}">\n${item.content}\n</system-reminder>`;
+    content = `<system-reminder source="${escapeAttribute(source)}">\n${content}\n</system-reminder>`;
     display = false;
-  } else if (item.kind === "note") customType = STEERING_NOTE_TYPE;
+  } else if (kind === "note") customType = STEERING_NOTE_TYPE;
   return { role: "custom", customType, content, display, details, timestamp: Date.now() };
 }
 

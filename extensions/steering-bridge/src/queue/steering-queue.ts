@@ -301,22 +301,13 @@ export class SteeringQueue {
   }
 
   #add(item: SteeringItem): EnqueueResult {
-    let replaced: string | undefined;
-    if (item.dedupeKey !== undefined) {
-      const previousId = this.#byDedupeKey.get(item.dedupeKey);
-      const previous = previousId === undefined ? undefined : this.#pending.get(previousId);
-      if (previous) {
-        replaced = previous.id;
-        this.#settle(previous, {
-          id: previous.id,
-          state: "revoked",
-          reason: "replaced",
-          replacedBy: item.id,
-          at: this.#now(),
-        });
-      }
-      this.#byDedupeKey.set(item.dedupeKey, item.id);
+    const previousId = item.dedupeKey === undefined ? undefined : this.#byDedupeKey.get(item.dedupeKey);
+    const previous = previousId === undefined ? undefined : this.#pending.get(previousId);
+    if (previous) {
+      const at = this.#now();
+      this.#settle(previous, { id: previous.id, state: "revoked", reason: "replaced", replacedBy: item.id, at });
     }
+    if (item.dedupeKey !== undefined) this.#byDedupeKey.set(item.dedupeKey, item.id);
     this.#pending.set(item.id, item);
     this.#pendingBytes += contentBytes(item);
     this.#seq.set(item.id, this.#nextSeq++);
@@ -324,7 +315,7 @@ export class SteeringQueue {
       this.#nextExpiry = item.expiresAt;
       this.#armExpiryTimer();
     }
-    return replaced === undefined ? { item } : { item, replaced };
+    return previous ? { item, replaced: previous.id } : { item };
   }
 
   /** Remove a pending item without an ack; false when it was not pending. */

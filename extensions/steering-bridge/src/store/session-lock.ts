@@ -14,9 +14,7 @@ export type LockResult = { acquired: true; release: () => void } | { acquired: f
  * never both deliver. A lock whose process is gone (or whose pid now names another process) is taken over.
  */
 export function acquireSessionLock(path: string): LockResult {
-  const self: LockOwner = { pid: process.pid };
-  const start = pidStartTime(process.pid);
-  if (start !== undefined) self.pidStartTime = start;
+  const self: LockOwner = { pid: process.pid, pidStartTime: pidStartTime(process.pid) };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(path, "wx", 0o600);
@@ -43,8 +41,7 @@ export function acquireSessionLock(path: string): LockResult {
     // Stale (or our own from an earlier session object of this process): remove and try again.
     rmSync(path, { force: true });
   }
-  const owner = readOwner(path);
-  return { acquired: false, owner: owner ?? { pid: 0 } };
+  return { acquired: false, owner: readOwner(path) ?? { pid: 0 } };
 }
 
 const readOwner = (path: string) => readJsonFile(path, LockOwner);
