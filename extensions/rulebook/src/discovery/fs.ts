@@ -22,9 +22,8 @@ export interface Problem {
 export interface ListOptions {
   /** Which file names are rules. */
   accept: (fileName: string) => boolean;
+  /** Enter folders below the root (8 levels at most). */
   recursive: boolean;
-  /** Max directory depth below the root (recursive only). */
-  maxDepth?: number;
   /** Why a file that `accept` refuses is not a rule (listed by doctor); `undefined` ignores it silently. */
   reject?: (fileName: string) => string | undefined;
   /** Symlink policy: links resolving outside allowed roots are reported, not followed. */
@@ -126,7 +125,7 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
   const outside = (real: string) =>
     links !== undefined && !isInside(rootReal ?? real, real) && !isAllowed(links.policy, real);
   const visited = new Set<string>();
-  const maxDepth = options.recursive ? (options.maxDepth ?? 8) : 0;
+  const maxDepth = options.recursive ? 8 : 0;
 
   /** The real path of `path`, or `undefined` with the problem said (unresolvable, or outside what is allowed). */
   const realInside = (path: string): string | undefined => {

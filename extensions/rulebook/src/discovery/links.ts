@@ -42,8 +42,7 @@ export function createLinkPolicy(cwd: string, home: string, userRoots: readonly 
   return { allowed: [...allowed], tooBroad: [...tooBroad] } satisfies LinkPolicy;
 }
 
-export function isAllowed(policy: LinkPolicy, real: string, also?: string): boolean {
-  if (also && isInside(also, real)) return true;
+export function isAllowed(policy: LinkPolicy, real: string): boolean {
   return policy.allowed.some((root) => isInside(root, real));
 }
 

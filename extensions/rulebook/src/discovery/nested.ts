@@ -29,14 +29,13 @@ export async function findNestedRuleDirs(
   let level: string[] = [root];
   for (let depth = 0; depth <= options.maxDepth && level.length > 0; depth++) {
     const next: string[] = [];
-    const listings = level.map((dir) => {
+    for (const dir of level) {
+      let entries: Dirent[] = [];
       try {
-        return { dir, entries: readdirSync(dir, { withFileTypes: true }) };
+        entries = readdirSync(dir, { withFileTypes: true });
       } catch {
-        return { dir, entries: [] as Dirent[] };
+        // an unreadable folder (permissions, vanished) has nothing to search
       }
-    });
-    for (const { dir, entries } of listings) {
       for (const entry of entries) {
         if (!entry.isDirectory()) continue;
         if (entry.name === marker) {
