@@ -46,7 +46,6 @@ interface SessionState {
   shown: Set<string>;
   /** Derived from the rules and the TTSR status; rebuilt when either changes. */
   view?: {
-    ttsrActive: boolean;
     buckets: RuleBuckets;
     promptText: string;
     matchers: GlobMatcher[];
@@ -99,7 +98,7 @@ export default function rulebook(pi: ExtensionAPI): void {
   };
 
   const view = (s: SessionState) => {
-    if (!s.view || s.view.ttsrActive !== ttsrActive) {
+    if (!s.view) {
       const buckets = bucketRules(s.result.rules, { ttsrActive, globAttach: s.settings.globAttach });
       const rendered = renderRules(buckets, {
         ttsrActive,
@@ -115,7 +114,6 @@ export default function rulebook(pi: ExtensionAPI): void {
         );
       }
       s.view = {
-        ttsrActive,
         buckets,
         promptText: rendered.text,
         matchers: compileGlobMatchers(buckets.attach),
