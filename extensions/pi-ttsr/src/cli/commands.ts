@@ -61,12 +61,6 @@ async function readInputFile(io: CliIo, file: string): Promise<string> {
   });
 }
 
-/** A session would not watch the rules: said once, the check still runs (it is what the rules would do). */
-function disabledNote(io: CliIo, rules: CliRules, json: boolean): void {
-  if (!rules.settings.enabled && !json)
-    io.stderr("note: ttsr.enabled is false in the pi settings: a session would not watch these rules\n");
-}
-
 /** `ttsr test`: does this snippet trigger a rule? */
 export async function testCommand(io: CliIo, args: string[], flags: CommonFlags): Promise<number> {
   let text: string | undefined;
@@ -94,7 +88,9 @@ export async function testCommand(io: CliIo, args: string[], flags: CommonFlags)
     printJson(io, { source, ...where, enabled: rules.settings.enabled, matches: located, warnings: rules.warnings });
   } else {
     printWarnings(io, rules.warnings);
-    disabledNote(io, rules, flags.json);
+    // A session would not watch the rules: said once, the check still runs (it is what the rules would do).
+    if (!rules.settings.enabled)
+      io.stderr("note: ttsr.enabled is false in the pi settings: a session would not watch these rules\n");
     if (located.length === 0) io.stdout(`no rule matched (${rules.registry.rules.length} rules, source ${as})\n`);
     for (const h of located) {
       const via = h.tool ? `, ${h.tool}` : "";
@@ -170,8 +166,7 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
   if (!info?.isDirectory()) throw new UsageError(`not a directory: ${args[0] ?? "."}`);
   const source = sourceOf(flags, "tool");
   // Rules of the project being scanned: the current one when the folder is inside it, else the folder itself.
-  const inside = isInside(io.cwd, root);
-  const rules = await rulesFor(io, { ...flags, cwd: flags.cwd ?? (inside ? io.cwd : root) });
+  const rules = await rulesFor(io, { ...flags, cwd: flags.cwd ?? (isInside(io.cwd, root) ? io.cwd : root) });
   if (!rules.settings.enabled) {
     // A project that switched TTSR off has no findings to report: say so, and why, instead of linting anyway.
     const reason = `ttsr.enabled is false in ${rules.enabledFrom ?? "the pi settings"}: a session here watches no rule, so nothing was scanned`;
@@ -198,13 +193,8 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
         ? simulateTools(rules, { text, source, path: rel }, tools, manager)
         : simulate(rules, { text, source }, manager);
     for (const h of hits) {
-      findings.push({
-        file: rel,
-        rule: h.rule,
-        ruleFile: h.file,
-        delivery: h.delivery,
-        ...lineColumn(text, Math.max(0, h.end - 1)),
-      });
+      const at = lineColumn(text, Math.max(0, h.end - 1));
+      findings.push({ file: rel, rule: h.rule, ruleFile: h.file, delivery: h.delivery, ...at });
     }
   }
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line || a.column - b.column : a.file < b.file ? -1 : 1));

@@ -90,14 +90,12 @@ export function triggeredPayload(matches: readonly RuleMatch[], kind: DeliveryKi
 
 /** A one-line notice for interactive mode. */
 export function noticeText(matches: readonly RuleMatch[], kind: DeliveryKind): string {
-  const names = rulesOf(matches)
-    .map((r) => r.name)
-    .join(", ");
+  const names = rulesOf(matches).map((r) => r.name);
   const how = {
     interrupt: "interrupted the response and retried with the rule",
     "follow-up": "the rule follows the message",
     "tool-reminder": "the rule was added to the tool result",
     "tool-block": "the tool call was blocked",
   }[kind];
-  return `TTSR: rule ${names} fired (${how})`;
+  return `TTSR: rule ${names.join(", ")} fired (${how})`;
 }

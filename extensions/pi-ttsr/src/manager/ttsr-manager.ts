@@ -153,9 +153,7 @@ export class TtsrManager {
       if (canInterrupt && shouldInterrupt(match.rule, match.source, this.settings.interruptMode)) {
         decision.interrupt.push(match);
       } else if (match.source === "tool" && match.toolCallId) {
-        const bucket = this.toolBuckets.get(match.toolCallId) ?? [];
-        bucket.push(match);
-        this.toolBuckets.set(match.toolCallId, bucket);
+        this.toolBuckets.set(match.toolCallId, [...(this.toolBuckets.get(match.toolCallId) ?? []), match]);
         decision.deferred.push(match);
       } else {
         this.proseQueue.push(match);

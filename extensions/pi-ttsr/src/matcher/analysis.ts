@@ -35,9 +35,8 @@ export function reachFacts(parser: JS.Parser): ReachFacts {
   const ast = parser.ast as unknown as { pattern: Node; flags: Flags };
   const multiline = parser.flags.multiline === true;
   const scope = { flags: ast.flags, multiline };
-  const ahead = aheadReach(ast.pattern, ast.pattern, scope, false);
   return {
-    settle: ahead,
+    settle: aheadReach(ast.pattern, ast.pattern, scope, false),
     readAhead: aheadReach(ast.pattern, ast.pattern, scope, true),
     lookbehind: behindReach(ast.pattern, ast.pattern, scope),
     maxLength: lengthRange(ast.pattern.alternatives!, ast.flags).max,
@@ -146,10 +145,8 @@ export function hasAssertion(parser: JS.Parser): boolean {
  * Each part then runs as a pattern of its own, and the condition holds once all parts have matched.
  */
 export function lookaheadConjunction(parser: JS.Parser, source: string): string[] | undefined {
-  const ast = parser.ast as unknown as { pattern: Node };
-  if (ast.pattern.alternatives!.length !== 1) return undefined;
-  const elements = ast.pattern.alternatives![0]!.elements!;
-  if (elements.length === 0) return undefined;
+  const elements = soleAlternative(parser);
+  if (!elements || elements.length === 0) return undefined;
   const parts: string[] = [];
   for (const el of elements) {
     if (el.type !== "Assertion" || el.kind !== "lookahead" || el.negate) return undefined;
@@ -172,6 +169,12 @@ export function lookaheadConjunction(parser: JS.Parser, source: string): string[
   return parts;
 }
 
+/** The elements of a pattern without top-level alternation (`a|b` has two alternatives: undefined). */
+function soleAlternative(parser: JS.Parser): Node[] | undefined {
+  const alternatives = (parser.ast as unknown as { pattern: Node }).pattern.alternatives!;
+  return alternatives.length === 1 ? alternatives[0]!.elements! : undefined;
+}
+
 function matchesEverything(node: Node, dotAll: boolean): boolean {
   const raw = node["raw"] as string;
   if (raw === "[\\s\\S]" || raw === "[\\S\\s]" || raw === "[^]" || raw === "[\\d\\D]" || raw === "[\\w\\W]")
@@ -185,9 +188,8 @@ function matchesEverything(node: Node, dotAll: boolean): boolean {
  * characters spares the full check (which reads back to where the match could start) at almost every candidate.
  */
 export function trailingAssertions(parser: JS.Parser, source: string): { source: string; reach: number } | undefined {
-  const ast = parser.ast as unknown as { pattern: Node; flags: Flags };
-  if (ast.pattern.alternatives!.length !== 1) return undefined;
-  const elements = ast.pattern.alternatives![0]!.elements!;
+  const elements = soleAlternative(parser);
+  if (!elements) return undefined;
   let first = elements.length;
   let reach = 0;
   while (first > 0) {
@@ -197,7 +199,7 @@ export function trailingAssertions(parser: JS.Parser, source: string): { source:
     else if (el.kind === "lookahead") {
       const inner = assertionsOf(el);
       if (inner.some((a) => a.kind === "lookbehind" || a.kind === "lookahead")) break;
-      const max = lengthRange(el.alternatives!, ast.flags).max;
+      const max = lengthRange(el.alternatives!, parser.ast.flags).max;
       if (!Number.isFinite(max)) break;
       reach = Math.max(reach, max + 1);
     } else break;

@@ -107,9 +107,7 @@ export function matchEnds(nfa: PlainNfa, text: string): boolean[] {
     const next = new Set<number>([nfa.initial]);
     for (const node of current) for (const e of nfa.out[node]!) if (rangesHave(e.ranges, c)) next.add(e.to);
     current = next;
-    let accepts = false;
-    for (const node of current) if (finals.has(node)) accepts = true;
-    ends.push(accepts);
+    ends.push([...current].some((node) => finals.has(node)));
   }
   return ends;
 }
