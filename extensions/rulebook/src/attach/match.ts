@@ -47,8 +47,7 @@ export function compileGlobMatchers(rules: readonly Rule[]): GlobMatcher[] {
 export function toCwdRelative(cwd: string, path: string): string | undefined {
   const cleaned = path.startsWith("@") ? path.slice(1) : path;
   const rel = relativeInside(cwd, resolve(cwd, cleaned));
-  if (!rel) return undefined;
-  return rel.split(sep).join("/");
+  return rel ? rel.split(sep).join("/") : undefined;
 }
 
 /** Rules whose globs match `relPath`, in precedence order. */

@@ -32,20 +32,15 @@ export function piContextFiles(cwd: string, agentDir: string): PiContextFile[] {
         continue;
       }
     }
-    present.forEach((name, i) => {
-      const path = join(dir, name);
-      if (i === 0) out.push({ path, loadedByPi: true });
-      else
-        out.push({
-          path,
-          loadedByPi: false,
-          note: `pi loads only ${present[0]} from ${dir} and skips this file${
-            name.startsWith("CLAUDE")
-              ? "; set rulebook.loadClaudeMdBesideAgentsMd: true to load it as an always-apply rule"
-              : ""
-          }`,
-        });
-    });
+    const [loaded, ...skipped] = present;
+    if (loaded) out.push({ path: join(dir, loaded), loadedByPi: true });
+    for (const name of skipped) {
+      const hint = name.startsWith("CLAUDE")
+        ? "; set rulebook.loadClaudeMdBesideAgentsMd: true to load it as an always-apply rule"
+        : "";
+      const note = `pi loads only ${loaded} from ${dir} and skips this file${hint}`;
+      out.push({ path: join(dir, name), loadedByPi: false, note });
+    }
   }
   return out;
 }

@@ -29,9 +29,9 @@ export function isUserRoot(ctx: DiscoveryContext, dir: string): boolean {
 }
 
 /** The link scope for a root of `scope`: project roots are checked from cwd, user roots from home. */
-export function linkScope(ctx: DiscoveryContext, scope: "project" | "user", base?: string): LinkScope | undefined {
+export function linkScope(ctx: DiscoveryContext, scope: "project" | "user"): LinkScope | undefined {
   if (!ctx.links) return undefined;
-  return { policy: ctx.links, base: base ?? (scope === "project" ? ctx.cwd : ctx.home), trustRoot: scope === "user" };
+  return { policy: ctx.links, base: scope === "project" ? ctx.cwd : ctx.home, trustRoot: scope === "user" };
 }
 
 /** A provider's rules in its own, sorted order, plus everything it refused and why. */
