@@ -30,20 +30,6 @@ export interface ProviderInfo {
   priority: number;
 }
 
-/** Run `fn` over `items` with at most `limit` in flight, keeping order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
 /** Prefix globs of a nested rule folder so every glob is relative to cwd. */
 export function rebaseGlob(glob: string, base: string): string {
   if (!base) return glob;
@@ -70,15 +56,18 @@ export async function collectRules(
   for (const p of problems) {
     out.skipped.push({ path: p.path, provider: provider.id, reason: p.reason, ...(p.kind ? { kind: p.kind } : {}) });
   }
-  const results = await mapLimit(specs, 32, async (spec) => {
-    try {
-      const read = await readParsed(spec.file.path, spec.file.stats);
-      ctx.parsedPaths?.add(spec.file.path);
-      return { spec, ...read };
-    } catch (error) {
-      return { spec, error };
-    }
-  });
+  // readParsed reads synchronously (see listRuleFiles): no more than one file is open at a time
+  const results = await Promise.all(
+    specs.map(async (spec) => {
+      try {
+        const read = await readParsed(spec.file.path, spec.file.stats);
+        ctx.parsedPaths?.add(spec.file.path);
+        return { spec, ...read };
+      } catch (error) {
+        return { spec, error };
+      }
+    }),
+  );
   for (const result of results) {
     out.files++;
     // one bad file never takes its siblings or the provider down
