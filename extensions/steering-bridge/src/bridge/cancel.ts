@@ -18,12 +18,7 @@ export interface CancelCapableApi {
   getToolCallsInFlight(): ToolCallInFlight[];
 }
 
-/** True when `api` carries the patched cancel methods. */
 export function hasCancelApi(api: unknown): api is CancelCapableApi {
-  return (
-    typeof api === "object" &&
-    api !== null &&
-    typeof (api as Partial<CancelCapableApi>).cancelToolCall === "function" &&
-    typeof (api as Partial<CancelCapableApi>).getToolCallsInFlight === "function"
-  );
+  const candidate = typeof api === "object" ? (api as Partial<CancelCapableApi> | null) : undefined;
+  return typeof candidate?.cancelToolCall === "function" && typeof candidate.getToolCallsInFlight === "function";
 }

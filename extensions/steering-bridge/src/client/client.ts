@@ -91,8 +91,7 @@ export class SteeringClient {
         const socket = await connectOnce(socketPath, Math.max(1, deadline - Date.now()));
         return new SteeringClient(socket, socketPath, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== "EAGAIN" || Date.now() >= deadline) throw error;
+        if ((error as NodeJS.ErrnoException).code !== "EAGAIN" || Date.now() >= deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.min(5 * 2 ** attempt, 100)));
       }
     }
@@ -107,8 +106,7 @@ export class SteeringClient {
     const timeoutMs = options.timeoutMs ?? this.#requestTimeoutMs + (method.waitsMs?.(params) ?? 0);
     return new Promise<R>((resolve, reject) => {
       if (this.#closedError || this.#socket.destroyed) {
-        reject(this.#closedError ?? new Error("steering socket is closed"));
-        return;
+        return reject(this.#closedError ?? new Error("steering socket is closed"));
       }
       const id = this.#nextId++;
       const timer = setTimeout(() => {

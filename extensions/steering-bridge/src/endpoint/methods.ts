@@ -81,11 +81,8 @@ async function answer(
   try {
     const run = table.get(method);
     if (!run) {
-      const names = [...table.keys()].join(", ");
-      throw new SteeringRpcError(
-        ERROR_CODES.methodNotFound,
-        `Method not found: ${JSON.stringify(method)}; expected one of ${names}`,
-      );
+      const why = `Method not found: ${JSON.stringify(method)}; expected one of ${[...table.keys()].join(", ")}`;
+      throw new SteeringRpcError(ERROR_CODES.methodNotFound, why);
     }
     const result = await run(params, caller);
     return id === undefined ? null : { jsonrpc: "2.0", id, result };
@@ -111,8 +108,6 @@ function toRpcError(error: unknown): SteeringRpcError {
   if (error instanceof UnavailableError) {
     return new SteeringRpcError(ERROR_CODES.unavailable, error.message, { feature: error.feature });
   }
-  return new SteeringRpcError(
-    ERROR_CODES.internalError,
-    `Internal error: ${String((error as Error)?.message ?? error)}`,
-  );
+  const why = String((error as Error)?.message ?? error);
+  return new SteeringRpcError(ERROR_CODES.internalError, `Internal error: ${why}`);
 }

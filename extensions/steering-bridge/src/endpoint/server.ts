@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { chmodSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import type { SteeringBridge } from "../bridge/steering-bridge.ts";
@@ -113,13 +114,8 @@ export async function startEndpoint(options: EndpointOptions): Promise<Endpoint>
   const connections = new Set<Connection>();
   const server: Server = createServer((socket) => serveConnection(socket, table, connections, limits));
   server.on("error", () => {});
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen({ path: paths.socket, backlog: LISTEN_BACKLOG }, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  server.listen({ path: paths.socket, backlog: LISTEN_BACKLOG });
+  await once(server, "listening");
   chmodSync(paths.socket, 0o600);
   server.unref();
 

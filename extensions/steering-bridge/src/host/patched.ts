@@ -12,11 +12,10 @@ export const patchedHost: HostAdapter = (pi, notify) => {
     notify("no-cancel", `${missing}: cancelling a running tool call is unavailable`, "info");
     return { seams: true };
   }
-  const api = pi;
   const cancel: CancelBackend = {
     // The model is told of a cancelled call by an id it knows (call_… on Responses, none for Gemini's made-up ids).
-    cancel: (callId, options) => api.cancelToolCall(callId, { ...options, describe: describeCancelledCall }),
-    inFlight: () => api.getToolCallsInFlight(),
+    cancel: (callId, options) => pi.cancelToolCall(callId, { ...options, describe: describeCancelledCall }),
+    inFlight: () => pi.getToolCallsInFlight(),
   };
   return { seams: true, cancel };
 };

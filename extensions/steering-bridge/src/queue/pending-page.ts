@@ -1,5 +1,6 @@
 import type { PendingItemSummary, PendingParams, PendingResult } from "../protocol/protocol.ts";
 import { contentBytes, type SteeringQueue } from "./steering-queue.ts";
+import type { SteeringItem } from "./types.ts";
 
 /**
  * One page of the pending items, content cut to a preview: the socket's answer to `steer/pending`, bounded
@@ -11,28 +12,23 @@ export function pagePending(queue: SteeringQueue, options: PendingParams = {}): 
   const previewChars = options.previewChars ?? 200;
   const after = parseCursor(options.cursor);
   const all = queue.pending();
-  const items: PendingItemSummary[] = [];
-  let last: number | undefined;
-  let more = false;
-  for (const item of all) {
-    const seq = queue.sequenceOf(item.id) ?? 0;
-    if (seq <= after) continue;
-    if (items.length === limit) {
-      more = true;
-      break;
-    }
-    const chars = [...item.content];
-    const summary: PendingItemSummary = { ...item, contentBytes: contentBytes(item) };
-    if (chars.length > previewChars) {
-      summary.content = chars.slice(0, previewChars).join("");
-      summary.truncated = true;
-    }
-    items.push(summary);
-    last = seq;
-  }
+  const sequence = (item: SteeringItem) => queue.sequenceOf(item.id) ?? 0;
+  const rest = all.filter((item) => sequence(item) > after);
+  const items = rest.slice(0, limit).map((item) => summarize(item, previewChars));
   const result: PendingResult = { items, total: all.length, totalBytes: queue.pendingBytes };
-  if (more && last !== undefined) result.nextCursor = `after:${last}`;
+  if (rest.length > limit) result.nextCursor = `after:${sequence(rest[limit - 1]!)}`;
   return result;
+}
+
+/** An item with its content cut to `previewChars` code points (then marked `truncated`), and its full size. */
+function summarize(item: SteeringItem, previewChars: number): PendingItemSummary {
+  const chars = [...item.content];
+  const summary: PendingItemSummary = { ...item, contentBytes: contentBytes(item) };
+  if (chars.length > previewChars) {
+    summary.content = chars.slice(0, previewChars).join("");
+    summary.truncated = true;
+  }
+  return summary;
 }
 
 function parseCursor(cursor: string | undefined): number {
