@@ -4,7 +4,6 @@ import { splitLiteral } from "../matcher/compile.ts";
 import { translateInlineFlags } from "./inline-flags.ts";
 import {
   INTERRUPT_MODES,
-  type InterruptMode,
   type RuleIssue,
   type RuleScope,
   type SourceRule,
@@ -77,13 +76,11 @@ export function scopeReachesAStream(scope: RuleScope): boolean {
   return scope.text || scope.thinking || scope.tools.length > 0;
 }
 
-function numberOf(value: unknown): number | undefined {
-  if (typeof value === "number") return value;
-  if (typeof value === "string" && value.trim() !== "") {
-    const m = /^(\d+(?:\.\d+)?)\s*s?$/.exec(value.trim());
-    if (m) return Number(m[1]);
-  }
-  return undefined;
+/** A number, or a string such as `30` or `"30s"`, of at least `min` (and whole, with `whole`); else undefined. */
+function numberAtLeast(value: unknown, min: number, whole = false): number | undefined {
+  const m = typeof value === "string" ? /^(\d+(?:\.\d+)?)\s*s?$/.exec(value.trim()) : null;
+  const n = typeof value === "number" ? value : m ? Number(m[1]) : undefined;
+  return n !== undefined && n >= min && (!whole || Number.isInteger(n)) ? n : undefined;
 }
 
 function booleanOf(value: unknown): boolean | undefined {
@@ -146,6 +143,9 @@ export function isWindsurfActivation(meta: Record<string, unknown>): boolean {
   const explicit = CONDITION_KEYS.some((k) => own(meta, k) != null);
   return !explicit && typeof trigger === "string" && WINDSURF_TRIGGERS.has(trigger.trim());
 }
+
+/** Reads a frontmatter value: the value, or undefined when it is not one. */
+type Parse<T> = (value: unknown) => T | undefined;
 
 type Report = (key: string | undefined, message: string) => void;
 
@@ -216,6 +216,13 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
     }
     return undefined;
   };
+  /** `raw` as `parse` reads it; a value it refuses is reported as not `expected`, and `then` says what applies. */
+  const readKey = <T>(key: string, raw: unknown, parse: Parse<T>, expected: string, then = "; ignored") => {
+    if (raw === undefined) return undefined;
+    const value = parse(raw);
+    if (value === undefined) issue(key, `expected ${expected}, got ${JSON.stringify(raw)}${then}`);
+    return value;
+  };
 
   const explicit = pick(CONDITION_KEYS);
   const trigger = own(meta, "trigger");
@@ -239,12 +246,8 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
   if (format === "proposal") conditionKey = "trigger";
   else if (explicit) conditionKey = explicit.key;
 
-  let flags = "";
-  const rawFlags = own(meta, "flags");
-  if (rawFlags !== undefined) {
-    if (typeof rawFlags === "string" && /^[dgimsuvy]*$/.test(rawFlags.trim())) flags = rawFlags.trim();
-    else issue("flags", `expected regex flags like "i" or "im", got ${JSON.stringify(rawFlags)}; ignored`);
-  }
+  const flagsOf = (v: unknown) => (typeof v === "string" && /^[dgimsuvy]*$/.test(v.trim()) ? v.trim() : undefined);
+  const flags = readKey("flags", own(meta, "flags"), flagsOf, 'regex flags like "i" or "im"') ?? "";
 
   // File-glob conditions (`*.rs`) become edit/write scopes; a leading `(?i)` becomes a flag.
   const read = readConditions(conditions, flags, conditionKey, issue);
@@ -255,7 +258,6 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
   // Default: what the model says and does. Thinking is opt-in (`scope: thinking`): a model reasoning "I must not
   // call eval()" should not be interrupted for it.
   const explicitScope = readScope(own(meta, "scope"), issue);
-  let window = explicitScope.window;
   let scope: RuleScope = explicitScope.scope ?? { text: true, thinking: false, tools: [{}] };
   if (read.globs.length > 0) {
     // As in the reference: the glob scopes are added to an explicit scope, or are the whole scope. With only glob
@@ -277,14 +279,11 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
     if (never && !fromConditions.has(tool.glob!)) issue("scope", `${never} (in tool:${tool.name ?? "*"}(...))`);
     return !problem;
   });
-  const rawWindow = own(meta, "window");
-  if (rawWindow !== undefined) {
-    if (typeof rawWindow === "string" && (WINDOWS as readonly string[]).includes(rawWindow)) {
-      if (window && window !== rawWindow) issue("window", `overrides scope's "${window}"`);
-      window = rawWindow as MatchWindow;
-    } else issue("window", `expected line, chunk or accumulated, got ${JSON.stringify(rawWindow)}; using the default`);
-  }
-  window ??= format === "proposal" && !globOnly ? "line" : "accumulated";
+  const windowOf = (v: unknown) => WINDOWS.find((w) => w === v);
+  const fromKey = readKey("window", own(meta, "window"), windowOf, "line, chunk or accumulated", "; using the default");
+  const fromScope = explicitScope.window;
+  if (fromKey && fromScope && fromScope !== fromKey) issue("window", `overrides scope's "${fromScope}"`);
+  const window = fromKey ?? fromScope ?? (format === "proposal" && !globOnly ? "line" : "accumulated");
 
   let globs = rule.globs;
   const rawGlobs = own(meta, "globs");
@@ -303,38 +302,18 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
       return !problem;
     });
 
-  let maxFirings: number | undefined;
   const mf = pick(["maxFirings", "max_firings"]);
-  if (mf) {
-    const n = numberOf(mf.value);
-    if (n !== undefined && Number.isInteger(n) && n >= 1) maxFirings = n;
-    else issue(mf.key, `expected a whole number >= 1, got ${JSON.stringify(mf.value)}; ignored`);
-  }
-  let cooldown: number | undefined;
-  const rawCooldown = own(meta, "cooldown");
-  if (rawCooldown !== undefined) {
-    const n = numberOf(rawCooldown);
-    if (n !== undefined && n >= 0) cooldown = n;
-    else issue("cooldown", `expected seconds (a number >= 0), got ${JSON.stringify(rawCooldown)}; ignored`);
-  }
-  let interrupt = true;
-  const rawInterrupt = own(meta, "interrupt");
-  if (rawInterrupt !== undefined) {
-    const b = booleanOf(rawInterrupt);
-    if (b === undefined) issue("interrupt", `expected true or false, got ${JSON.stringify(rawInterrupt)}`);
-    else interrupt = b;
-  }
-  let interruptMode: InterruptMode | undefined;
-  const rawMode = own(meta, "interruptMode");
-  if (rawMode !== undefined && rawMode !== null) {
-    const mode = typeof rawMode === "string" ? unquote(rawMode) : rawMode;
-    if ((INTERRUPT_MODES as readonly unknown[]).includes(mode)) interruptMode = mode as InterruptMode;
-    else
-      issue(
-        "interruptMode",
-        `expected ${INTERRUPT_MODES.join(", ")}, got ${JSON.stringify(rawMode)}; the ttsr.interruptMode setting applies`,
-      );
-  }
+  const maxFirings = mf && readKey(mf.key, mf.value, (v) => numberAtLeast(v, 1, true), "a whole number >= 1");
+  const cooldown = readKey("cooldown", own(meta, "cooldown"), (v) => numberAtLeast(v, 0), "seconds (a number >= 0)");
+  const interrupt = readKey("interrupt", own(meta, "interrupt"), booleanOf, "true or false", "") ?? true;
+  const modeOf = (v: unknown) => INTERRUPT_MODES.find((mode) => mode === (typeof v === "string" ? unquote(v) : v));
+  const interruptMode = readKey(
+    "interruptMode",
+    own(meta, "interruptMode") ?? undefined,
+    modeOf,
+    INTERRUPT_MODES.join(", "),
+    "; the ttsr.interruptMode setting applies",
+  );
 
   const unknownKeys = Object.keys(meta).filter((k) => !KNOWN_KEYS.has(k));
   if (unknownKeys.length > 0)
