@@ -198,7 +198,7 @@ function checkGlobs(
 }
 
 /** Rule name from a path relative to its rules folder: extension(s) stripped, `/` kept for subfolders. */
-export function ruleName(relPath: string, suffix: RegExp): string {
+function ruleName(relPath: string, suffix: RegExp): string {
   return relPath.replace(suffix, "");
 }
 
@@ -206,7 +206,7 @@ export function ruleName(relPath: string, suffix: RegExp): string {
  * Sort files so that, within a folder, a preferred extension comes first for the same stem
  * (`style.mdc` before `style.md` for Cursor): the later one is then reported as shadowed.
  */
-export function sortByStem(files: Candidate[], suffix: RegExp, preferred: readonly string[]): Candidate[] {
+function sortByStem(files: Candidate[], suffix: RegExp, preferred: readonly string[]): Candidate[] {
   const stem = (relPath: string) => relPath.replace(suffix, "");
   const rank = (relPath: string) => {
     const i = preferred.indexOf(relPath.slice(stem(relPath).length));
@@ -239,6 +239,17 @@ export async function loadRuleFolder(
 ): Promise<ProviderOutput> {
   // Run from the home folder, `<cwd>/.claude/rules` is `~/.claude/rules`: the user scope reads it, not this one.
   if (folder.scope === "project" && isUserRoot(ctx, folder.dir)) return emptyOutput();
+  const { specs, problems } = await folderSpecs(folder, ctx);
+  const out = await collectRules(provider, specs, problems, normalize, ctx);
+  out.searched.push(folder.dir);
+  return out;
+}
+
+/** A folder's rule files as specs in rule order, and the files it refused with the reason. */
+export async function folderSpecs(
+  folder: RuleFolder,
+  ctx: DiscoveryContext,
+): Promise<{ specs: RuleFileSpec[]; problems: Problem[] }> {
   const links = linkScope(ctx, folder.scope);
   const listing = await listRuleFiles(folder.dir, {
     accept: (n) => folder.suffix.test(n),
@@ -255,9 +266,7 @@ export async function loadRuleFolder(
     };
     return folder.decorate ? folder.decorate(spec) : spec;
   });
-  const out = await collectRules(provider, specs, [...listing.problems, ...listing.ignored], normalize, ctx);
-  out.searched.push(folder.dir);
-  return out;
+  return { specs, problems: [...listing.problems, ...listing.ignored] };
 }
 
 /** Dotfiles (`.DS_Store`, editor swap files) in a rule folder are never worth a line in doctor. */

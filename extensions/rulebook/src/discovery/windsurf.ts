@@ -1,17 +1,7 @@
 import { join } from "node:path";
-import {
-  collectRules,
-  type Normalizer,
-  type RuleFields,
-  type RuleFileSpec,
-  rejectUnless,
-  ruleName,
-  singleFile,
-  sortByStem,
-} from "./collect.ts";
+import { collectRules, folderSpecs, type Normalizer, type RuleFields, rejectUnless, singleFile } from "./collect.ts";
 import { CONDITION_KEYS, drop, has, readBoolean, readCondition, readGlobs, readString } from "./fields.ts";
-import { listRuleFiles } from "./fs.ts";
-import { linkScope, type RuleProvider } from "./provider.ts";
+import type { RuleProvider } from "./provider.ts";
 
 const SUFFIX = /\.md$/;
 export const WINDSURF_TRIGGERS = ["always_on", "manual", "model_decision", "glob"] as const;
@@ -68,20 +58,10 @@ export const windsurfProvider: RuleProvider = {
     const dir = join(ctx.cwd, ".windsurf", "rules");
     const legacyFile = join(ctx.cwd, ".windsurfrules");
     const globalFile = join(ctx.home, ".codeium", "windsurf", "memories", "global_rules.md");
-    const links = linkScope(ctx, "project");
-    const listing = await listRuleFiles(dir, {
-      accept: (n) => SUFFIX.test(n),
-      recursive: true,
-      reject: rejectUnless("Windsurf reads only *.md in .windsurf/rules"),
-      ...(links ? { links } : {}),
-    });
-    const specs: RuleFileSpec[] = sortByStem(listing.files, SUFFIX, [".md"]).map((file) => ({
-      file,
-      name: ruleName(file.relPath, SUFFIX),
-      scope: "project",
-      root: dir,
-    }));
-    const problems = [...listing.problems, ...listing.ignored];
+    const reject = rejectUnless("Windsurf reads only *.md in .windsurf/rules");
+    const folder = { dir, scope: "project", suffix: SUFFIX, preferred: [".md"], recursive: true, reject } as const;
+    // not loadRuleFolder: the folder's files and the single files below are collected as one
+    const { specs, problems } = await folderSpecs(folder, ctx);
     const singles = await Promise.all([
       singleFile(ctx, dir, { name: "windsurf-rules", scope: "project", legacy: true }),
       singleFile(ctx, legacyFile, { name: "windsurfrules", scope: "project", legacy: true }),
