@@ -186,7 +186,8 @@ export function compilePattern(spec: PatternSpec): CompileResult {
     hashOf(spec.source + flags),
     spec.source,
   );
-  const check = new SampleCheck(b.settledTester(), b.finalTester(), samples);
+  const settled = new RegExp(settledOf(spec.source, flags, facts.settle, regex).source, flags);
+  const check = new SampleCheck(settled, new RegExp(spec.source, flags), samples);
   if (!hasRefaAssertion(expression) && !acceptsEmpty(rewritten) && check.exact(rewritten)) return b.exact(rewritten);
   // A candidate of a short pattern is verified by a search over a few characters; a long or unbounded one is
   // best checked end-anchored (cost independent of the line), when the automaton accepts exactly at match ends.
@@ -266,10 +267,8 @@ class Builder {
       const tail = trailingAssertions(this.parser, this.spec.source);
       if (tail) pattern.tail = { regex: new RegExp(tail.source, `${this.spec.flags}y`), reach: tail.reach };
     }
-    if (redos.polynomial) {
-      pattern.polynomial = true;
-      this.notes.push("polynomial backtracking: verified on bounded windows, on a time budget");
-    }
+    pattern.polynomial = redos.polynomial;
+    if (redos.polynomial) this.notes.push("polynomial backtracking: verified on bounded windows, on a time budget");
     return { ok: true, pattern };
   }
 
@@ -277,10 +276,8 @@ class Builder {
     const redos = checkRedos(this.spec.source, this.spec.flags);
     if (redos.exponential) return this.exponential(`needs the native engine (${why})`);
     const pattern = this.base(this.spec.window === "chunk" ? "chunk" : "native", undefined);
-    if (redos.polynomial) {
-      pattern.polynomial = true;
-      this.notes.push("polynomial backtracking: bounded windows, on a time budget");
-    }
+    pattern.polynomial = redos.polynomial;
+    if (redos.polynomial) this.notes.push("polynomial backtracking: bounded windows, on a time budget");
     this.notes.push(`native engine: ${why}`);
     return { ok: true, pattern };
   }
@@ -355,19 +352,6 @@ class Builder {
       error: `/${this.spec.source}/${this.spec.flags} has exponential backtracking (ReDoS); ${why}`,
     };
   }
-
-  settledTester(): (text: string) => boolean {
-    const re = new RegExp(
-      settledOf(this.spec.source, this.spec.flags, this.facts.settle, this.regex).source,
-      this.spec.flags,
-    );
-    return (text) => re.test(text);
-  }
-
-  finalTester(): (text: string) => boolean {
-    const re = new RegExp(this.spec.source, this.spec.flags);
-    return (text) => re.test(text);
-  }
 }
 
 function endRegexOf(spec: PatternSpec): RegExp | undefined {
@@ -384,13 +368,14 @@ class SampleCheck {
   private readonly firsts: number[];
   private readonly finals: boolean[];
 
+  /** `settled` and `final`: the pattern's `settledRegex` and the pattern itself, without the `g` flag. */
   constructor(
-    settled: (text: string) => boolean,
-    final: (text: string) => boolean,
+    settled: RegExp,
+    final: RegExp,
     private readonly samples: string[],
   ) {
-    this.firsts = samples.map((w) => firstPrefix(w, settled));
-    this.finals = samples.map((w) => final(w));
+    this.firsts = samples.map((w) => firstPrefix(w, (prefix) => settled.test(prefix)));
+    this.finals = samples.map((w) => final.test(w));
   }
 
   /** The automaton first accepts exactly where the regex first settles, and finds a match iff the regex does. */
