@@ -89,9 +89,8 @@ function invalid(id: RpcId, why: string): RpcErrorResponse {
 }
 
 /**
- * One reply line (JSON plus newline), never throwing and never larger than a frame: a reply that cannot be
- * serialized answers -32603, one over the frame limit answers -32003 naming the limit (the peer's framer would
- * drop it otherwise).
+ * One reply line (JSON plus newline), never throwing and never larger than a frame: a reply that cannot be serialized
+ * answers -32603, one over the frame limit answers -32003 naming the limit (the peer's framer would drop it otherwise).
  */
 export function serializeReply(response: unknown, id: RpcId | undefined, maxBytes: number = MAX_FRAME_BYTES): string {
   const errorLine = (code: number, message: string, data?: unknown) =>

@@ -165,10 +165,7 @@ export type NotificationParams<N extends NotificationName> =
 export function parseParams<P>(method: Method<P>, params: unknown): P {
   const result = method.params.safeParse(params ?? {});
   if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({
-    path: issuePath(issue, "params"),
-    message: issue.message,
-  }));
+  const issues = result.error.issues.map((issue) => ({ path: issuePath(issue, "params"), message: issue.message }));
   const message = issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ");
   throw new SteeringRpcError(ERROR_CODES.invalidParams, `Invalid params: ${message}`, { issues });
 }

@@ -155,19 +155,14 @@ export class SteeringQueue {
     const items = this.#pending.size - (replaced ? 1 : 0) + 1;
     const bytes = this.#pendingBytes - (replaced ? contentBytes(replaced) : 0) + contentBytes(item);
     const { maxPendingItems, maxPendingBytes } = this.#limits;
+    const retry = "retry once some are delivered";
     if (items > maxPendingItems) {
-      throw new QueueFullError(
-        "pendingItems",
-        maxPendingItems,
-        `Queue full: ${this.#pending.size} items pending, the limit is ${maxPendingItems}; retry once some are delivered`,
-      );
+      const pending = `${this.#pending.size} items pending, the limit is ${maxPendingItems}`;
+      throw new QueueFullError("pendingItems", maxPendingItems, `Queue full: ${pending}; ${retry}`);
     }
     if (bytes > maxPendingBytes) {
-      throw new QueueFullError(
-        "pendingBytes",
-        maxPendingBytes,
-        `Queue full: ${this.#pendingBytes} content bytes pending, this item would pass the limit of ${maxPendingBytes}; retry once some are delivered`,
-      );
+      const pending = `${this.#pendingBytes} content bytes pending, this item would pass the limit of ${maxPendingBytes}`;
+      throw new QueueFullError("pendingBytes", maxPendingBytes, `Queue full: ${pending}; ${retry}`);
     }
   }
 

@@ -1,4 +1,4 @@
-import { closeSync, openSync, rmSync, statSync, writeSync } from "node:fs";
+import { rmSync, statSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { isOwnerAlive, pidStartTime, readJsonFile } from "../endpoint/session-registry.ts";
 
@@ -17,12 +17,7 @@ export function acquireSessionLock(path: string): LockResult {
   const self: LockOwner = { pid: process.pid, pidStartTime: pidStartTime(process.pid) };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const fd = openSync(path, "wx", 0o600);
-      try {
-        writeSync(fd, JSON.stringify(self));
-      } finally {
-        closeSync(fd);
-      }
+      writeFileSync(path, JSON.stringify(self), { flag: "wx", mode: 0o600 });
       let released = false;
       const release = () => {
         if (released) return;
