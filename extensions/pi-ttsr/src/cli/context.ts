@@ -34,19 +34,14 @@ export async function loadCliRules(io: CliIo, options: { cwd?: string; ruleFiles
     ...(options.ruleFiles ? { ruleFiles: options.ruleFiles.map((f) => resolve(io.cwd, f)) } : {}),
   });
   const { registry, issues: buildIssues } = buildRegistry(loaded.rules);
-  const warnings = [
-    ...issues.map(formatSettingsIssue),
-    ...loaded.issues.map(formatIssue),
-    ...buildIssues.map(formatIssue),
-    ...registry.issues.map(formatIssue),
-  ];
-  const unique = [...new Set(warnings)];
+  const ruleIssues = [...loaded.issues, ...buildIssues, ...registry.issues];
+  const warnings = [...new Set([...issues.map(formatSettingsIssue), ...ruleIssues.map(formatIssue)])];
   // A rule suspended while `test` / `scan` match (native work over its time budget) is warned about too.
-  registry.onIssue((issue) => unique.push(formatIssue(issue)));
+  registry.onIssue((issue) => warnings.push(formatIssue(issue)));
   return {
     registry,
     settings,
-    warnings: unique,
+    warnings,
     dropped: loaded.dropped,
     cwd,
     ...(from.enabled ? { enabledFrom: from.enabled } : {}),

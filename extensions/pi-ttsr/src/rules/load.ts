@@ -59,9 +59,8 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
       // TTSR rule: it is named with its reason, and its siblings load. A rule the settings turn off is not a
       // problem: it is listed as not loaded (`ttsr list`), never warned about.
       for (const skipped of result.skipped) {
-        const kind = skipped.kind;
-        if (kind === "not-a-rule") continue;
-        if (kind === "disabled") {
+        if (skipped.kind === "not-a-rule") continue;
+        if (skipped.kind === "disabled") {
           dropped.push({ name: skipped.rule ?? "", path: skipped.path, reason: skipped.reason });
           continue;
         }
@@ -91,11 +90,8 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
   for (const source of sources) {
     if (disabledNames.has(source.name) && !options.ruleFiles) {
       const key = options.settings.disabledRules.includes(source.name) ? "ttsr" : "rulebook";
-      dropped.push({
-        name: source.name,
-        path: source.path,
-        reason: `disabled by ${key}.disabledRules ("${source.name}")`,
-      });
+      const reason = `disabled by ${key}.disabledRules ("${source.name}")`;
+      dropped.push({ name: source.name, path: source.path, reason });
       continue;
     }
     // One bad rule disables only itself: whatever it throws is reported with its file.
