@@ -69,13 +69,12 @@ export function adoptOrphans(
       }
     }
     const orphan = join(dir, name.slice(0, name.indexOf(".json")));
+    const journal = `${orphan}.journal`;
     try {
-      const { pending } = replayJournal(
-        existsSync(`${orphan}.journal`) ? readFileSync(`${orphan}.journal`, "utf8") : "",
-      );
+      const { pending } = replayJournal(existsSync(journal) ? readFileSync(journal, "utf8") : "");
       for (const item of pending) into.accept(item);
       adopted.push(...pending);
-      for (const path of [`${orphan}.journal`, `${orphan}.lock`, claimed]) rmSync(path, { force: true });
+      for (const path of [journal, `${orphan}.lock`, claimed]) rmSync(path, { force: true });
     } catch {
       // Left claimed: the next open of this session tries again, and the items stay on disk until then.
     }
