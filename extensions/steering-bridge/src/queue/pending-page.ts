@@ -16,7 +16,8 @@ export function pagePending(queue: SteeringQueue, options: PendingParams = {}): 
   const rest = all.filter((item) => sequence(item) > after);
   const items = rest.slice(0, limit).map((item) => summarize(item, previewChars));
   const result: PendingResult = { items, total: all.length, totalBytes: queue.pendingBytes };
-  if (rest.length > limit) result.nextCursor = `after:${sequence(rest[limit - 1]!)}`;
+  const last = items.at(-1);
+  if (rest.length > items.length && last) result.nextCursor = `after:${sequence(last)}`;
   return result;
 }
 
