@@ -2,7 +2,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { createTestSession, fauxText, fauxThinking, fauxToolCall, type TestSession } from "@pi-rails/testkit";
+import {
+  createTestSession,
+  type FauxModelOption,
+  fauxText,
+  fauxThinking,
+  fauxToolCall,
+  type TestSession,
+} from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import ttsrExtension from "../src/extension.ts";
 import { eventProbe, recorder, ruleFile, sentText } from "./helpers.ts";
@@ -21,6 +28,22 @@ afterEach(async () => {
   await t?.dispose();
   t = undefined;
 });
+
+/** pi-ttsr alone in a session on the faux model, which answers `responses` in order (most tests here). */
+function ttsrSession(options: {
+  files: Record<string, string>;
+  responses: NonNullable<FauxModelOption["responses"]>;
+  ttsr?: Record<string, unknown>;
+  persist?: boolean;
+}): Promise<TestSession> {
+  return createTestSession({
+    files: options.files,
+    ...(options.ttsr ? { projectSettings: { ttsr: options.ttsr } } : {}),
+    extensions: [ttsrExtension],
+    ...(options.persist ? { persist: true } : {}),
+    model: { kind: "faux", responses: options.responses },
+  });
+}
 
 function assistantTextDeltas(session: TestSession, messageIndex: number): string[] {
   // Deltas of the n-th assistant message that started (aborted ones included).
@@ -114,11 +137,10 @@ describe("interrupting prose match (patched pi)", () => {
 
   it("keeps the partial before the reminder with contextMode keep", async () => {
     const r = recorder();
-    t = await createTestSession({
+    t = await ttsrSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },
-      projectSettings: { ttsr: { contextMode: "keep" } },
-      extensions: [ttsrExtension],
-      model: { kind: "faux", responses: [r.reply("Plan: console.log(x) then more."), r.reply("Plan: log.info(x).")] },
+      ttsr: { contextMode: "keep" },
+      responses: [r.reply("Plan: console.log(x) then more."), r.reply("Plan: log.info(x).")],
     });
     await t.prompt("go");
     const second = sentText(r.contexts[1]);
@@ -152,13 +174,9 @@ describe("interrupting prose match (patched pi)", () => {
 
   it("fires a once rule a single time per session", async () => {
     const r = recorder();
-    t = await createTestSession({
+    t = await ttsrSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },
-      extensions: [ttsrExtension],
-      model: {
-        kind: "faux",
-        responses: [r.reply("a console.log(1)"), r.reply("fixed"), r.reply("again console.log(2) here")],
-      },
+      responses: [r.reply("a console.log(1)"), r.reply("fixed"), r.reply("again console.log(2) here")],
     });
     await t.prompt("one");
     const final = await t.prompt("two");
@@ -168,14 +186,10 @@ describe("interrupting prose match (patched pi)", () => {
 
   it("fires again after the gap in after-gap mode", async () => {
     const r = recorder();
-    t = await createTestSession({
+    t = await ttsrSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },
-      projectSettings: { ttsr: { repeatMode: "after-gap", repeatGap: 1 } },
-      extensions: [ttsrExtension],
-      model: {
-        kind: "faux",
-        responses: [r.reply("a console.log(1)"), r.reply("fixed"), r.reply("again console.log(2)"), r.reply("fixed 2")],
-      },
+      ttsr: { repeatMode: "after-gap", repeatGap: 1 },
+      responses: [r.reply("a console.log(1)"), r.reply("fixed"), r.reply("again console.log(2)"), r.reply("fixed 2")],
     });
     await t.prompt("one");
     const final = await t.prompt("two");
@@ -187,21 +201,17 @@ describe("interrupting prose match (patched pi)", () => {
     const r = recorder();
     const files: Record<string, string> = {};
     for (const n of [1, 2, 3, 4]) files[`.pi/rules/r${n}.md`] = ruleFile({ condition: `BAD${n}!` }, `Rule ${n}.`);
-    t = await createTestSession({
+    t = await ttsrSession({
       files,
-      extensions: [ttsrExtension],
       persist: true,
-      model: {
-        kind: "faux",
-        responses: [
-          r.reply("a BAD1! b"),
-          r.reply("a BAD2! b"),
-          r.reply("a BAD3! b"),
-          r.reply("a BAD4! b"),
-          r.reply("again BAD4! here"),
-          r.reply("fixed"),
-        ],
-      },
+      responses: [
+        r.reply("a BAD1! b"),
+        r.reply("a BAD2! b"),
+        r.reply("a BAD3! b"),
+        r.reply("a BAD4! b"),
+        r.reply("again BAD4! here"),
+        r.reply("fixed"),
+      ],
     });
     const capped = await t.prompt("one");
     expect(capped?.stopReason).toBe("error");
@@ -258,15 +268,11 @@ describe("with rulebook installed", () => {
 describe("non-interrupting matches", () => {
   it("queues a prose match and sends a hidden follow-up after the message", async () => {
     const r = recorder();
-    t = await createTestSession({
+    t = await ttsrSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },
-      projectSettings: { ttsr: { interruptMode: "tool-only" } },
-      extensions: [ttsrExtension],
+      ttsr: { interruptMode: "tool-only" },
       persist: true,
-      model: {
-        kind: "faux",
-        responses: [r.reply("I used console.log(x) here."), r.reply("Noted, switching to log.info.")],
-      },
+      responses: [r.reply("I used console.log(x) here."), r.reply("Noted, switching to log.info.")],
     });
     const final = await t.prompt("go");
     expect(r.contexts).toHaveLength(2);
@@ -279,13 +285,9 @@ describe("non-interrupting matches", () => {
 
   it("does not take `any` of `anything` for `\\bany\\b`; a match only the end settles comes as a follow-up", async () => {
     const r = recorder();
-    t = await createTestSession({
+    t = await ttsrSession({
       files: { ".pi/rules/no-any.md": ruleFile({ condition: "\\bany\\b" }, "Say which type, not any.") },
-      extensions: [ttsrExtension],
-      model: {
-        kind: "faux",
-        responses: [r.reply("Is there anything else? It returns any"), r.reply("It returns a number.")],
-      },
+      responses: [r.reply("Is there anything else? It returns any"), r.reply("It returns a number.")],
     });
     const final = await t.prompt("go");
     expect(r.contexts).toHaveLength(2);
@@ -296,21 +298,17 @@ describe("non-interrupting matches", () => {
 
   it("prepends a reminder to exactly one sibling tool call's result, before the tool ran unchanged", async () => {
     const r = recorder();
-    t = await createTestSession({
+    t = await ttsrSession({
       files: { ".pi/rules/no-any.md": NO_ANY_TS },
-      projectSettings: { ttsr: { interruptMode: "prose-only" } },
-      extensions: [ttsrExtension],
+      ttsr: { interruptMode: "prose-only" },
       persist: true,
-      model: {
-        kind: "faux",
-        responses: [
-          r.reply([
-            fauxToolCall("write", { path: "a.ts", content: "export let x: any = 1;\n" }, { id: "call-a" }),
-            fauxToolCall("write", { path: "b.ts", content: "export let y: any = 2;\n" }, { id: "call-b" }),
-          ]),
-          r.reply("done"),
-        ],
-      },
+      responses: [
+        r.reply([
+          fauxToolCall("write", { path: "a.ts", content: "export let x: any = 1;\n" }, { id: "call-a" }),
+          fauxToolCall("write", { path: "b.ts", content: "export let y: any = 2;\n" }, { id: "call-b" }),
+        ]),
+        r.reply("done"),
+      ],
     });
     await t.prompt("write files");
     expect(readFileSync(join(t.cwd, "a.ts"), "utf8")).toContain("x: any");
@@ -329,21 +327,17 @@ describe("non-interrupting matches", () => {
 describe("interrupting tool match", () => {
   it("aborts a tool call whose streamed arguments match, before the tool runs; the path glob gates it", async () => {
     const r = recorder();
-    t = await createTestSession({
+    t = await ttsrSession({
       files: { ".pi/rules/no-any.md": NO_ANY_TS },
-      extensions: [ttsrExtension],
-      model: {
-        kind: "faux",
-        responses: [
-          r.reply([
-            fauxText("Writing."),
-            fauxToolCall("write", { path: "src/a.ts", content: "let x: any = 1;\n".repeat(20) }),
-          ]),
-          r.reply([fauxToolCall("write", { path: "notes.md", content: "x: any is fine in prose\n" })]),
-          r.reply([fauxToolCall("write", { path: "src/a.ts", content: "let x: unknown = 1;\n" })]),
-          r.reply("done"),
-        ],
-      },
+      responses: [
+        r.reply([
+          fauxText("Writing."),
+          fauxToolCall("write", { path: "src/a.ts", content: "let x: any = 1;\n".repeat(20) }),
+        ]),
+        r.reply([fauxToolCall("write", { path: "notes.md", content: "x: any is fine in prose\n" })]),
+        r.reply([fauxToolCall("write", { path: "src/a.ts", content: "let x: unknown = 1;\n" })]),
+        r.reply("done"),
+      ],
     });
     await t.prompt("write it");
     expect(r.contexts).toHaveLength(2 + 2);
@@ -362,19 +356,15 @@ describe("interrupting tool match", () => {
 describe("tool arguments", () => {
   it("matches what an edit writes, not the text it removes", async () => {
     const r = recorder();
-    t = await createTestSession({
+    t = await ttsrSession({
       files: {
         ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool:edit(*.ts)" }, "Never use any."),
         "src/a.ts": "export let x: any = 1;\n",
       },
-      extensions: [ttsrExtension],
-      model: {
-        kind: "faux",
-        responses: [
-          r.reply([fauxToolCall("edit", { path: "src/a.ts", edits: [{ oldText: "x: any", newText: "x: number" }] })]),
-          r.reply("done"),
-        ],
-      },
+      responses: [
+        r.reply([fauxToolCall("edit", { path: "src/a.ts", edits: [{ oldText: "x: any", newText: "x: number" }] })]),
+        r.reply("done"),
+      ],
     });
     await t.prompt("fix the type");
     expect(r.contexts).toHaveLength(2);
@@ -386,19 +376,9 @@ describe("tool arguments", () => {
 describe("repeat policy per rule", () => {
   it("maxFirings lets a once rule fire that many times per session", async () => {
     const r = recorder();
-    t = await createTestSession({
+    t = await ttsrSession({
       files: { ".pi/rules/twice.md": ruleFile({ condition: "BAD!", maxFirings: 2 }, "Not BAD!") },
-      extensions: [ttsrExtension],
-      model: {
-        kind: "faux",
-        responses: [
-          r.reply("a BAD! b"),
-          r.reply("ok 1"),
-          r.reply("a BAD! b"),
-          r.reply("ok 2"),
-          r.reply("a BAD! third"),
-        ],
-      },
+      responses: [r.reply("a BAD! b"), r.reply("ok 1"), r.reply("a BAD! b"), r.reply("ok 2"), r.reply("a BAD! third")],
     });
     await t.prompt("one");
     await t.prompt("two");
@@ -454,14 +434,10 @@ describe("robustness", () => {
   it("on stock pi blocks an interrupting tool call instead", async () => {
     await onStockPi(async () => {
       const r = recorder();
-      t = await createTestSession({
+      t = await ttsrSession({
         files: { ".pi/rules/no-any.md": NO_ANY_TS },
-        extensions: [ttsrExtension],
         persist: true,
-        model: {
-          kind: "faux",
-          responses: [r.reply([fauxToolCall("write", { path: "a.ts", content: "let x: any;\n" })]), r.reply("ok")],
-        },
+        responses: [r.reply([fauxToolCall("write", { path: "a.ts", content: "let x: any;\n" })]), r.reply("ok")],
       });
       await t.prompt("go");
       expect(existsSync(join(t.cwd, "a.ts"))).toBe(false);
@@ -473,15 +449,11 @@ describe("robustness", () => {
   it("on stock pi a non-interrupting tool match is a reminder on that call's result, after the tool ran", async () => {
     await onStockPi(async () => {
       const r = recorder();
-      t = await createTestSession({
+      t = await ttsrSession({
         files: { ".pi/rules/no-any.md": NO_ANY_TS },
-        projectSettings: { ttsr: { interruptMode: "prose-only" } },
-        extensions: [ttsrExtension],
+        ttsr: { interruptMode: "prose-only" },
         persist: true,
-        model: {
-          kind: "faux",
-          responses: [r.reply([fauxToolCall("write", { path: "a.ts", content: "let x: any;\n" })]), r.reply("ok")],
-        },
+        responses: [r.reply([fauxToolCall("write", { path: "a.ts", content: "let x: any;\n" })]), r.reply("ok")],
       });
       await t.prompt("go");
       expect(readFileSync(join(t.cwd, "a.ts"), "utf8")).toBe("let x: any;\n");
