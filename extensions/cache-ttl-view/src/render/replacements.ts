@@ -9,7 +9,7 @@ import {
   type ViewMessage,
 } from "../model/messages.ts";
 import { type Block, toolCallOf } from "../plan/analysis.ts";
-import { type Caps, flat, truncateText } from "../views/caps.ts";
+import { type Caps, CUT, flat, truncateText } from "../views/caps.ts";
 import { renderToolView } from "../views/index.ts";
 
 /** What a pruned block shows instead of its original, with the sizes that decide whether pruning pays. */
@@ -34,11 +34,11 @@ export type Replacement =
     }
   | { kind: "image"; text: string; origChars: number; newChars: number };
 
-/** `[TRUNCATED] id=… chars=…: <start>…` within `max` chars. */
+/** `[TRUNCATED] id=… chars=…: <start>...` within `max` chars. */
 export function textMarker(id: string, text: string, max: number): string {
   const head = `[TRUNCATED] id=${id} chars=${text.length}: `;
-  const room = Math.max(0, max - head.length - 1);
-  return text.length <= room ? `${head}${text}` : `${head}${text.slice(0, room)}…`;
+  const room = Math.max(0, max - head.length - CUT.length);
+  return text.length <= room ? `${head}${text}` : `${head}${text.slice(0, room)}${CUT}`;
 }
 
 /** `[TRUNCATED FILE] id=… mime=… base64=…` for an image. */

@@ -17,6 +17,11 @@ export function capsOf(settings: Caps): Caps {
 }
 
 const MARK = "[TRUNCATED] ";
+/**
+ * Where a text was cut. ASCII on purpose: one non-ASCII char (`…`) makes V8 store the whole replacement, and every
+ * string joined from it, two bytes per char; a cold pass over a long session builds tens of thousands of them.
+ */
+export const CUT = "...";
 const MAX_DEPTH = 8;
 
 /**
@@ -28,18 +33,18 @@ export function flat(s: string): string {
   return s;
 }
 
-/** `[TRUNCATED] <prefix>…`, at most `max` chars; text that fits is returned as is. */
+/** `[TRUNCATED] <prefix>...`, at most `max` chars; text that fits is returned as is. */
 export function truncateText(text: string, max: number): string {
   if (text.length <= max) return text;
-  const keep = Math.max(0, max - MARK.length - 1);
-  return `${MARK}${text.slice(0, keep)}…`;
+  const keep = Math.max(0, max - MARK.length - CUT.length);
+  return `${MARK}${text.slice(0, keep)}${CUT}`;
 }
 
-/** `[TRUNCATED] …<suffix>`: the end of a text, for outputs whose last lines matter (bash). */
+/** `[TRUNCATED] ...<suffix>`: the end of a text, for outputs whose last lines matter (bash). */
 export function truncateTail(text: string, max: number): string {
   if (text.length <= max) return text;
-  const keep = Math.max(0, max - MARK.length - 1);
-  return `${MARK}…${text.slice(text.length - keep)}`;
+  const keep = Math.max(0, max - MARK.length - CUT.length);
+  return `${MARK}${CUT}${text.slice(text.length - keep)}`;
 }
 
 /**
@@ -76,7 +81,7 @@ export function capValue(value: unknown, caps: Caps, depth = 0): unknown {
     entries?.push([key, capped]);
   }
   if (!entries) return value;
-  if (keys.length > caps.maxDictKeys) entries.push(["…", `${MARK}+${keys.length - caps.maxDictKeys} keys`]);
+  if (keys.length > caps.maxDictKeys) entries.push([CUT, `${MARK}+${keys.length - caps.maxDictKeys} keys`]);
   // fromEntries defines own data properties: a key named `__proto__` stays a key.
   return Object.fromEntries(entries);
 }

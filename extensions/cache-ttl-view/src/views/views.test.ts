@@ -36,7 +36,7 @@ describe("caps", () => {
     expect((out["a"] as string).length).toBe(40);
     expect(out["b"]).toEqual([1, 2, 3, "[TRUNCATED] +2 items"]);
     expect(out["c"]).toBe(ref);
-    expect(out["…"]).toBe("[TRUNCATED] +1 keys");
+    expect(out["..."]).toBe("[TRUNCATED] +1 keys");
     const proto = capValue(JSON.parse('{"__proto__":{"x":1}}'), caps) as Record<string, unknown>;
     expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
     expect(Object.keys(proto)).toEqual(["__proto__"]);
