@@ -1,7 +1,7 @@
 import { type CacheState, inferTouch, judgeCache, ttlForJudgement } from "../clock/cache-clock.ts";
 import { messageKeyAt, startsWithMessages } from "../model/ids.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
-import { type Analysis, analyze, type Block, ownerOf, toolCallOf } from "../plan/analysis.ts";
+import { type Analysis, analyze, type Block, toolCallOf } from "../plan/analysis.ts";
 import { type PinSet, pathArgument } from "../plan/pins.ts";
 import { type Plan, planPrune } from "../plan/plan.ts";
 import { noticeText } from "../render/notice.ts";
@@ -192,7 +192,7 @@ export class SessionView {
           ids: plan.ids,
           savedTokens: plan.savedTokens,
           caps: capsOf(this.settings),
-          owners: plan.blocks.map((block) => ownerOf(messages, block)),
+          owners: plan.blocks.map((block) => block.owner),
           notice: {
             after: messageKeyAt(messages, messages.length - 1),
             at: ctx.now,

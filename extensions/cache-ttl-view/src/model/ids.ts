@@ -20,6 +20,30 @@ export function hash32(prefix: string, text: string, seed = 0x811c9dc5): number 
   return h >>> 0;
 }
 
+/** The seed of the owner hash (`ownerHash`). */
+const OWNER_SEED = 0x9747b28c;
+
+/**
+ * `hash32(prefix, text)` and `ownerHash(prefix, text)` in one pass, written to `out` ([id hash, owner hash]): the
+ * analysis hashes every block's source and keeps both, so the owners of a prune need no second pass.
+ */
+export function hashBoth(prefix: string, text: string, out: Uint32Array): void {
+  let h = 0x811c9dc5;
+  let o = OWNER_SEED;
+  for (let i = 0; i < prefix.length; i++) {
+    const c = prefix.charCodeAt(i);
+    h = Math.imul(h ^ c, 0x01000193);
+    o = Math.imul(o ^ c, 0x01000193);
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h = Math.imul(h ^ c, 0x01000193);
+    o = Math.imul(o ^ c, 0x01000193);
+  }
+  out[0] = h;
+  out[1] = o;
+}
+
 const HEX = "0123456789abcdef";
 
 /** A 32-bit hash as 8 hex chars (one string allocation: this runs for every block of every pass). */
@@ -107,4 +131,4 @@ export function findMessageKeys(messages: readonly ViewMessage[], wanted: Readon
  * model has seen keeps naming the same block after the blocks before it are gone (compaction), and is never handed
  * to another block whose source hashes alike.
  */
-export const ownerHash = (prefix: string, text: string): number => hash32(prefix, text, 0x9747b28c);
+export const ownerHash = (prefix: string, text: string): number => hash32(prefix, text, OWNER_SEED);

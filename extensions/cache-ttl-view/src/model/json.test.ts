@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonLength, quoteJson } from "./json.ts";
+import { jsonLength, needsEscape, quoteJson } from "./json.ts";
 
 /** Strings as wide as JSON's escaping: quotes, backslashes, controls, lone and paired surrogates, astral chars. */
 const text = fc.oneof(
@@ -20,6 +20,20 @@ const json = fc.letrec((tie) => ({
     fc.dictionary(text, tie("value"), { maxKeys: 5 }),
   ),
 })).value;
+
+describe("needsEscape", () => {
+  it("flags exactly the strings with a char JSON escapes (or a surrogate), short or long", () => {
+    // What the serialiser escapes, plus any surrogate (paired ones too: the caller's slow path sorts them out).
+    const reference = (s: string) => JSON.stringify(s) !== `"${s}"` || /[\ud800-\udfff]/.test(s);
+    const unit = fc.constantFrom("a", "é", '"', "\\", "\n", "\u0000", "\u001f", "\u007f", "\ud800", "\udfff", "\ue000");
+    fc.assert(
+      fc.property(fc.oneof(text, fc.string({ unit, maxLength: 200 })), (s) => {
+        expect(needsEscape(s)).toBe(reference(s));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
 
 describe("jsonLength", () => {
   it("is the length of JSON.stringify for any JSON-like value", () => {

@@ -1,4 +1,4 @@
-import { hash32, hex8, ownerHash, rawMessageKey } from "../model/ids.ts";
+import { hashBoth, hex8, rawMessageKey } from "../model/ids.ts";
 import {
   type AssistantMsg,
   isAssistant,
@@ -15,7 +15,12 @@ import {
  * The blocks of a message list: what can be pruned, and where it lives. A tool block is a call and its result
  * (pruned together so the pair stays a pair); a text block is a message's prose; an image block one image part.
  */
-export type Block = { /** Its index in `Analysis.blocks` (what per-block caches are keyed by). */ at: number } & (
+export type Block = {
+  /** Its index in `Analysis.blocks` (what per-block caches are keyed by). */
+  at: number;
+  /** The owner hash of its source (stored with its id when it is pruned, see `ownerHash`). */
+  owner: number;
+} & (
   | { kind: "tool"; id: string; callMsg: number; callPart: number; resultMsg: number; tool: string }
   /** `reasoning`: an assistant message with thinking parts; they are dropped whole with the text, never shown as text. */
   | { kind: "text"; id: string; msg: number; reasoning: boolean }
@@ -69,13 +74,6 @@ export function touches(analysis: Analysis, i: number, ids: ReadonlySet<string>)
 const [TOOL, TEXT, IMAGE] = ["t:", "m:", "i:"];
 const imageSource = (key: string, part: number) => `${key}#${part}`;
 
-/** The owner hash of a block (stored with its id when it is pruned, see `ownerHash`). */
-export function ownerOf(messages: readonly ViewMessage[], block: Block): number {
-  if (block.kind === "tool") return ownerHash(TOOL, toolCallOf(messages, block).id);
-  const key = rawMessageKey(messages[block.msg] as ViewMessage);
-  return block.kind === "text" ? ownerHash(TEXT, key) : ownerHash(IMAGE, imageSource(key, block.part));
-}
-
 /**
  * Block ids are 8 hex chars (short enough to quote back), unique within one message list: when two sources hash
  * alike, the later one gets `.2`, `.3`, ... . Ids follow message order, so the ids of a prefix never change when
@@ -90,6 +88,8 @@ class IdAllocator {
   #owners: ReadonlyMap<string, number>;
   /** Registered suffixed ids by their 8-hex base (rare: only collisions). */
   #suffixed = new Map<string, string[]>();
+  /** The id hash and the owner hash of the last source given to `id` (no pair allocated per block). */
+  #hashes = new Uint32Array(2);
 
   constructor(owners: ReadonlyMap<string, number>) {
     this.#owners = owners;
@@ -108,8 +108,14 @@ class IdAllocator {
     return id;
   }
 
+  /** The owner hash of the source of the last `id`. */
+  get owner(): number {
+    return this.#hashes[1] as number;
+  }
+
   id(prefix: string, text: string): string {
-    const h = hash32(prefix, text);
+    hashBoth(prefix, text, this.#hashes);
+    const h = this.#hashes[0] as number;
     const plain = hex8(h);
     const registered = this.#owners.size > 0;
     if (!this.#plain.has(h | 0) && !(registered && (this.#owners.has(plain) || this.#suffixed.has(plain)))) {
@@ -117,7 +123,7 @@ class IdAllocator {
       return plain;
     }
     if (registered) {
-      const owner = ownerHash(prefix, text);
+      const owner = this.owner;
       const own = (id: string) => this.#owners.get(id) === owner && !this.#isTaken(id);
       const found = own(plain) ? plain : this.#suffixed.get(plain)?.find(own);
       if (found) return this.#take(found);
@@ -213,8 +219,11 @@ export class Analysis {
       return r === undefined ? -1 : claim(r);
     };
     // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
-    const text = (i: number, m: ViewMessage, reasoning = false) =>
-      blocks.push({ at: blocks.length, kind: "text", id: this.#ids.id(TEXT, rawMessageKey(m)), msg: i, reasoning });
+    const ids = this.#ids;
+    const text = (i: number, m: ViewMessage, reasoning = false) => {
+      const id = ids.id(TEXT, rawMessageKey(m));
+      return blocks.push({ at: blocks.length, owner: ids.owner, kind: "text", id, msg: i, reasoning });
+    };
     // Pushed, never grown by setting `length` (that copies a 100k-long column to add one message to it).
     for (let i = from; i < n; i++) {
       resultTool.push(-1);
@@ -237,8 +246,9 @@ export class Analysis {
             const resultMsg = nextResult(call.id, i);
             if (resultMsg > i) resultTool[resultMsg] = blocks.length;
             else this.#unanswered.add(call.id);
-            const id = this.#ids.id(TOOL, call.id);
-            blocks.push({ at: blocks.length, kind: "tool", id, callMsg: i, callPart: p, resultMsg, tool: call.name });
+            const id = ids.id(TOOL, call.id);
+            const { owner } = ids;
+            blocks.push({ at: blocks.length, owner, kind: "tool", id, callMsg: i, callPart: p, resultMsg, tool: call.name });
           } else if (part?.type === "text") prose = true;
           else if (part?.type === "thinking") reasoning = true;
         }
@@ -250,8 +260,8 @@ export class Analysis {
         for (let p = 0; parts && p < parts.length; p++) {
           const part = parts[p];
           if (part?.type === "image") {
-            const id = this.#ids.id(IMAGE, imageSource(rawMessageKey(m), p));
-            blocks.push({ at: blocks.length, kind: "image", id, msg: i, part: p, chars: part.data.length });
+            const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p));
+            blocks.push({ at: blocks.length, owner: ids.owner, kind: "image", id, msg: i, part: p, chars: part.data.length });
           } else if (part?.type === "text") prose = true;
         }
         if (prose && (parts === undefined || !isToolResult(m))) textBlock[i] = text(i, m) - 1;
