@@ -168,23 +168,22 @@ export interface ViewPatch {
   notices: number;
 }
 
-/** Messages whose view changes when `blocks` are pruned: their own, and the results of calls that lose reasoning. */
-function affected(analysis: Analysis, blocks: readonly Block[]): Set<number> {
-  const out = new Set<number>();
-  for (const block of blocks) {
-    if (block.kind === "tool") {
-      out.add(block.callMsg);
-      if (block.resultMsg >= 0) out.add(block.resultMsg);
-      continue;
-    }
-    out.add(block.msg);
-    if (block.kind !== "text" || !block.reasoning) continue;
-    for (let b = analysis.first[block.msg] as number; b < (analysis.first[block.msg + 1] as number); b++) {
-      const call = analysis.blocks[b] as Block;
-      if (call.kind === "tool" && call.resultMsg >= 0) out.add(call.resultMsg);
-    }
+/**
+ * Mark the messages whose view changes when `block` is pruned: its own, and the results of calls that lose their
+ * reasoning with it (exactly the messages `touches` holds for).
+ */
+function markAffected(analysis: Analysis, block: Block, marks: Uint8Array): void {
+  if (block.kind === "tool") {
+    marks[block.callMsg] = 1;
+    if (block.resultMsg >= 0) marks[block.resultMsg] = 1;
+    return;
   }
-  return out;
+  marks[block.msg] = 1;
+  if (block.kind !== "text" || !block.reasoning) return;
+  for (let b = analysis.first[block.msg] as number; b < (analysis.first[block.msg + 1] as number); b++) {
+    const call = analysis.blocks[b] as Block;
+    if (call.kind === "tool" && call.resultMsg >= 0) marks[call.resultMsg] = 1;
+  }
 }
 
 /**
@@ -207,8 +206,18 @@ export function patchFor(
     else if (previous) replaced.delete(index);
   };
   const from = previous?.from ?? 0;
-  if (pruned.size > 0) for (let index = from; index < messages.length; index++) draw(index);
-  if (previous) for (const index of affected(analysis, previous.added)) if (index < from) draw(index);
+  if (previous) {
+    // The new messages, then the earlier ones that the newly pruned blocks change.
+    if (pruned.size > 0) for (let index = from; index < messages.length; index++) draw(index);
+    const marks = new Uint8Array(messages.length);
+    for (const block of previous.added) markAffected(analysis, block, marks);
+    for (let index = 0; index < from; index++) if (marks[index] === 1) draw(index);
+  } else if (pruned.size > 0) {
+    // A whole view: only the messages of pruned blocks are drawn (one pass over the blocks, not over every message).
+    const marks = new Uint8Array(messages.length);
+    for (const block of analysis.blocks) if (pruned.has(block.id)) markAffected(analysis, block, marks);
+    for (let index = 0; index < messages.length; index++) if (marks[index] === 1) draw(index);
+  }
   // Notices anchor in the prefix, so earlier inserts keep their places; only new notices are looked up (a map of
   // every message key would cost as much as the analysis).
   const inserts = previous ? previous.patch.inserts.slice() : [];
