@@ -77,6 +77,8 @@ function renderAssistant(
   const content: AssistantMsg["content"] = [];
   const marker = text ? (replacement(text) as { text: string }).text : "";
   if (marker) content.push({ type: "text", text: marker });
+  // Whether any part differs from the message's own (a pruned call whose view keeps its arguments does not).
+  let changed = text !== undefined;
   for (let p = 0; p < a.content.length; p++) {
     const part = a.content[p] as AssistantMsg["content"][number];
     if (part.type === "thinking") {
@@ -95,18 +97,19 @@ function renderAssistant(
     let call = part as ToolCallPart;
     const tool = partBlock(analysis, index, p);
     if (tool && pruned.has(tool.id)) {
-      // New arguments: a signature over the old call (Gemini's thoughtSignature) no longer belongs to it.
       const r = replacement(tool) as Extract<Replacement, { kind: "tool" }>;
+      // New arguments: a signature over the old call (Gemini's thoughtSignature) no longer belongs to it.
       if ("thoughtSignature" in call) {
         const { thoughtSignature: _signature, ...rest } = call;
         call = rest as ToolCallPart;
       }
-      call = { ...call, arguments: r.args };
+      if (r.args !== call.arguments) call = { ...call, arguments: r.args };
     }
     if (dropReasoning && withoutItemId(call.id) !== call.id) call = { ...call, id: withoutItemId(call.id) };
+    if (call !== part) changed = true;
     content.push(call);
   }
-  return { ...a, content };
+  return changed ? { ...a, content } : a;
 }
 
 /** The view of one message given the pruned set, or the message itself when nothing in it is pruned. */

@@ -1,5 +1,5 @@
 import { quoteJson } from "../model/json.ts";
-import { type Caps, flat } from "./caps.ts";
+import type { Caps } from "./caps.ts";
 import { defaultView } from "./default-view.ts";
 import { editView, readView, writeView } from "./file-views.ts";
 import { bashView, grepView, listingView } from "./search-views.ts";
@@ -33,12 +33,22 @@ export function renderToolView(input: ToolViewInput, caps: Caps, argsJson?: stri
   const view = TOOL_VIEWS.get(input.tool) ?? defaultView;
   const { params, result } = view(input, caps);
   const paramsJson = params === input.args && argsJson !== undefined ? argsJson : JSON.stringify(params);
-  // What JSON.stringify({tool, tool_call_id, id, params, result}) writes, from the parts already serialised.
+  // What JSON.stringify({tool, tool_call_id, id, params, result}) writes, from the parts already serialised: joined
+  // in one flat string (a template would build a tree of pieces and copy it again to flatten it).
   const resultJson = typeof result === "string" ? quoteJson(result) : JSON.stringify(result);
-  const summary = flat(
-    `{"tool":${quoteJson(input.tool)},"tool_call_id":${quoteJson(input.callId)},"id":${quoteJson(input.id)},` +
-      `"params":${paramsJson}${resultJson === undefined ? "" : `,"result":${resultJson}`}}`,
-  );
+  const summary = [
+    '{"tool":',
+    quoteJson(input.tool),
+    ',"tool_call_id":',
+    quoteJson(input.callId),
+    ',"id":',
+    quoteJson(input.id),
+    ',"params":',
+    paramsJson,
+    resultJson === undefined ? "" : ',"result":',
+    resultJson ?? "",
+    "}",
+  ].join("");
   return { args: params, argsJson: paramsJson, summary };
 }
 
