@@ -34,6 +34,8 @@ export type Replacement =
     }
   | { kind: "image"; text: string; origChars: number; newChars: number };
 
+const NO_IMAGES: readonly never[] = [];
+
 /** `[TRUNCATED] id=… chars=…: <start>...` within `max` chars. */
 export function textMarker(id: string, text: string, max: number): string {
   const head = `[TRUNCATED] id=${id} chars=${text.length}: `;
@@ -84,8 +86,6 @@ export function replacementFor(messages: readonly ViewMessage[], block: Block, c
     const result = block.resultMsg >= 0 ? (messages[block.resultMsg] as ToolResultMsg) : undefined;
     const parts = result ? result.content : [];
     const resultText = textOf(parts);
-    // Images of the result are blocks of their own (the image budget decides them), so they are not counted here.
-    const images = [] as { mimeType: string; chars: number }[];
     const args = call.arguments && typeof call.arguments === "object" ? call.arguments : {};
     const argsJson = JSON.stringify(args);
     const view = renderToolView(
@@ -95,7 +95,8 @@ export function replacementFor(messages: readonly ViewMessage[], block: Block, c
         id: block.id,
         args,
         resultText,
-        images,
+        // Images of the result are blocks of their own (the image budget decides them): not counted here.
+        images: NO_IMAGES,
         isError: result?.isError === true,
         hasResult: result !== undefined,
       },

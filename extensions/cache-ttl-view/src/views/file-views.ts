@@ -2,12 +2,28 @@ import { capValue } from "./caps.ts";
 import { resultText } from "./default-view.ts";
 import { fileMarker, imagesNote, type ToolViewFn } from "./tool-view.ts";
 
-/** The `keys` of `args`, in that order; `args` itself when that is all it holds (its JSON is then reused). */
-function pick(args: Record<string, unknown>, keys: string[]): Record<string, unknown> {
-  const out: [string, unknown][] = [];
-  for (const key of keys) if (Object.hasOwn(args, key) && args[key] !== undefined) out.push([key, args[key]]);
-  const own = Object.keys(args);
-  return own.length === out.length && out.every(([key], k) => own[k] === key) ? args : Object.fromEntries(out);
+/** Whether `args` holds `key` with a value (what `pick` keeps). */
+const holds = (args: Record<string, unknown>, key: string) => Object.hasOwn(args, key) && args[key] !== undefined;
+
+/**
+ * The `keys` of `args`, in that order; `args` itself when that is all it holds, in that order (its JSON is then
+ * reused). Checked without building the picked list: this runs for every pruned `read` and `write`.
+ */
+function pick(args: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  let k = 0;
+  let same = true;
+  for (const key in args) {
+    if (!Object.hasOwn(args, key)) continue;
+    while (k < keys.length && !holds(args, keys[k] as string)) k++;
+    if (keys[k] !== key) {
+      same = false;
+      break;
+    }
+    k++;
+  }
+  while (same && k < keys.length && !holds(args, keys[k] as string)) k++;
+  if (same && k === keys.length) return args;
+  return Object.fromEntries(keys.filter((key) => holds(args, key)).map((key) => [key, args[key]]));
 }
 
 /** `read`: the file body becomes `[TRUNCATED FILE] path=… lines=… chars=…`; errors keep their text. */

@@ -9,7 +9,7 @@ export interface ToolViewInput {
   args: Record<string, unknown>;
   /** Joined text of the result; "" when there is none. */
   resultText: string;
-  images: { mimeType: string; chars: number }[];
+  images: readonly { mimeType: string; chars: number }[];
   isError: boolean;
   hasResult: boolean;
 }

@@ -204,3 +204,24 @@ describe("the summary's bytes", () => {
     );
   });
 });
+
+describe("read's parameters", () => {
+  it("are path, offset and limit in that order, and the call's own object when that is all it holds", () => {
+    const wide = { maxTextChars: 400, maxFieldChars: 1000, maxListItems: 50, maxDictKeys: 80 };
+    const read = TOOL_VIEWS.get("read");
+    const args = fc.dictionary(
+      fc.constantFrom("path", "offset", "limit", "x"),
+      fc.oneof(fc.string(), fc.integer(), fc.constant(undefined)),
+    );
+    fc.assert(
+      fc.property(args, (args) => {
+        const kept = ["path", "offset", "limit"].filter((k) => Object.hasOwn(args, k) && args[k] !== undefined);
+        const { params } = read?.(input({ tool: "read", args }), wide) ?? { params: undefined };
+        expect(params).toEqual(Object.fromEntries(kept.map((k) => [k, args[k]])));
+        expect(Object.keys(params ?? {})).toEqual(kept);
+        expect(params === args).toBe(Object.keys(args).join() === kept.join());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
