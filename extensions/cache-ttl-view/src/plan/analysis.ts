@@ -1,3 +1,4 @@
+import { HashSet32 } from "../model/hash-set32.ts";
 import { hashBoth, hex8, rawMessageKey } from "../model/ids.ts";
 import {
   type AssistantMsg,
@@ -83,7 +84,7 @@ const imageSource = (key: string, part: number) => `${key}#${part}`;
  */
 class IdAllocator {
   /** Taken plain ids by their hash (a number: no string hashing per block), and taken suffixed ids. */
-  #plain = new Set<number>();
+  #plain = new HashSet32();
   #taken = new Set<string>();
   #owners: ReadonlyMap<string, number>;
   /** Registered suffixed ids by their 8-hex base (rare: only collisions). */
@@ -99,11 +100,11 @@ class IdAllocator {
   }
 
   #isTaken(id: string): boolean {
-    return id.length === 8 ? this.#plain.has(Number.parseInt(id, 16) | 0) : this.#taken.has(id);
+    return id.length === 8 ? this.#plain.has(Number.parseInt(id, 16)) : this.#taken.has(id);
   }
 
   #take(id: string): string {
-    if (id.length === 8) this.#plain.add(Number.parseInt(id, 16) | 0);
+    if (id.length === 8) this.#plain.add(Number.parseInt(id, 16));
     else this.#taken.add(id);
     return id;
   }
@@ -118,8 +119,8 @@ class IdAllocator {
     const h = this.#hashes[0] as number;
     const plain = hex8(h);
     const registered = this.#owners.size > 0;
-    if (!this.#plain.has(h | 0) && !(registered && (this.#owners.has(plain) || this.#suffixed.has(plain)))) {
-      this.#plain.add(h | 0);
+    if (!this.#plain.has(h) && !(registered && (this.#owners.has(plain) || this.#suffixed.has(plain)))) {
+      this.#plain.add(h);
       return plain;
     }
     if (registered) {
@@ -142,13 +143,14 @@ class IdAllocator {
 export class Analysis {
   /** Blocks in message order; those of message i are `blocks[first[i]]` up to `blocks[first[i + 1]]`. */
   readonly blocks: Block[] = [];
-  readonly first: number[] = [0];
-  /** Index in `blocks` of the tool block whose result is message i, or -1. */
-  readonly resultTool: number[] = [];
-  /** Index in `blocks` of message i's text block, or -1. */
-  readonly textBlock: number[] = [];
+  // The per-message columns are typed arrays (off the JS heap: the collector never copies them), grown by doubling
+  // and valid up to `length` (`first` one further).
+  #first: Int32Array = new Int32Array(COLUMN_START);
+  #resultTool: Int32Array = new Int32Array(COLUMN_START);
+  #textBlock: Int32Array = new Int32Array(COLUMN_START);
   /** User messages up to and including message i (ages are read from it: the current turn has age 0). */
-  readonly #users: number[] = [];
+  #users: Int32Array = new Int32Array(COLUMN_START);
+  #length = 0;
   readonly #ids: IdAllocator;
   #byId: Map<string, Block> | undefined;
   /** Ids of tool calls without a result: when a new message answers one, the list is analysed again whole. */
@@ -161,12 +163,27 @@ export class Analysis {
   }
 
   get length(): number {
-    return this.resultTool.length;
+    return this.#length;
+  }
+
+  /** Index in `blocks` of the first block of message i (`first[length]`: the number of blocks). */
+  get first(): Int32Array {
+    return this.#first;
+  }
+
+  /** Index in `blocks` of the tool block whose result is message i, or -1. */
+  get resultTool(): Int32Array {
+    return this.#resultTool;
+  }
+
+  /** Index in `blocks` of message i's text block, or -1. */
+  get textBlock(): Int32Array {
+    return this.#textBlock;
   }
 
   /** Age in turns of message i (0: the current turn). */
   ageOf(i: number): number {
-    return (this.#users[this.length - 1] ?? 0) - (this.#users[i] as number);
+    return (this.#length === 0 ? 0 : (this.#users[this.#length - 1] as number)) - (this.#users[i] as number);
   }
 
   /** The block with this id. */
@@ -195,7 +212,16 @@ export class Analysis {
   extend(messages: readonly ViewMessage[]): this {
     const from = this.length;
     const n = messages.length;
-    const { blocks, first, resultTool, textBlock } = this;
+    if (n + 1 > this.#first.length) {
+      let size = this.#first.length;
+      while (size < n + 1) size *= 2;
+      this.#first = grown(this.#first, size);
+      this.#resultTool = grown(this.#resultTool, size);
+      this.#textBlock = grown(this.#textBlock, size);
+      this.#users = grown(this.#users, size);
+    }
+    const { blocks } = this;
+    const [first, resultTool, textBlock, userCount] = [this.#first, this.#resultTool, this.#textBlock, this.#users];
     // A call's result is normally in the run of tool results right after its message (pi's loop writes them
     // there); anything else (a provider reusing ids, a result elsewhere) falls back to an index built on first need.
     const claimed = new Uint8Array(n);
@@ -224,18 +250,14 @@ export class Analysis {
       const id = ids.id(TEXT, rawMessageKey(m));
       return blocks.push({ at: blocks.length, owner: ids.owner, kind: "text", id, msg: i, reasoning });
     };
-    // Pushed, never grown by setting `length` (that copies a 100k-long column to add one message to it).
+    resultTool.fill(-1, from, n);
+    textBlock.fill(-1, from, n);
+    let users = from === 0 ? 0 : (userCount[from - 1] as number);
     for (let i = from; i < n; i++) {
-      resultTool.push(-1);
-      textBlock.push(-1);
-    }
-    first.pop(); // the end of the analysed prefix: pushed again after the new messages
-    let users = this.#users[from - 1] ?? 0;
-    for (let i = from; i < n; i++) {
-      first.push(blocks.length);
+      first[i] = blocks.length;
       const m = messages[i] as ViewMessage;
       if (isUser(m)) users++;
-      this.#users.push(users);
+      userCount[i] = users;
       if (isAssistant(m)) {
         let prose = false;
         let reasoning = false;
@@ -267,10 +289,21 @@ export class Analysis {
         if (prose && (parts === undefined || !isToolResult(m))) textBlock[i] = text(i, m) - 1;
       }
     }
-    first.push(blocks.length);
+    first[n] = blocks.length;
+    this.#length = n;
     this.#ends = [messages[0], messages[n - 1]].map((m) => (m ? rawMessageKey(m) : ""));
     return this;
   }
+}
+
+/** Columns start this long (a short list allocates little) and double as the list grows. */
+const COLUMN_START = 64;
+
+/** `column` copied into a longer one. */
+function grown(column: Int32Array, size: number): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(size);
+  out.set(column);
+  return out;
 }
 
 /** One linear pass over the messages; `owners`: the registered ids (pruned ids with their owner hashes). */
