@@ -151,7 +151,7 @@ export class SessionView {
    */
   #replacementFor(messages: readonly ViewMessage[]): (block: Block) => Replacement {
     return (block) =>
-      (this.#built[block.at] ??= replacementFor(messages, block, this.state.prunedCaps.get(block.id) ?? this.settings));
+      (this.#built[block.at] ??= replacementFor(messages, block, this.state.pruned.get(block.id) ?? this.settings));
   }
 
   /**
@@ -178,6 +178,8 @@ export class SessionView {
 
     let plan: Plan | undefined;
     let analysis: Analysis | undefined;
+    /** The message a notice made now anchors at (its key was just computed: the patch need not look it up). */
+    let anchors: Map<string, number> | undefined;
     const replacement = this.#replacementFor(messages);
     if (clock.kind === "expired") {
       analysis = this.#analyze(messages);
@@ -185,6 +187,8 @@ export class SessionView {
       if (candidate.ids.length > 0 && messages.length > 0) {
         plan = candidate;
         const ttl = ttlForJudgement(true, s.ttlSeconds, ctx.ttlSeconds) ?? 0;
+        const after = messageKeyAt(messages, messages.length - 1);
+        anchors = new Map([[after, messages.length - 1]]);
         const entry: StateEntry = {
           kind: "prune",
           at: ctx.now,
@@ -194,7 +198,7 @@ export class SessionView {
           caps: capsOf(this.settings),
           owners: plan.blocks.map((block) => block.owner),
           notice: {
-            after: messageKeyAt(messages, messages.length - 1),
+            after,
             at: ctx.now,
             text: noticeText(plan, ttl, clock.idleSeconds),
           },
@@ -223,7 +227,7 @@ export class SessionView {
     analysis ??= this.#analyze(messages);
     const memo = this.#memo;
     const previous = memo?.patch && { patch: memo.patch, from: memo.length, added: plan?.blocks ?? [] };
-    const patch = patchFor(messages, analysis, s.pruned, s.notices, replacement, previous);
+    const patch = patchFor(messages, analysis, s.pruned, s.notices, replacement, previous, anchors);
     this.#memo = { analysis, length: messages.length, patch };
     return {
       messages: applyPatch(messages, patch),
@@ -328,7 +332,7 @@ export class SessionView {
   /** Pruned blocks with a short label (tool and path, or the message role), for `/cache-ttl`. */
   prunedBlocks(messages: readonly ViewMessage[]): { id: string; label: string }[] {
     const analysis = analyze(messages, this.state.owners);
-    return [...this.state.pruned].map((id) => {
+    return [...this.state.pruned.keys()].map((id) => {
       const block = analysis.byId(id);
       if (!block) return { id, label: "(not in the current view)" };
       if (block.kind === "image") return { id, label: "image" };

@@ -28,6 +28,12 @@ export type Block = {
   | { kind: "image"; id: string; msg: number; part: number; chars: number }
 );
 
+/** What is asked of a set of block ids (the pruned ones: a `Set`, or the state's map of pruned ids to their caps). */
+export interface IdSet {
+  has(id: string): boolean;
+  readonly size: number;
+}
+
 /** The message a block's age is read from (a tool block: its call). */
 export const messageOf = (block: Block): number => (block.kind === "tool" ? block.callMsg : block.msg);
 
@@ -46,7 +52,7 @@ export function partBlock(analysis: Analysis, i: number, part: number): Block | 
 }
 
 /** Message i's text block when it is in `ids`. */
-export function prunedText(analysis: Analysis, i: number, ids: ReadonlySet<string>) {
+export function prunedText(analysis: Analysis, i: number, ids: IdSet) {
   const t = analysis.textBlock[i] as number;
   const block = t < 0 ? undefined : (analysis.blocks[t] as Extract<Block, { kind: "text" }>);
   return block && ids.has(block.id) ? block : undefined;
@@ -56,12 +62,12 @@ export function prunedText(analysis: Analysis, i: number, ids: ReadonlySet<strin
  * Whether the thinking of message i is dropped from the view (its text block is pruned and it has thinking): the
  * message's tool calls then lose their provider item ids, and their results follow.
  */
-export function reasoningDropped(analysis: Analysis, i: number, pruned: ReadonlySet<string>): boolean {
+export function reasoningDropped(analysis: Analysis, i: number, pruned: IdSet): boolean {
   return prunedText(analysis, i, pruned)?.reasoning === true;
 }
 
 /** Whether anything in message i is in `ids`, or its tool call's message lost its reasoning (no allocation). */
-export function touches(analysis: Analysis, i: number, ids: ReadonlySet<string>): boolean {
+export function touches(analysis: Analysis, i: number, ids: IdSet): boolean {
   for (let b = analysis.first[i] as number; b < (analysis.first[i + 1] as number); b++) {
     if (ids.has((analysis.blocks[b] as Block).id)) return true;
   }

@@ -3,14 +3,14 @@ import type { AssistantMsg, ImagePart, ToolResultMsg, ViewMessage } from "../mod
 import { imageTokens, textTokens, thinkingBilled } from "../model/tokens.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
 import { windowOf } from "../turns/turns.ts";
-import { type Analysis, type Block, messageOf, toolCallOf } from "./analysis.ts";
+import { type Analysis, type Block, type IdSet, messageOf, toolCallOf } from "./analysis.ts";
 import { isToolPinned, type PinSet } from "./pins.ts";
 
 export interface PlanInput {
   messages: readonly ViewMessage[];
   analysis: Analysis;
   /** Already pruned (sticky): skipped, so a new plan only adds. */
-  pruned: ReadonlySet<string>;
+  pruned: IdSet;
   pins: PinSet;
   settings: CacheTtlSettings;
   cwd?: string;

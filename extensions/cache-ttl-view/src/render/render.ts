@@ -10,7 +10,7 @@ import type {
   UserMsg,
   ViewMessage,
 } from "../model/messages.ts";
-import { type Analysis, type Block, partBlock, prunedText, reasoningDropped, touches } from "../plan/analysis.ts";
+import { type Analysis, type Block, type IdSet, partBlock, prunedText, reasoningDropped, touches } from "../plan/analysis.ts";
 import type { StoredNotice } from "../state/entries.ts";
 import type { Replacement } from "./replacements.ts";
 
@@ -30,7 +30,7 @@ function replaceContentParts(
   parts: readonly (TextPart | ImagePart)[],
   analysis: Analysis,
   i: number,
-  pruned: ReadonlySet<string>,
+  pruned: IdSet,
   replacement: (block: Block) => Replacement,
   summary?: string,
 ): (TextPart | ImagePart)[] {
@@ -69,7 +69,7 @@ function renderAssistant(
   a: AssistantMsg,
   analysis: Analysis,
   index: number,
-  pruned: ReadonlySet<string>,
+  pruned: IdSet,
   replacement: (block: Block) => Replacement,
 ): AssistantMsg {
   const text = prunedText(analysis, index, pruned);
@@ -117,7 +117,7 @@ export function renderMessage(
   messages: readonly ViewMessage[],
   analysis: Analysis,
   index: number,
-  pruned: ReadonlySet<string>,
+  pruned: IdSet,
   replacement: (block: Block) => Replacement,
 ): ViewMessage {
   const m = messages[index] as ViewMessage;
@@ -192,15 +192,17 @@ function markAffected(analysis: Analysis, block: Block, marks: Uint8Array): void
 /**
  * The patch that turns `messages` into the model's view. With `previous` (the patch of the analysed prefix of
  * `from` messages, before `added` were pruned) only what changed is drawn again: the new messages and the messages
- * of the newly pruned blocks; everything else keeps its view (a prune only adds).
+ * of the newly pruned blocks; everything else keeps its view (a prune only adds). `anchors`: message indexes already
+ * known for notice keys (a notice made by this request anchors at its last message: no scan for it).
  */
 export function patchFor(
   messages: readonly ViewMessage[],
   analysis: Analysis,
-  pruned: ReadonlySet<string>,
+  pruned: IdSet,
   notices: readonly StoredNotice[],
   replacement: (block: Block) => Replacement,
   previous?: { patch: ViewPatch; from: number; added: readonly Block[] },
+  anchors?: ReadonlyMap<string, number>,
 ): ViewPatch {
   const replaced = previous?.patch.replaced ?? new Map<number, ViewMessage>();
   const draw = (index: number) => {
@@ -226,9 +228,10 @@ export function patchFor(
   const inserts = previous ? previous.patch.inserts.slice() : [];
   const fresh = notices.slice(previous?.patch.notices ?? 0);
   if (fresh.length > 0) {
-    const at = findMessageKeys(messages, new Set(fresh.map((n) => n.after)));
+    const unknown = fresh.filter((n) => !anchors?.has(n.after)).map((n) => n.after);
+    const at = unknown.length > 0 ? findMessageKeys(messages, new Set(unknown)) : undefined;
     for (const notice of fresh) {
-      const index = at.get(notice.after);
+      const index = anchors?.get(notice.after) ?? at?.get(notice.after);
       if (index !== undefined) inserts.push([index, noticeMessage(notice)]);
     }
     inserts.sort((a, b) => a[0] - b[0]);

@@ -1,6 +1,6 @@
 import type { ImagePart, TextPart, ToolResultMsg, ViewMessage } from "../model/messages.ts";
 import { partsOf } from "../model/messages.ts";
-import { type Analysis, type Block, toolCallOf } from "../plan/analysis.ts";
+import { type Analysis, type Block, type IdSet, toolCallOf } from "../plan/analysis.ts";
 import { proseOf } from "../render/replacements.ts";
 
 /** Tool name the model calls to get pruned originals back. */
@@ -48,7 +48,7 @@ const ORIGINAL_OPEN = /<original id="([^"]+)"/g;
 export function shownOriginals(
   messages: readonly ViewMessage[],
   analysis: Analysis,
-  pruned: ReadonlySet<string>,
+  pruned: IdSet,
 ): Set<string> {
   const out = new Set<string>();
   for (let i = 0; i < messages.length; i++) {

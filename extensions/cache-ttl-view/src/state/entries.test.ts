@@ -27,7 +27,7 @@ describe("foldEntries", () => {
       { kind: "unpin", at: 6, ids: ["x"] },
       { kind: "touch", at: 7, ttlSeconds: 3600, warmGapSeconds: 400 },
     ]);
-    expect([...s.pruned]).toEqual(["a", "c"]);
+    expect([...s.pruned.keys()]).toEqual(["a", "c"]);
     expect(s.notices.map((n) => n.text)).toEqual(["n1", "n2"]);
     expect(s.prunes).toEqual([
       { at: 2, count: 2, savedTokens: 10 },

@@ -65,9 +65,8 @@ export interface FoldedState {
   touchAt?: number;
   ttlSeconds?: number;
   warmGapSeconds: number;
-  pruned: Set<string>;
-  /** Caps of the prune that pruned each id (when stored). */
-  prunedCaps: Map<string, Caps>;
+  /** The pruned ids, each with the caps of the prune that pruned it (undefined: not stored, an older entry). */
+  pruned: Map<string, Caps | undefined>;
   /** Every id ever pruned on the branch, with its owner hash (restores keep it: the model has seen the id). */
   owners: Map<string, number>;
   notices: StoredNotice[];
@@ -78,8 +77,7 @@ export interface FoldedState {
 export function emptyState(): FoldedState {
   return {
     warmGapSeconds: 0,
-    pruned: new Set(),
-    prunedCaps: new Map(),
+    pruned: new Map(),
     owners: new Map(),
     notices: [],
     prunes: [],
@@ -99,9 +97,7 @@ export function foldEntry(state: FoldedState, e: StateEntry): void {
     case "prune":
       for (let k = 0; k < e.ids.length; k++) {
         const id = e.ids[k] as string;
-        state.pruned.add(id);
-        if (e.caps) state.prunedCaps.set(id, e.caps);
-        else state.prunedCaps.delete(id);
+        state.pruned.set(id, e.caps);
         const owner = e.owners?.[k];
         if (owner !== undefined) state.owners.set(id, owner);
       }
@@ -111,10 +107,7 @@ export function foldEntry(state: FoldedState, e: StateEntry): void {
       state.prunes.push({ at: e.at, count: e.ids.length, savedTokens: e.savedTokens });
       return;
     case "restore":
-      for (const id of e.ids) {
-        state.pruned.delete(id);
-        state.prunedCaps.delete(id);
-      }
+      for (const id of e.ids) state.pruned.delete(id);
       return;
     default: {
       const op = e.kind === "pin" ? "add" : "delete";
