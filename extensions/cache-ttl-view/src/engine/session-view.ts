@@ -182,8 +182,9 @@ export class SessionView {
     let anchors: Map<string, number> | undefined;
     const replacement = this.#replacementFor(messages);
     if (clock.kind === "expired") {
-      analysis = this.#analyze(messages);
-      const candidate = this.#plan(messages, analysis, replacement, ctx.api);
+      const analysed = this.#analyze(messages);
+      analysis = analysed;
+      const candidate = this.#plan(messages, analysed, replacement, ctx.api);
       if (candidate.ids.length > 0 && messages.length > 0) {
         plan = candidate;
         const ttl = ttlForJudgement(true, s.ttlSeconds, ctx.ttlSeconds) ?? 0;
@@ -196,7 +197,7 @@ export class SessionView {
           ids: plan.ids,
           savedTokens: plan.savedTokens,
           caps: capsOf(this.settings),
-          owners: plan.blocks.map((block) => block.owner),
+          owners: plan.blocks.map((block) => analysed.ownerOf(block)),
           notice: {
             after,
             at: ctx.now,

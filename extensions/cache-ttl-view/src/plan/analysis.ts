@@ -16,12 +16,7 @@ import {
  * The blocks of a message list: what can be pruned, and where it lives. A tool block is a call and its result
  * (pruned together so the pair stays a pair); a text block is a message's prose; an image block one image part.
  */
-export type Block = {
-  /** Its index in `Analysis.blocks` (what per-block caches are keyed by). */
-  at: number;
-  /** The owner hash of its source (stored with its id when it is pruned, see `ownerHash`). */
-  owner: number;
-} & (
+export type Block = { /** Its index in `Analysis.blocks` (what per-block caches are keyed by). */ at: number } & (
   | { kind: "tool"; id: string; callMsg: number; callPart: number; resultMsg: number; tool: string }
   /** `reasoning`: an assistant message with thinking parts; they are dropped whole with the text, never shown as text. */
   | { kind: "text"; id: string; msg: number; reasoning: boolean }
@@ -156,6 +151,8 @@ export class Analysis {
   #textBlock: Int32Array = new Int32Array(COLUMN_START);
   /** User messages up to and including message i (ages are read from it: the current turn has age 0). */
   #users: Int32Array = new Int32Array(COLUMN_START);
+  /** The owner hash of each block's source, by block index (as int32 bits: a uint32 field would box half of them). */
+  #owners: Int32Array = new Int32Array(COLUMN_START);
   #length = 0;
   readonly #ids: IdAllocator;
   #byId: Map<string, Block> | undefined;
@@ -170,6 +167,18 @@ export class Analysis {
 
   get length(): number {
     return this.#length;
+  }
+
+  /** The owner hash of a block's source (stored with its id when it is pruned, see `ownerHash`). */
+  ownerOf(block: Block): number {
+    return (this.#owners[block.at] as number) >>> 0;
+  }
+
+  /** Add a block whose id was just allocated (its owner hash is the allocator's last). */
+  #push(block: Block): number {
+    if (block.at >= this.#owners.length) this.#owners = grown(this.#owners, this.#owners.length * 2);
+    this.#owners[block.at] = this.#ids.owner | 0;
+    return this.blocks.push(block);
   }
 
   /** Index in `blocks` of the first block of message i (`first[length]`: the number of blocks). */
@@ -254,7 +263,7 @@ export class Analysis {
     const ids = this.#ids;
     const text = (i: number, m: ViewMessage, reasoning = false) => {
       const id = ids.id(TEXT, rawMessageKey(m));
-      return blocks.push({ at: blocks.length, owner: ids.owner, kind: "text", id, msg: i, reasoning });
+      return this.#push({ at: blocks.length, kind: "text", id, msg: i, reasoning });
     };
     resultTool.fill(-1, from, n);
     textBlock.fill(-1, from, n);
@@ -275,8 +284,7 @@ export class Analysis {
             if (resultMsg > i) resultTool[resultMsg] = blocks.length;
             else this.#unanswered.add(call.id);
             const id = ids.id(TOOL, call.id);
-            const { owner } = ids;
-            blocks.push({ at: blocks.length, owner, kind: "tool", id, callMsg: i, callPart: p, resultMsg, tool: call.name });
+            this.#push({ at: blocks.length, kind: "tool", id, callMsg: i, callPart: p, resultMsg, tool: call.name });
           } else if (part?.type === "text") prose = true;
           else if (part?.type === "thinking") reasoning = true;
         }
@@ -289,7 +297,7 @@ export class Analysis {
           const part = parts[p];
           if (part?.type === "image") {
             const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p));
-            blocks.push({ at: blocks.length, owner: ids.owner, kind: "image", id, msg: i, part: p, chars: part.data.length });
+            this.#push({ at: blocks.length, kind: "image", id, msg: i, part: p, chars: part.data.length });
           } else if (part?.type === "text") prose = true;
         }
         if (prose && (parts === undefined || !isToolResult(m))) textBlock[i] = text(i, m) - 1;

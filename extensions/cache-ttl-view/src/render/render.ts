@@ -220,7 +220,11 @@ export function patchFor(
   } else if (pruned.size > 0) {
     // A whole view: only the messages of pruned blocks are drawn (one pass over the blocks, not over every message).
     const marks = new Uint8Array(messages.length);
-    for (const block of analysis.blocks) if (pruned.has(block.id)) markAffected(analysis, block, marks);
+    const { blocks } = analysis;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b] as Block;
+      if (pruned.has(block.id)) markAffected(analysis, block, marks);
+    }
     for (let index = 0; index < messages.length; index++) if (marks[index] === 1) draw(index);
   }
   // Notices anchor in the prefix, so earlier inserts keep their places; only new notices are looked up (a map of
