@@ -9,10 +9,21 @@ export class HashSet32 {
   #size = 0;
   #hasMax = false;
 
-  constructor(capacity = 1024) {
+  constructor(capacity = 512) {
+    this.#slots = new Uint32Array(HashSet32.#slotsFor(capacity));
+  }
+
+  /** Slots for `count` values at most half full. */
+  static #slotsFor(count: number): number {
     let n = 1024;
-    while (n < capacity * 2) n *= 2;
-    this.#slots = new Uint32Array(n);
+    while (n < count * 2) n *= 2;
+    return n;
+  }
+
+  /** Make room for `count` values in all (one table built now instead of growing through every size). */
+  reserve(count: number): void {
+    const n = HashSet32.#slotsFor(count);
+    if (n > this.#slots.length) this.#rehash(n);
   }
 
   get size(): number {
@@ -37,7 +48,7 @@ export class HashSet32 {
       this.#hasMax = true;
       return;
     }
-    if ((this.#size + 1) * 2 > this.#slots.length) this.#grow();
+    if ((this.#size + 1) * 2 > this.#slots.length) this.#rehash(this.#slots.length * 2);
     if (this.#insert(this.#slots, v + 1)) this.#size++;
   }
 
@@ -54,9 +65,9 @@ export class HashSet32 {
     }
   }
 
-  #grow(): void {
+  #rehash(size: number): void {
     const old = this.#slots;
-    const slots = new Uint32Array(old.length * 2);
+    const slots = new Uint32Array(size);
     for (let i = 0; i < old.length; i++) if (old[i] !== 0) this.#insert(slots, old[i] as number);
     this.#slots = slots;
   }

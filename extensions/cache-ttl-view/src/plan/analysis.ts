@@ -110,6 +110,11 @@ class IdAllocator {
     return id;
   }
 
+  /** Make room for `count` more plain ids. */
+  reserve(count: number): void {
+    this.#plain.reserve(this.#plain.size + count);
+  }
+
   /** The owner hash of the source of the last `id`. */
   get owner(): number {
     return this.#hashes[1] as number;
@@ -265,6 +270,8 @@ export class Analysis {
       const id = ids.id(TEXT, rawMessageKey(m));
       return this.#push({ at: blocks.length, kind: "text", id, msg: i, reasoning });
     };
+    // About one block per message at most in practice (a call and its result are one block).
+    this.#ids.reserve(n - from);
     resultTool.fill(-1, from, n);
     textBlock.fill(-1, from, n);
     let users = from === 0 ? 0 : (userCount[from - 1] as number);

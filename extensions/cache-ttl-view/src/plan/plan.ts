@@ -90,7 +90,7 @@ function imagePart(messages: readonly ViewMessage[], block: Extract<Block, { kin
 }
 
 function pinned(input: PlanInput, block: Block): boolean {
-  if (input.pins.ids.has(block.id)) return true;
+  if (input.pins.ids.size > 0 && input.pins.ids.has(block.id)) return true;
   if (block.kind !== "tool" || (input.pins.tools.size === 0 && input.pins.paths.length === 0)) return false;
   const call = toolCallOf(input.messages, block);
   const args = call.arguments && typeof call.arguments === "object" ? call.arguments : {};
@@ -126,7 +126,7 @@ export function planPrune(input: PlanInput): Plan {
 
   for (let b = 0; b < analysis.blocks.length; b++) {
     const block = analysis.blocks[b] as Block;
-    if (block.kind === "image" || input.pruned.has(block.id)) continue;
+    if (block.kind === "image" || (input.pruned.size > 0 && input.pruned.has(block.id))) continue;
     const window = windowOf(analysis.ageOf(messageOf(block)), settings);
     if (window === "intact") continue;
     if (window === "cold" && block.kind === "text") continue;

@@ -10,7 +10,15 @@ import type {
   UserMsg,
   ViewMessage,
 } from "../model/messages.ts";
-import { type Analysis, type Block, type IdSet, partBlock, prunedText, reasoningDropped, touches } from "../plan/analysis.ts";
+import {
+  type Analysis,
+  type Block,
+  type IdSet,
+  partBlock,
+  prunedText,
+  reasoningDropped,
+  touches,
+} from "../plan/analysis.ts";
 import type { StoredNotice } from "../state/entries.ts";
 import type { Replacement } from "./replacements.ts";
 
@@ -74,24 +82,20 @@ function renderAssistant(
 ): AssistantMsg {
   const text = prunedText(analysis, index, pruned);
   const dropReasoning = text?.reasoning === true;
-  const content: AssistantMsg["content"] = [];
   const marker = text ? (replacement(text) as { text: string }).text : "";
-  if (marker) content.push({ type: "text", text: marker });
-  // Whether any part differs from the message's own (a pruned call whose view keeps its arguments does not).
-  let changed = text !== undefined;
+  // The view's parts: rebuilt whole when the text is pruned, else copied only from the first call that changes (a
+  // pruned call whose view keeps its arguments does not: the message is then its own view).
+  let content: AssistantMsg["content"] | undefined = text
+    ? marker
+      ? [{ type: "text", text: marker }]
+      : []
+    : undefined;
   for (let p = 0; p < a.content.length; p++) {
     const part = a.content[p] as AssistantMsg["content"][number];
-    if (part.type === "thinking") {
-      if (!text) content.push(part);
-      continue;
-    }
-    if (part.type === "text") {
-      if (!text) content.push(part);
-      else if (!marker && part.text.trim() !== "") content.push({ type: "text", text: part.text });
-      continue;
-    }
     if (part.type !== "toolCall") {
-      if (!text) content.push(part);
+      if (!text) content?.push(part);
+      else if (part.type === "text" && !marker && part.text.trim() !== "")
+        content?.push({ type: "text", text: part.text });
       continue;
     }
     let call = part as ToolCallPart;
@@ -106,10 +110,10 @@ function renderAssistant(
       if (r.args !== call.arguments) call = { ...call, arguments: r.args };
     }
     if (dropReasoning && withoutItemId(call.id) !== call.id) call = { ...call, id: withoutItemId(call.id) };
-    if (call !== part) changed = true;
-    content.push(call);
+    if (call !== part) content ??= a.content.slice(0, p);
+    content?.push(call);
   }
-  return changed ? { ...a, content } : a;
+  return content ? { ...a, content } : a;
 }
 
 /** The view of one message given the pruned set, or the message itself when nothing in it is pruned. */
@@ -120,8 +124,20 @@ export function renderMessage(
   pruned: IdSet,
   replacement: (block: Block) => Replacement,
 ): ViewMessage {
+  return touches(analysis, index, pruned)
+    ? renderTouched(messages, analysis, index, pruned, replacement)
+    : (messages[index] as ViewMessage);
+}
+
+/** The view of a message that something pruned touches (see `touches`). */
+function renderTouched(
+  messages: readonly ViewMessage[],
+  analysis: Analysis,
+  index: number,
+  pruned: IdSet,
+  replacement: (block: Block) => Replacement,
+): ViewMessage {
   const m = messages[index] as ViewMessage;
-  if (!touches(analysis, index, pruned)) return m;
   switch (m.role) {
     case "assistant":
       return renderAssistant(m as AssistantMsg, analysis, index, pruned, replacement);
@@ -205,8 +221,10 @@ export function patchFor(
   anchors?: ReadonlyMap<string, number>,
 ): ViewPatch {
   const replaced = previous?.patch.replaced ?? new Map<number, ViewMessage>();
-  const draw = (index: number) => {
-    const view = renderMessage(messages, analysis, index, pruned, replacement);
+  const draw = (index: number, touched = false) => {
+    const view = touched
+      ? renderTouched(messages, analysis, index, pruned, replacement)
+      : renderMessage(messages, analysis, index, pruned, replacement);
     if (view !== messages[index]) replaced.set(index, view);
     else if (previous) replaced.delete(index);
   };
@@ -225,7 +243,7 @@ export function patchFor(
       const block = blocks[b] as Block;
       if (pruned.has(block.id)) markAffected(analysis, block, marks);
     }
-    for (let index = 0; index < messages.length; index++) if (marks[index] === 1) draw(index);
+    for (let index = 0; index < messages.length; index++) if (marks[index] === 1) draw(index, true);
   }
   // Notices anchor in the prefix, so earlier inserts keep their places; only new notices are looked up (a map of
   // every message key would cost as much as the analysis).

@@ -45,11 +45,7 @@ const ORIGINAL_OPEN = /<original id="([^"]+)"/g;
  * Ids whose originals an earlier `context_restore` already appended and that are still in view there (its result
  * is not pruned itself): asking again would append the whole original a second time.
  */
-export function shownOriginals(
-  messages: readonly ViewMessage[],
-  analysis: Analysis,
-  pruned: IdSet,
-): Set<string> {
+export function shownOriginals(messages: readonly ViewMessage[], analysis: Analysis, pruned: IdSet): Set<string> {
   const out = new Set<string>();
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as ViewMessage;

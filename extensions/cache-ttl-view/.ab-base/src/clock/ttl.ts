@@ -1,0 +1,112 @@
+/**
+ * The provider's prompt-cache TTL when `cacheTtl.ttlSeconds` is not set, keyed on the wire format (`model.api`),
+ * which decides what cache hints go out, not on the provider's name: Claude behind a custom provider name speaks
+ * `anthropic-messages` with the same `cache_control`. The retention is what pi-ai 0.73.1 really sends: it reads
+ * `PI_CACHE_RETENTION` and only `long` changes anything (with `none` it still sends its default cache markers).
+ */
+
+export type CacheRetention = "short" | "long";
+
+/** The model fields that decide the TTL (pi-ai's `Model`, structurally). */
+export interface TtlModel {
+  api?: string;
+  provider?: string;
+  id?: string;
+  baseUrl?: string;
+  compat?: { supportsLongCacheRetention?: boolean; cacheControlFormat?: string } | undefined;
+}
+
+interface TtlRow {
+  short: number;
+  long: number;
+  note: string;
+}
+
+const CLAUDE: TtlRow = { short: 300, long: 3600, note: "Anthropic cache_control: 5 min, 1 h with long retention" };
+const OPENAI: TtlRow = { short: 300, long: 86_400, note: "automatic: 5-10 min idle (up to 1 h), 24 h with long" };
+const GEMINI: TtlRow = { short: 300, long: 300, note: "Gemini implicit caching: short-lived, not guaranteed" };
+
+/** TTLs per wire format (`model.api`); see the README's table. */
+export const API_TTLS: ReadonlyMap<string, TtlRow> = new Map([
+  ["anthropic-messages", CLAUDE],
+  ["openai-responses", OPENAI],
+  ["azure-openai-responses", OPENAI],
+  ["openai-codex-responses", OPENAI],
+  ["google-generative-ai", GEMINI],
+  ["google-vertex", GEMINI],
+]);
+
+/** Chat-completions servers whose cache pi-ai addresses or that cache on their own, by provider. */
+export const COMPLETIONS_PROVIDER_TTLS: ReadonlyMap<string, TtlRow> = new Map([
+  ["openai", OPENAI],
+  ["deepseek", { short: 300, long: 300, note: "disk cache, hours; 5 min is the conservative floor" }],
+]);
+
+/** pi-ai's cache retention for this process: `long` only when `PI_CACHE_RETENTION=long`. */
+export function cacheRetention(env: NodeJS.ProcessEnv = process.env): CacheRetention {
+  return env["PI_CACHE_RETENTION"] === "long" ? "long" : "short";
+}
+
+export interface ResolvedTtl {
+  /** Seconds; undefined or <= 0 means pruning is off. */
+  seconds: number | undefined;
+  source: "settings" | "api" | "off";
+  /** Why, in one line (shown once when pruning is off, and by `/cache-ttl`). */
+  reason: string;
+}
+
+function rowFor(model: TtlModel): TtlRow | undefined {
+  const api = model.api ?? "";
+  const byApi = API_TTLS.get(api);
+  if (byApi) return byApi;
+  if (api === "bedrock-converse-stream") {
+    // pi-ai adds cache points for Claude models only.
+    return /claude/i.test(model.id ?? "") ? CLAUDE : undefined;
+  }
+  if (api === "openai-completions") {
+    if (model.compat?.cacheControlFormat === "anthropic") return CLAUDE;
+    if (model.provider === "openrouter" && (model.id ?? "").startsWith("anthropic/")) return CLAUDE;
+    if ((model.baseUrl ?? "").includes("api.openai.com")) return OPENAI;
+    return COMPLETIONS_PROVIDER_TTLS.get(model.provider ?? "");
+  }
+  return undefined;
+}
+
+/**
+ * `ttlSeconds` from settings wins; else the TTL of the model's wire format for pi-ai's retention (long only where
+ * the model supports long retention, as pi-ai decides); an unknown cache: off, with the reason.
+ */
+export function resolveTtl(
+  settingTtl: number | undefined,
+  model: TtlModel | undefined,
+  retention: CacheRetention,
+): ResolvedTtl {
+  if (settingTtl !== undefined) {
+    return settingTtl > 0
+      ? { seconds: settingTtl, source: "settings", reason: "cacheTtl.ttlSeconds" }
+      : { seconds: undefined, source: "off", reason: "cacheTtl.ttlSeconds <= 0" };
+  }
+  if (!model) return { seconds: undefined, source: "off", reason: "no model selected" };
+  const row = rowFor(model);
+  const name = `${model.provider ?? "?"}/${model.id ?? "?"} (api ${model.api ?? "?"})`;
+  if (!row) {
+    return {
+      seconds: undefined,
+      source: "off",
+      reason: `the prompt-cache TTL of ${name} is not known: set cacheTtl.ttlSeconds to prune`,
+    };
+  }
+  const long = retention === "long" && model.compat?.supportsLongCacheRetention !== false;
+  const seconds = long ? row.long : row.short;
+  return { seconds, source: "api", reason: `${model.api} ${long ? "long" : "short"} retention: ${row.note}` };
+}
+
+/** A TTL the buffer eats entirely (`bufferSeconds >= ttl`) would make every request expired: pruning is off then. */
+export function applyBuffer(ttl: ResolvedTtl, bufferSeconds: number): ResolvedTtl {
+  if (ttl.seconds === undefined || ttl.seconds > bufferSeconds) return ttl;
+  return {
+    seconds: undefined,
+    source: "off",
+    reason: `cacheTtl.bufferSeconds (${bufferSeconds}) is not less than the TTL of ${ttl.seconds}s (${ttl.reason})`,
+  };
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { hash32 } from "../model/ids.ts";
+import type { ToolResultMsg, ViewMessage } from "../model/messages.ts";
+import { analyze } from "../plan/analysis.ts";
+import { defaultSettings } from "../settings/settings.ts";
+import { image, SessionBuilder, text } from "../testing/fixtures.ts";
+import { SessionView } from "./session-view.ts";
+
+/** The documented guarantees, on SessionView (the code the extension and the report share). */
+
+const MIN = 60_000;
+
+function expiredView(s: SessionBuilder, over: Partial<ReturnType<typeof defaultSettings>> = {}) {
+  const view = new SessionView(defaultSettings({ keepRecentTurns: 2, minGainTokens: 0, ...over }));
+  view.load([{ kind: "touch", at: 0, ttlSeconds: 300 }]);
+  const r = view.render(s.clone(), { now: 60 * MIN, ttlSeconds: 300 });
+  return { view, r };
+}
+
+function toolPair(s: SessionBuilder, id: string, name: string, args: Record<string, unknown>, content: unknown[]) {
+  s.push({ role: "assistant", content: [{ type: "toolCall", id, name, arguments: args }], timestamp: 0 });
+  s.push({ role: "toolResult", toolCallId: id, toolName: name, content, isError: false, timestamp: 0 } as ViewMessage);
+}
+
+describe("images", () => {
+  it("keeps the newest image when it came through read: the file text is pruned, the image stays", () => {
+    const s = new SessionBuilder().user(`old ${text(2000)}`);
+    s.tool("read", { path: "shot.png" }, `Read image file [image/png] ${text(3000)}`, { images: [image(40_000)] });
+    s.assistant(`seen ${text(2000)}`);
+    for (let i = 0; i < 3; i++) s.user(`turn ${i} ${text(2000)}`).assistant(`ok ${text(2000)}`);
+    s.user("now");
+    const { r } = expiredView(s);
+    const result = r.messages.find((m) => m.role === "toolResult") as ToolResultMsg;
+    expect(result.content.map((p) => p.type)).toEqual(["text", "image"]);
+    expect((result.content[0] as { text: string }).text).toContain("[TRUNCATED FILE]");
+    expect((result.content[1] as { data: string }).data.length).toBe(40_000);
+  });
+
+  it("never replaces images inside the results of a pinned tool", () => {
+    const s = new SessionBuilder();
+    for (let i = 0; i < 4; i++) {
+      s.user(`turn ${i} ${text(2000)}`);
+      s.tool("screenshot", { n: i }, "shot", { images: [image(30_000)] });
+      s.assistant(`ok ${text(2000)}`);
+    }
+    s.user("now", [image(30_000)]);
+    const { r } = expiredView(s, { keepRecentImages: 1, pins: { tools: ["screenshot"], paths: [], ids: [] } });
+    const results = r.messages.filter((m) => m.role === "toolResult") as ToolResultMsg[];
+    for (const result of results) expect(result.content.map((p) => p.type)).toEqual(["text", "image"]);
+    expect(r.plan?.counts.image ?? 0).toBe(0);
+  });
+});
+
+describe("block ids", () => {
+  it("are unique within a session: two tool calls whose ids hash alike get different block ids", () => {
+    // call_24829 and call_1204060 collide under the 32-bit hash.
+    expect(hash32("t:", "call_24829")).toBe(hash32("t:", "call_1204060"));
+    const s = new SessionBuilder().user(`old ${text(2000)}`);
+    toolPair(s, "call_24829", "read", { path: "a.ts" }, [{ type: "text", text: text(9000, "OLD") }]);
+    s.assistant(`seen ${text(2000)}`);
+    for (let i = 0; i < 3; i++) s.user(`turn ${i} ${text(2000)}`).assistant(`ok ${text(2000)}`);
+    s.user("now read b");
+    toolPair(s, "call_1204060", "read", { path: "b.ts" }, [{ type: "text", text: "FRESH b.ts body" }]);
+    const ids = analyze(s.messages)
+      .blocks.filter((b) => b.kind === "tool")
+      .map((b) => b.id);
+    expect(new Set(ids).size).toBe(2);
+
+    const { view, r } = expiredView(s);
+    const fresh = r.messages.find((m) => m.role === "toolResult" && m.toolCallId === "call_1204060") as ToolResultMsg;
+    expect(fresh.content).toEqual([{ type: "text", text: "FRESH b.ts body" }]);
+    // A restore of the old id returns the old original, not the fresh one.
+    const oldId = ids[0] as string;
+    const { found } = view.originals([oldId], s.messages);
+    expect(found.map((f) => f.block.kind === "tool" && f.block.callMsg)).toEqual([1]);
+  });
+
+  it("keep naming their block when the colliding block before it is compacted away", () => {
+    const s = new SessionBuilder().user(`old ${text(2000)}`);
+    toolPair(s, "call_24829", "read", { path: "a.ts" }, [{ type: "text", text: text(9000, "AAA") }]);
+    s.user(`next ${text(2000)}`);
+    toolPair(s, "call_1204060", "read", { path: "b.ts" }, [{ type: "text", text: text(9000, "BBB") }]);
+    for (let i = 0; i < 3; i++) s.user(`turn ${i} ${text(2000)}`).assistant(`ok ${text(2000)}`);
+    s.user("now");
+    const { view, r } = expiredView(s);
+    const [a, b] = r.plan?.blocks.filter((block) => block.kind === "tool").map((block) => block.id) ?? [];
+    expect(b).toBe(`${a}.2`);
+
+    // pi compacts: the first turn (with a.ts) becomes a summary; the view is asked again.
+    const compacted = [{ role: "compactionSummary", summary: "a.ts read", timestamp: 1 }, ...s.messages.slice(3)];
+    view.invalidate();
+    const after = view.render(structuredClone(compacted), { now: 61 * MIN, ttlSeconds: 300 });
+    const result = after.messages.find((m) => m.role === "toolResult") as ToolResultMsg;
+    expect(JSON.stringify(result.content)).toContain(`"id\\":\\"${b}\\"`);
+    expect(JSON.stringify(result.content)).toContain("b.ts");
+    const { found } = view.originals([b as string], compacted);
+    expect(found.map((f) => f.messages[(f.block as { resultMsg: number }).resultMsg])).toMatchObject([
+      { toolCallId: "call_1204060" },
+    ]);
+  });
+});

@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest";
+import { replacementFor } from "../render/replacements.ts";
+import { defaultSettings } from "../settings/settings.ts";
+import { image, SessionBuilder, text } from "../testing/fixtures.ts";
+import { analyze, type Block, messageOf } from "./analysis.ts";
+import { cannotShrink, planPrune } from "./plan.ts";
+
+const noPins = { ids: new Set<string>(), tools: new Set<string>(), paths: [] as string[] };
+
+function plan(
+  s: SessionBuilder,
+  over: Partial<ReturnType<typeof defaultSettings>> = {},
+  pins = noPins,
+  pruned = new Set<string>(),
+) {
+  const settings = defaultSettings({ minGainTokens: 0, ...over });
+  const analysis = analyze(s.messages);
+  const result = planPrune({
+    messages: s.messages,
+    analysis,
+    pruned,
+    pins,
+    settings,
+    cwd: "/repo",
+    replacement: (b: Block) => replacementFor(s.messages, b, settings),
+  });
+  const kinds = (ids: string[]) =>
+    ids.map((id) => analysis.byId(id) as Block).map((b) => `${b.kind}@${analysis.ageOf(messageOf(b))}`);
+  return { ...result, analysis, kinds: kinds(result.ids) };
+}
+
+/** `turns` turns, each: a long user prompt, a read of `readChars`, a long answer. */
+function session(turns: number, readChars = 6000): SessionBuilder {
+  const s = new SessionBuilder();
+  for (let i = 0; i < turns; i++) {
+    s.user(`prompt ${i} ${text(800)}`);
+    s.tool("read", { path: `src/f${i}.ts` }, text(readChars, `body${i}`));
+    s.assistant(`answer ${i} ${text(800)}`);
+  }
+  return s;
+}
+
+describe("planPrune windows", () => {
+  it("old turns lose text and tools; cold turns only heavy tools; the intact turn nothing", () => {
+    const p = plan(session(4), { keepRecentTurns: 2, keepRecentIntactTurns: 1 });
+    // ages 3 and 2 are old (user text, tool, assistant text each); age 1 is cold (heavy read only); age 0 intact.
+    expect(p.kinds.sort()).toEqual(["text@2", "text@2", "text@3", "text@3", "tool@1", "tool@2", "tool@3"].sort());
+  });
+
+  it("cold tool blocks are pruned only above maxBase64Chars", () => {
+    expect(plan(session(2, 4000), { keepRecentTurns: 6, maxBase64Chars: 4000 }).ids).toEqual([]);
+    expect(plan(session(2, 4001), { keepRecentTurns: 6, maxBase64Chars: 4000 }).kinds).toEqual(["tool@1"]);
+  });
+
+  it("never prunes compaction summaries, and never when the replacement would not be smaller", () => {
+    const s = new SessionBuilder()
+      .push({ role: "compactionSummary", summary: text(9000), timestamp: 1 })
+      .user("hi")
+      .assistant("short answer");
+    s.tool("ls", {}, "a\nb");
+    s.user("now");
+    expect(plan(s, { keepRecentTurns: 0, keepRecentIntactTurns: 0 }).ids).toEqual([]);
+  });
+
+  it("never prunes the current turn, even with windows of 0/0 (the prompt and the tool loop being answered)", () => {
+    expect(plan(session(1), { keepRecentTurns: 0, keepRecentIntactTurns: 0 }).kinds).toEqual([]);
+    expect(plan(session(2), { keepRecentTurns: 0, keepRecentIntactTurns: 0 }).kinds.sort()).toEqual(
+      ["text@1", "text@1", "tool@1"].sort(),
+    );
+  });
+
+  it("skips already pruned blocks (idempotent: a second plan adds only new ones)", () => {
+    const s = session(4);
+    const first = plan(s, { keepRecentTurns: 2 });
+    const again = plan(s, { keepRecentTurns: 2 }, noPins, new Set(first.ids));
+    expect(again.ids).toEqual([]);
+  });
+});
+
+describe("cannotShrink (the cheap pre-check) agrees with building the replacement", () => {
+  it("skips exactly the blocks whose replacement would not be smaller", () => {
+    const s = new SessionBuilder().user("short").assistant(text(399)).assistant(text(5000));
+    s.tool("ls", {}, "a\nb");
+    s.tool("grep", { pattern: "x" }, text(150));
+    s.tool("read", { path: "f" }, text(300));
+    s.tool("edit", { path: "f", edits: [{ oldText: text(120), newText: text(140) }] }, "Edited.");
+    s.tool("bash", { command: "ls -la" }, text(380));
+    s.tool("bash", { command: "make" }, text(2400));
+    s.tool("write", { path: "f", content: text(500) }, "Wrote 500 bytes");
+    s.tool("find", { pattern: "*.ts" }, "a.ts\nb.ts\nc.ts");
+    s.tool("web_search", { q: "x" }, JSON.stringify([{ url: "u", title: "t", text: text(500), score: 1 }]));
+    s.tool("memory", { key: text(900) }, text(1200));
+    s.user("now");
+    const settings = defaultSettings();
+    for (const block of analyze(s.messages).blocks) {
+      const r = replacementFor(s.messages, block, settings);
+      if (cannotShrink(s.messages, block, settings)) expect(r.newChars).toBeGreaterThanOrEqual(r.origChars);
+    }
+  });
+});
+
+describe("planPrune thresholds and pins", () => {
+  it("minGainTokens: prunes at exactly the threshold, nothing one token above", () => {
+    const s = session(2);
+    const all = plan(s, { keepRecentTurns: 1 });
+    expect(plan(s, { keepRecentTurns: 1, minGainTokens: all.savedTokens }).ids).toEqual(all.ids);
+    const below = plan(s, { keepRecentTurns: 1, minGainTokens: all.savedTokens + 1 });
+    expect(below.ids).toEqual([]);
+    expect(below.belowMinGain).toBe(true);
+  });
+
+  it("pins by tool, by path glob (also for absolute paths under cwd) and by id", () => {
+    const s = new SessionBuilder().user("go");
+    s.tool("memory", { key: "k" }, text(9000));
+    s.tool("read", { path: "/repo/docs/spec/a.md" }, text(9000));
+    s.tool("read", { path: "src/b.ts" }, text(9000));
+    s.user("next");
+    const base = plan(s, { keepRecentTurns: 1 });
+    expect(base.kinds.filter((k) => k.startsWith("tool"))).toHaveLength(3);
+    const pinned = plan(
+      s,
+      { keepRecentTurns: 1 },
+      { ids: new Set(), tools: new Set(["memory"]), paths: ["docs/spec/**"] },
+    );
+    const tools = pinned.ids.map((id) => pinned.analysis.byId(id)).filter((b) => b?.kind === "tool");
+    expect(tools).toHaveLength(1);
+    const byId = plan(s, { keepRecentTurns: 1 }, { ids: new Set(base.ids), tools: new Set(), paths: [] });
+    expect(byId.ids).toEqual([]);
+  });
+});
+
+describe("planPrune images", () => {
+  function withImages(sizes: number[]): SessionBuilder {
+    const s = new SessionBuilder();
+    for (const size of sizes) s.user("look", [image(size)]).assistant("ok");
+    return s.user("now");
+  }
+  const imagesPruned = (p: ReturnType<typeof plan>) => p.kinds.filter((k) => k.startsWith("image"));
+
+  it("keeps the newest keepRecentImages within the base64 budget", () => {
+    expect(imagesPruned(plan(withImages([10_000, 10_000, 10_000]), { keepRecentImages: 2 }))).toEqual(["image@3"]);
+    expect(imagesPruned(plan(withImages([10_000, 10_000, 10_000]), { keepRecentImages: 3 }))).toEqual([]);
+    expect(
+      imagesPruned(plan(withImages([10_000, 10_000, 10_000]), { keepRecentImages: 3, maxImageBase64Total: 20_000 })),
+    ).toEqual(["image@3"]);
+  });
+
+  it("always keeps the newest image, even over budget or with keepRecentImages 0", () => {
+    const p = plan(withImages([50_000, 50_000]), { keepRecentImages: 0, maxImageBase64Total: 10 });
+    expect(imagesPruned(p)).toEqual(["image@2"]);
+  });
+
+  it("never touches images in the intact window, and counts them against the budget", () => {
+    const s = new SessionBuilder()
+      .user("old", [image(10_000)])
+      .assistant("ok")
+      .user("new", [image(10_000)]);
+    expect(imagesPruned(plan(s, { keepRecentImages: 1, keepRecentIntactTurns: 1 }))).toEqual(["image@1"]);
+  });
+});

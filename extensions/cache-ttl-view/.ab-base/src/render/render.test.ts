@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { messageKeyAt } from "../model/ids.ts";
+import type { AssistantMsg, ViewMessage } from "../model/messages.ts";
+import { analyze, type Block } from "../plan/analysis.ts";
+import { defaultSettings } from "../settings/settings.ts";
+import { SessionBuilder, text } from "../testing/fixtures.ts";
+import { applyPatch, NOTICE_TYPE, patchFor } from "./render.ts";
+import { replacementFor } from "./replacements.ts";
+
+const settings = defaultSettings();
+
+function view(s: SessionBuilder, pruned: string[], notices: { after: string; at: number; text: string }[] = []) {
+  const analysis = analyze(s.messages);
+  const patch = patchFor(s.messages, analysis, new Set(pruned), notices, (b: Block) =>
+    replacementFor(s.messages, b, settings),
+  );
+  return { out: applyPatch(s.clone(), patch), analysis };
+}
+
+describe("render", () => {
+  it("replaces an assistant's prose and drops its thinking, keeping tool calls (pruned or not) in place", () => {
+    const s = new SessionBuilder().user("go");
+    s.push({
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: text(3000) },
+        { type: "text", text: text(3000) },
+        { type: "toolCall", id: "c1", name: "bash", arguments: { command: "ls" } },
+      ],
+      timestamp: 99_999,
+    });
+    s.push({
+      role: "toolResult",
+      toolCallId: "c1",
+      toolName: "bash",
+      content: [{ type: "text", text: "a" }],
+      timestamp: 100_000,
+    });
+    const prose = analyze(s.messages).blocks.find((b) => b.kind === "text" && b.msg === 1) as Block;
+    const { out } = view(s, [prose.id]);
+    const a = out[1] as AssistantMsg;
+    expect(a.content.map((p) => p.type)).toEqual(["text", "toolCall"]);
+    expect((a.content[0] as { text: string }).text.startsWith(`[TRUNCATED] id=${prose.id} chars=3000: `)).toBe(true);
+    expect(out[2]).toEqual(s.messages[2]);
+  });
+
+  it("inserts a notice after its anchor, and drops a notice whose anchor is gone (compacted away)", () => {
+    const s = new SessionBuilder().user("a").assistant("b").user("c");
+    const notices = [
+      { after: messageKeyAt(s.messages, 1), at: 5, text: "pruned!" },
+      { after: "user:404", at: 6, text: "lost" },
+    ];
+    const { out } = view(s, [], notices);
+    expect(out.map((m: ViewMessage) => m.role)).toEqual(["user", "assistant", "custom", "user"]);
+    expect(out[2]).toMatchObject({ customType: NOTICE_TYPE, content: "pruned!", timestamp: 5 });
+  });
+});

@@ -1,0 +1,151 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ViewMessage } from "../model/messages.ts";
+import { analyze } from "../plan/analysis.ts";
+import { defaultSettings } from "../settings/settings.ts";
+import { SessionBuilder, text } from "../testing/fixtures.ts";
+import { main } from "./cli.ts";
+import { prefixCost, pruneSavings } from "./prices.ts";
+import { replaySession } from "./replay.ts";
+import { parseSessionFile } from "./session-file.ts";
+
+/** A session file as pi writes it: a header, then entries chained by parentId. */
+function sessionFile(messages: { role: string; timestamp?: number }[], extra: Record<string, unknown>[] = []): string {
+  const lines: string[] = [
+    JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00Z", cwd: "/nowhere" }),
+  ];
+  let parent: string | null = null;
+  const entries = [...messages.map((message) => ({ type: "message", message })), ...extra];
+  entries.forEach((e, i) => {
+    const id = `e${i}`;
+    lines.push(JSON.stringify({ ...e, id, parentId: parent, timestamp: new Date(0).toISOString() }));
+    parent = id;
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+describe("parseSessionFile", () => {
+  it("turns every assistant message into a request with the context before it", () => {
+    const s = new SessionBuilder().user("a").assistant("b").user("c").assistant("d");
+    const parsed = parseSessionFile(sessionFile(s.messages));
+    expect(parsed.cwd).toBe("/nowhere");
+    expect(parsed.requests.map((r) => r.context.length)).toEqual([1, 3]);
+    expect(parsed.requests[1]?.at).toBe(s.messages[3]?.timestamp);
+  });
+
+  it("skips lines that are not JSON like pi does (a torn last write), and names them", () => {
+    const parsed = parseSessionFile('{"type":"session","cwd":"/p"}\nnot json\n{"type":"mess', "x.jsonl");
+    expect(parsed.skippedLines).toEqual([2, 3]);
+    expect(() => parseSessionFile("garbage\n", "x.jsonl")).toThrow("x.jsonl: not a pi session file");
+  });
+});
+
+describe("replaySession", () => {
+  it("reports prefix tokens written/read with and without pruning and the cost difference", () => {
+    const s = new SessionBuilder().user("go");
+    s.tool("read", { path: "big.ts" }, text(40_000));
+    s.assistant("read it");
+    s.user("next");
+    s.assistant("answer");
+    // Ten minutes of idle before the last request: the cache expired.
+    (s.messages[4] as { timestamp: number }).timestamp += 600_000;
+    (s.messages[5] as { timestamp: number }).timestamp += 600_000;
+    const prices = { input: 3, cacheRead: 0.3, cacheWrite: 3.75 };
+    const report = replaySession(parseSessionFile(sessionFile(s.messages)), {
+      settings: defaultSettings(),
+      ttlSeconds: 300,
+      prices,
+    });
+    const last = report.requests.at(-1);
+    expect(last).toMatchObject({ warm: false, pruned: 1 });
+    expect(last?.baseline.readTokens).toBe(0);
+    expect(last?.withPruning.writeTokens).toBeLessThan((last?.baseline.writeTokens ?? 0) - 9000);
+    expect(report.requests[1]).toMatchObject({ warm: true });
+    expect(report.requests[1]?.baseline.readTokens).toBeGreaterThan(0);
+    expect(report.totals.saved).toBeGreaterThan(0);
+  });
+
+  it("prices: writes at the cache-write price, reads at the read price, input when a price is 0", () => {
+    expect(prefixCost({ input: 3, cacheRead: 0.3, cacheWrite: 3.75 }, 1_000_000, 1_000_000)).toBeCloseTo(4.05);
+    expect(prefixCost({ input: 2, cacheRead: 0, cacheWrite: 0 }, 1_000_000, 0)).toBe(2);
+    expect(pruneSavings({ input: 3, cacheRead: 0.3, cacheWrite: 3.75 }, 1_000_000, 3)).toBeCloseTo(3.75 + 0.6);
+    expect(pruneSavings({ input: 3, cacheRead: 0.3, cacheWrite: 3.75 }, 1_000_000, 0)).toBe(0);
+  });
+
+  /** A session of two reads, a 10-minute break, then one more request; `state` entries go before that request. */
+  function withState(state: Record<string, unknown>[], api = "anthropic-messages") {
+    const s = new SessionBuilder().user("go");
+    s.tool("read", { path: "big.ts" }, text(40_000));
+    s.assistant("read it");
+    s.user("next");
+    s.assistant("answer");
+    for (const m of s.messages) if (m.role === "assistant") Object.assign(m, { api, provider: "anthropic" });
+    (s.messages[4] as { timestamp: number }).timestamp += 600_000;
+    (s.messages[5] as { timestamp: number }).timestamp += 600_000;
+    const entries: Record<string, unknown>[] = s.messages.map((message) => ({ type: "message", message }));
+    const custom = state.map((data) => ({ type: "custom", customType: "cache-ttl-view", data }));
+    entries.splice(5, 0, ...custom);
+    return { file: sessionFile([], entries), messages: s.messages as ViewMessage[] };
+  }
+  const replay = (file: string) =>
+    replaySession(parseSessionFile(file), {
+      settings: defaultSettings(),
+      prices: { input: 3, cacheRead: 0.3, cacheWrite: 3.75 },
+    });
+
+  it("derives the TTL from the request's API, and replays the TTL the extension stored (long retention)", () => {
+    expect(replay(withState([]).file).requests.at(-1)).toMatchObject({ warm: false, pruned: 1 });
+    const long = replay(withState([{ kind: "touch", at: 0, ttlSeconds: 3600 }]).file);
+    expect(long.ttlSeconds).toBe(3600);
+    expect(long.requests.at(-1)).toMatchObject({ warm: true, pruned: 0 });
+  });
+
+  it("replays pins saved in the session", () => {
+    const pinned = replay(withState([{ kind: "pin", at: 0, paths: ["big.ts"] }]).file);
+    expect(pinned.requests.at(-1)).toMatchObject({ warm: false, pruned: 0 });
+  });
+
+  it("replays in-place restores: the restored block is sent in full again", () => {
+    const { file } = withState([]);
+    const parsed = parseSessionFile(file);
+    const first = replaySession(parsed, {
+      settings: defaultSettings(),
+      prices: { input: 1, cacheRead: 0, cacheWrite: 0 },
+    });
+    expect(first.requests.at(-1)?.pruned).toBe(1);
+    // The same session, continued: a restore in place of that block, then one more (warm) request.
+    const extra = { role: "assistant", content: [{ type: "text", text: "more" }], timestamp: 2_000_000 };
+    const cont = parseSessionFile(file);
+    const last = cont.requests.at(-1)!;
+    const restoreId = analyze(last.context).blocks.find((b) => b.kind === "tool")?.id as string;
+    cont.requests.push({
+      at: last.at + 1000,
+      context: [...last.context, extra as ViewMessage],
+      api: "anthropic-messages",
+      stateEntries: [{ kind: "restore", at: last.at + 500, ids: [restoreId] }],
+    });
+    const prices = { input: 1, cacheRead: 0, cacheWrite: 0 };
+    const sent = (r: ReturnType<typeof replaySession>) => {
+      const row = r.requests.at(-1)?.withPruning;
+      return (row?.readTokens ?? 0) + (row?.writeTokens ?? 0);
+    };
+    const restored = sent(replaySession(cont, { settings: defaultSettings(), prices }));
+    (cont.requests.at(-1) as { stateEntries: unknown[] }).stateEntries = [];
+    const notRestored = sent(replaySession(cont, { settings: defaultSettings(), prices }));
+    expect(restored - notRestored).toBeGreaterThan(9000); // the 40,000-char read is back in the view
+  });
+
+  it("cache-ttl report skips torn and garbage lines like pi, says so, and still reports", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cache-ttl-report-"));
+    const path = join(dir, "s.jsonl");
+    writeFileSync(path, `${withState([]).file}not json at all\n{"type":"message","id":"x","mess`);
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(["report", path, "--json"], { stdout: (t) => out.push(t), stderr: (t) => err.push(t) });
+    expect(code).toBe(0);
+    expect(err.join("\n")).toContain("skipped 2 line(s) that are not JSON (as pi does): 8, 9");
+    expect(JSON.parse(out.join("")).requests).toHaveLength(3);
+  });
+});

@@ -1,0 +1,146 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkSection, loadCacheTtlSettings } from "./settings.ts";
+
+function homes(user: string | undefined, project: string | undefined) {
+  const root = mkdtempSync(join(tmpdir(), "cache-ttl-"));
+  const agentDir = join(root, "agent");
+  const cwd = join(root, "project");
+  mkdirSync(agentDir, { recursive: true });
+  mkdirSync(join(cwd, ".pi"), { recursive: true });
+  if (user !== undefined) writeFileSync(join(agentDir, "settings.json"), user);
+  if (project !== undefined) writeFileSync(join(cwd, ".pi", "settings.json"), project);
+  return { agentDir, cwd, projectFile: join(cwd, ".pi", "settings.json") };
+}
+
+describe("loadCacheTtlSettings", () => {
+  it("merges user then project settings per key, with documented defaults", () => {
+    const h = homes(
+      JSON.stringify({ cacheTtl: { ttlSeconds: 3600, keepRecentTurns: 4 } }),
+      JSON.stringify({ cacheTtl: { keepRecentTurns: 8, pins: { tools: ["memory"] } } }),
+    );
+    const { settings, problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(problems).toEqual([]);
+    expect(valid).toBe(true);
+    expect(settings).toMatchObject({
+      enabled: true,
+      ttlSeconds: 3600,
+      bufferSeconds: 10,
+      keepRecentTurns: 8,
+      keepRecentIntactTurns: 1,
+      maxTextChars: 400,
+      maxFieldChars: 1000,
+      maxListItems: 50,
+      maxDictKeys: 80,
+      maxBase64Chars: 4000,
+      keepRecentImages: 2,
+      maxImageBase64Total: 1_000_000,
+      minGainTokens: 1000,
+      pins: { tools: ["memory"], paths: [], ids: [] },
+    });
+  });
+
+  it("names the file and key of a bad value once, ignores it and keeps the other keys (the kit's rule)", () => {
+    const h = homes(undefined, JSON.stringify({ cacheTtl: { bufferSecs: 5, keepRecentTurns: -1, maxTextChars: 100 } }));
+    const { problems, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(valid).toBe(true);
+    expect(settings).toMatchObject({ keepRecentTurns: 6, maxTextChars: 100 });
+    expect(problems).toEqual([
+      expect.objectContaining({
+        file: h.projectFile,
+        key: "cacheTtl.bufferSecs",
+        message: expect.stringMatching(/^unknown key/),
+      }),
+      expect.objectContaining({
+        file: h.projectFile,
+        key: "cacheTtl.keepRecentTurns",
+        message: expect.stringMatching(/; ignored$/),
+      }),
+    ]);
+  });
+
+  it("rejects impossible combinations of fields, naming the fields and the files they came from", () => {
+    const h = homes(
+      JSON.stringify({ cacheTtl: { ttlSeconds: 60 } }),
+      JSON.stringify({ cacheTtl: { bufferSeconds: 60 } }),
+    );
+    const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(valid).toBe(false);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.file).toContain(h.projectFile);
+    expect(problems[0]?.message).toContain("cacheTtl.bufferSeconds (60) must be less than cacheTtl.ttlSeconds (60)");
+    // A TTL below the default buffer (10 s) is just as impossible.
+    const low = homes(undefined, JSON.stringify({ cacheTtl: { ttlSeconds: 5 } }));
+    expect(loadCacheTtlSettings(low.cwd, low.agentDir).problems[0]?.message).toContain("bufferSeconds (10)");
+  });
+
+  it("rejects windows that would touch the current turn (keepRecentIntactTurns 0)", () => {
+    const h = homes(undefined, JSON.stringify({ cacheTtl: { keepRecentTurns: 0, keepRecentIntactTurns: 0 } }));
+    const { problems, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(valid).toBe(true);
+    expect(settings.keepRecentIntactTurns).toBe(1);
+    expect(problems.map((p) => p.key)).toEqual(["cacheTtl.keepRecentIntactTurns"]);
+    expect(problems[0]?.message).toContain("the current turn");
+  });
+
+  it("reports a file that is not JSON, and a cacheTtl that is not an object", () => {
+    const h = homes("{ nope", JSON.stringify({ cacheTtl: [1] }));
+    const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(valid).toBe(true);
+    expect(problems.map((p) => p.key)).toEqual(["cacheTtl", "cacheTtl"]);
+    expect(problems[0]?.message).toMatch(/not valid JSON/);
+  });
+
+  it("treats settings as data: prototype-ish keys are unknown keys, never a crash", () => {
+    const raw =
+      '{"constructor":1,"toString":"x","hasOwnProperty":2,"__proto__":{"enabled":false},"pins":{"valueOf":[]}}';
+    const keys = checkSection(JSON.parse(raw), "s.json").map((p) => p.key);
+    expect(keys.sort()).toEqual(
+      [
+        "cacheTtl.__proto__",
+        "cacheTtl.constructor",
+        "cacheTtl.hasOwnProperty",
+        "cacheTtl.pins.valueOf",
+        "cacheTtl.toString",
+      ].sort(),
+    );
+    const h = homes(undefined, `{"cacheTtl":${raw}}`);
+    const loaded = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(loaded.settings.enabled).toBe(true);
+    expect(loaded.problems.map((p) => p.key)).toEqual([
+      "cacheTtl.constructor",
+      "cacheTtl.toString",
+      "cacheTtl.hasOwnProperty",
+      "cacheTtl.__proto__",
+      "cacheTtl.pins",
+    ]);
+  });
+
+  it("accepts ttlSeconds <= 0 (it means off) and rejects non-numbers", () => {
+    expect(checkSection({ ttlSeconds: 0 }, "f")).toEqual([]);
+    expect(checkSection({ ttlSeconds: "300" }, "f")[0]?.key).toBe("cacheTtl.ttlSeconds");
+    expect(checkSection({ pins: { paths: [""] } }, "f")[0]?.key).toBe("cacheTtl.pins.paths.0");
+  });
+});
+
+describe("the agent dir", () => {
+  it.each(["~", "~/x"])("reads the user settings from PI_CODING_AGENT_DIR=%s under HOME, as pi does", (value) => {
+    const { cwd, agentDir } = homes(undefined, undefined);
+    const home = join(agentDir, "..", "home");
+    const userDir = value === "~" ? home : join(home, "x");
+    mkdirSync(userDir, { recursive: true });
+    writeFileSync(join(userDir, "settings.json"), JSON.stringify({ cacheTtl: { keepRecentTurns: 2 } }));
+    const saved = { HOME: process.env["HOME"], PI_CODING_AGENT_DIR: process.env["PI_CODING_AGENT_DIR"] };
+    try {
+      Object.assign(process.env, { HOME: home, PI_CODING_AGENT_DIR: value });
+      expect(loadCacheTtlSettings(cwd).settings.keepRecentTurns).toBe(2);
+    } finally {
+      for (const [key, was] of Object.entries(saved)) {
+        if (was === undefined) delete process.env[key];
+        else process.env[key] = was;
+      }
+    }
+  });
+});

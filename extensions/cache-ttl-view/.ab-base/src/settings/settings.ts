@@ -1,0 +1,138 @@
+import { existsSync } from "node:fs";
+import { loadSettingsSync, piSettingsFiles, resolveAgentDir, type SettingsIssue } from "@pi-rails/agent-core/kit";
+import { z } from "zod";
+
+const count = (min: number) => z.number().int().min(min);
+
+/** Pins: blocks matching any of these are never pruned. */
+export const PinsSchema = z
+  .object({
+    /** Tool names whose calls and results are never pruned (e.g. `["memory"]`). */
+    tools: z.array(z.string().min(1)).default([]),
+    /** Globs (minimatch) matched against a tool call's `path` argument (e.g. `["docs/spec/**"]`). */
+    paths: z.array(z.string().min(1)).default([]),
+    /** Block ids as shown in replacement texts. */
+    ids: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+/**
+ * Settings key `cacheTtl` in pi's settings files. Unknown keys are errors, so a typo never silently does nothing;
+ * any error turns pruning off for the session (no pruning rather than wrong pruning).
+ */
+export const CacheTtlSettingsSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** Provider prompt-cache TTL in seconds; unset: derived from the model's provider and pi's cache retention; <= 0: off. */
+    ttlSeconds: z.number().finite().optional(),
+    /** Treat the cache as expired this many seconds early (prune before the provider drops it). */
+    bufferSeconds: z.number().finite().min(0).default(10),
+    /** Turns older than this many (counting the current one) are replaced by short texts. */
+    keepRecentTurns: count(0).default(6),
+    /** The most recent turns that are never touched (at least the current one). */
+    keepRecentIntactTurns: z
+      .number()
+      .int()
+      .min(1, "must be at least 1: the current turn (the prompt and tool loop being answered) is never pruned")
+      .default(1),
+    /** Cap of a replacement text (and of a tool summary's `result`). */
+    maxTextChars: count(16).default(400),
+    /** Cap per string field of a tool call's parameters in a summary. */
+    maxFieldChars: count(16).default(1000),
+    /** Lists in a summary keep this many items. */
+    maxListItems: count(1).default(50),
+    /** Objects in a summary keep this many keys. */
+    maxDictKeys: count(1).default(80),
+    /** Between the windows, a tool output or file body longer than this (chars) counts as heavy and is replaced. */
+    maxBase64Chars: count(0).default(4000),
+    /** Images kept (newest first) outside the intact window; the newest image is always kept. */
+    keepRecentImages: count(0).default(2),
+    /** Total base64 chars of kept images. */
+    maxImageBase64Total: count(0).default(1_000_000),
+    /** Do not prune unless it saves at least this many tokens (estimate: 4 chars per token). */
+    minGainTokens: count(0).default(1000),
+    pins: PinsSchema.default({ tools: [], paths: [], ids: [] }),
+  })
+  .strict();
+
+/** The relations between fields that no single field shows (each message names the fields involved). */
+export function crossFieldProblems(s: {
+  ttlSeconds?: number | undefined;
+  bufferSeconds?: number | undefined;
+}): string[] {
+  const out: string[] = [];
+  if (s.ttlSeconds !== undefined && s.ttlSeconds > 0 && s.bufferSeconds !== undefined) {
+    if (s.bufferSeconds >= s.ttlSeconds) {
+      out.push(
+        `cacheTtl.bufferSeconds (${s.bufferSeconds}) must be less than cacheTtl.ttlSeconds (${s.ttlSeconds}): ` +
+          "otherwise every request counts as expired and prunes",
+      );
+    }
+  }
+  return out;
+}
+
+export type CacheTtlSettings = z.infer<typeof CacheTtlSettingsSchema>;
+export type Pins = z.infer<typeof PinsSchema>;
+
+/** The defaults, for tests and the report bin. */
+export function defaultSettings(overrides: Partial<CacheTtlSettings> = {}): CacheTtlSettings {
+  return { ...CacheTtlSettingsSchema.parse({}), ...overrides };
+}
+
+/** A settings problem: the kit's one issue type. */
+export type SettingsProblem = SettingsIssue;
+
+export interface LoadedSettings {
+  settings: CacheTtlSettings;
+  problems: SettingsProblem[];
+  /** False when fields conflict (see `loadCacheTtlSettings`): the extension then reports the clock but never prunes. */
+  valid: boolean;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Validate one `cacheTtl` section (data from a file: every key is an own key, `constructor` is just a name). */
+export function checkSection(section: unknown, file: string): SettingsProblem[] {
+  if (!isRecord(section)) return [{ file, key: "cacheTtl", message: "must be an object" }];
+  const parsed = CacheTtlSettingsSchema.safeParse(section);
+  if (parsed.success) return [];
+  const problems: SettingsProblem[] = [];
+  for (const issue of parsed.error.issues) {
+    const base = issue.path.map(String);
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        problems.push({ file, key: ["cacheTtl", ...base, key].join("."), message: "unknown key" });
+      }
+    } else {
+      problems.push({ file, key: ["cacheTtl", ...base].join("."), message: issue.message });
+    }
+  }
+  return problems;
+}
+
+/** The `cacheTtl` key of pi's settings files under the kit's settings rule. */
+export const CACHE_TTL_SETTINGS = {
+  section: "cacheTtl",
+  defaults: defaultSettings(),
+  fields: () => CacheTtlSettingsSchema.shape,
+};
+
+/**
+ * Read `cacheTtl` from the user then the project settings file (project wins per key) under the kit's rule: a bad
+ * key is said once and ignored, the other keys are kept. Problems are returned, never thrown. Fields that conflict
+ * (a buffer not below the TTL) are no single bad key: then `valid` is false and the session does not prune.
+ */
+export function loadCacheTtlSettings(cwd: string, agentDir = resolveAgentDir()): LoadedSettings {
+  const files = piSettingsFiles(cwd, agentDir);
+  const loaded = loadSettingsSync(CACHE_TTL_SETTINGS, files);
+  const problems: SettingsProblem[] = [...loaded.issues];
+  // Relations between fields are checked on the merge (with defaults): a user TTL with a project buffer above it.
+  const cross = crossFieldProblems(loaded.settings);
+  if (cross.length === 0) return { settings: loaded.settings, problems, valid: true };
+  const where = files.filter((f) => existsSync(f)).join(" + ");
+  for (const message of cross) problems.push({ file: where, key: "cacheTtl", message: `${message}; pruning is off` });
+  return { settings: loaded.settings, problems, valid: false };
+}

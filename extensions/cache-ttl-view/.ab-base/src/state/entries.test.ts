@@ -1,0 +1,54 @@
+import { readSessionEntries } from "@pi-rails/agent-core/kit";
+import { describe, expect, it } from "vitest";
+import { foldEntries, STATE_ENTRY } from "./entries.ts";
+
+describe("foldEntries", () => {
+  it("folds touches, prune deltas, restores and pins in order", () => {
+    const s = foldEntries([
+      { kind: "touch", at: 1, ttlSeconds: 300 },
+      {
+        kind: "prune",
+        at: 2,
+        ttlSeconds: 300,
+        ids: ["a", "b"],
+        savedTokens: 10,
+        notice: { after: "user:1", at: 2, text: "n1" },
+      },
+      {
+        kind: "prune",
+        at: 3,
+        ttlSeconds: 3600,
+        ids: ["c"],
+        savedTokens: 5,
+        notice: { after: "user:2", at: 3, text: "n2" },
+      },
+      { kind: "restore", at: 4, ids: ["b"] },
+      { kind: "pin", at: 5, paths: ["docs/**"], tools: ["memory"], ids: ["x"] },
+      { kind: "unpin", at: 6, ids: ["x"] },
+      { kind: "touch", at: 7, ttlSeconds: 3600, warmGapSeconds: 400 },
+    ]);
+    expect([...s.pruned]).toEqual(["a", "c"]);
+    expect(s.notices.map((n) => n.text)).toEqual(["n1", "n2"]);
+    expect(s.prunes).toEqual([
+      { at: 2, count: 2, savedTokens: 10 },
+      { at: 3, count: 1, savedTokens: 5 },
+    ]);
+    expect(s).toMatchObject({ touchAt: 7, ttlSeconds: 3600, warmGapSeconds: 400 });
+    expect([...s.pins.paths]).toEqual(["docs/**"]);
+    expect([...s.pins.tools]).toEqual(["memory"]);
+    expect(s.pins.ids.size).toBe(0);
+  });
+
+  it("skips malformed data (it comes from a file) without throwing", () => {
+    const datas = [null, 5, "x", { kind: "touch" }, { kind: "prune", at: "no" }, { kind: "pin", ids: [1, "ok"] }];
+    const s = foldEntries(
+      readSessionEntries(
+        datas.map((data) => ({ type: "custom", customType: STATE_ENTRY.customType, data })),
+        STATE_ENTRY,
+      ),
+    );
+    expect(s.touchAt).toBeUndefined();
+    expect(s.pruned.size).toBe(0);
+    expect([...s.pins.ids]).toEqual(["ok"]);
+  });
+});

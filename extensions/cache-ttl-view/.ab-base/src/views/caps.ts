@@ -1,0 +1,114 @@
+/**
+ * Field-aware truncation shared by every tool view. Strings starting with `ref:` are references the model may need
+ * to quote exactly, so they are never cut; everything else is capped per string, list and object.
+ */
+
+export interface Caps {
+  maxTextChars: number;
+  maxFieldChars: number;
+  maxListItems: number;
+  maxDictKeys: number;
+}
+
+/** The caps of a settings object (what a prune entry stores, so its replacements never change afterwards). */
+export function capsOf(settings: Caps): Caps {
+  const { maxTextChars, maxFieldChars, maxListItems, maxDictKeys } = settings;
+  return { maxTextChars, maxFieldChars, maxListItems, maxDictKeys };
+}
+
+const MARK = "[TRUNCATED] ";
+const MAX_DEPTH = 8;
+
+/**
+ * A text joined from pieces (a V8 cons-string tree) as one flat string (charCodeAt flattens): one object to keep,
+ * which the collector copies once instead of a tree.
+ */
+export function flat(s: string): string {
+  s.charCodeAt(0);
+  return s;
+}
+
+/** `[TRUNCATED] <prefix>…`, at most `max` chars; text that fits is returned as is. */
+export function truncateText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const keep = Math.max(0, max - MARK.length - 1);
+  return `${MARK}${text.slice(0, keep)}…`;
+}
+
+/** `[TRUNCATED] …<suffix>`: the end of a text, for outputs whose last lines matter (bash). */
+export function truncateTail(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const keep = Math.max(0, max - MARK.length - 1);
+  return `${MARK}…${text.slice(text.length - keep)}`;
+}
+
+/**
+ * Cap a JSON-like value: strings to `maxFieldChars` (except `ref:`), lists and objects to their item caps. A value
+ * that needs no cut is returned as is (same reference), so the common case allocates nothing.
+ */
+export function capValue(value: unknown, caps: Caps, depth = 0): unknown {
+  if (typeof value === "string") return value.startsWith("ref:") ? value : truncateText(value, caps.maxFieldChars);
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= MAX_DEPTH) return `${MARK}nested value`;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    const n = Math.min(value.length, caps.maxListItems);
+    for (let i = 0; i < n; i++) {
+      const capped = capValue(value[i], caps, depth + 1);
+      if (capped !== value[i] && !out) out = value.slice(0, i);
+      out?.push(capped);
+    }
+    if (value.length <= caps.maxListItems) return out ?? value;
+    out ??= value.slice(0, n);
+    out.push(`${MARK}+${value.length - caps.maxListItems} items`);
+    return out;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  // Entries are collected only from the first change on (a record that needs no cut allocates nothing).
+  let entries: [string, unknown][] | undefined = keys.length > caps.maxDictKeys ? [] : undefined;
+  for (let k = 0; k < Math.min(keys.length, caps.maxDictKeys); k++) {
+    const key = keys[k] as string;
+    const capped = capValue(record[key], caps, depth + 1);
+    if (!entries && (capped !== record[key] || key === "__proto__")) {
+      entries = keys.slice(0, k).map((done): [string, unknown] => [done, record[done]]);
+    }
+    entries?.push([key, capped]);
+  }
+  if (!entries) return value;
+  if (keys.length > caps.maxDictKeys) entries.push(["…", `${MARK}+${keys.length - caps.maxDictKeys} keys`]);
+  // fromEntries defines own data properties: a key named `__proto__` stays a key.
+  return Object.fromEntries(entries);
+}
+
+/** Number of lines of a text (a trailing newline does not start a line); counts without splitting. */
+export function countLines(text: string): number {
+  if (text === "") return 0;
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return text.endsWith("\n") ? n - 1 : n;
+}
+
+/** The first `max` lines of a text (without splitting the rest). */
+export function firstLines(text: string, max: number): string[] {
+  const out: string[] = [];
+  let start = 0;
+  while (out.length < max && start < text.length) {
+    const end = text.indexOf("\n", start);
+    out.push(text.slice(start, end === -1 ? text.length : end));
+    if (end === -1) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+/** Shrink a list until `render(list)` fits `max` chars (at least one item is dropped per step). */
+export function fitList<T>(items: T[], max: number, render: (kept: T[], dropped: number) => string): string {
+  let n = items.length;
+  let out = render(items, 0);
+  while (out.length > max && n > 0) {
+    n = Math.max(0, Math.min(n - 1, Math.floor(n * 0.7)));
+    out = render(items.slice(0, n), items.length - n);
+  }
+  return out;
+}

@@ -1,0 +1,205 @@
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { NoticeBoard, readSessionEntries, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import { Type } from "typebox";
+import { applyBuffer, cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
+import { type RenderResult, SessionView } from "./engine/session-view.ts";
+import type { ViewMessage } from "./model/messages.ts";
+import { builderOf } from "./model/session-context.ts";
+import { statusReport } from "./report/status.ts";
+import { RESTORE_TOOL, restoredContent, restoreNotes } from "./restore/restore.ts";
+import { parsePinCommand } from "./settings/pin-command.ts";
+import { defaultSettings, loadCacheTtlSettings, type SettingsProblem } from "./settings/settings.ts";
+import { STATE_ENTRY, type StateEntry } from "./state/entries.ts";
+
+/** Env seam for demos and end-to-end tests: shifts this extension's clock forward (seconds). */
+export const CLOCK_OFFSET_ENV = "CACHE_TTL_VIEW_CLOCK_OFFSET_SECONDS";
+
+export interface CacheTtlViewOptions {
+  /** The clock (ms since epoch). Default: `Date.now()` plus `CACHE_TTL_VIEW_CLOCK_OFFSET_SECONDS`. */
+  now?: () => number;
+  /** Called with what each request's view was made of (diagnostics: the clock, the prune, whether it was prepared). */
+  onRender?: (result: RenderResult) => void;
+}
+
+/** How long after a session change `prepare` waits: past pi's own start-up work, well before a user's first prompt. */
+const PREPARE_DELAY_MS = 50;
+
+function defaultNow(): number {
+  const offset = Number(process.env[CLOCK_OFFSET_ENV] ?? 0);
+  return Date.now() + (Number.isFinite(offset) ? offset * 1000 : 0);
+}
+
+/**
+ * cache-ttl-view for pi, with an injectable clock. Once the provider's prompt cache has expired, the next request
+ * re-writes the whole prefix anyway: that is when old turns are replaced by short texts in the model's view
+ * (`context` event only; the session file keeps every original), stickily, so the new prefix is cached again.
+ */
+export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: ExtensionAPI) => void {
+  const now = options.now ?? defaultNow;
+  return (pi) => {
+    const notices = new NoticeBoard("cache-ttl-view");
+    let view = new SessionView(defaultSettings());
+    let problems: SettingsProblem[] = [];
+
+    const persist = (entry: StateEntry | undefined) => {
+      if (entry) writeSessionEntry(pi, STATE_ENTRY, entry);
+    };
+    /** The TTL for the current model: settings, else its API and pi-ai's retention; a buffer that eats it is off. */
+    const currentTtl = (ctx: ExtensionContext): ResolvedTtl =>
+      applyBuffer(resolveTtl(view.settings.ttlSeconds, ctx.model, cacheRetention()), view.settings.bufferSeconds);
+    const stateOfBranch = (ctx: ExtensionContext) => readSessionEntries(ctx.sessionManager.getBranch(), STATE_ENTRY);
+    /** The session's current context, built as pi builds it (what the next request starts from). */
+    const sessionMessages = (ctx: ExtensionContext): ViewMessage[] =>
+      builderOf(ctx.sessionManager.getBranch()).messages();
+
+    /**
+     * A cold pass's work, done while pi waits for the user (a resumed 100k-message session: about 250 ms that the
+     * first request would otherwise wait for). Cancelled when a request comes first; a failure only means that
+     * request does the work itself.
+     */
+    let preparing: NodeJS.Timeout | undefined;
+    const prepareSoon = (ctx: ExtensionContext) => {
+      clearTimeout(preparing);
+      preparing = setTimeout(() => {
+        preparing = undefined;
+        try {
+          view.prepare(sessionMessages(ctx));
+        } catch {
+          view.invalidate();
+        }
+      }, PREPARE_DELAY_MS);
+      preparing.unref();
+    };
+
+    pi.on("session_start", (_event, ctx) => {
+      notices.reset();
+      const loaded = loadCacheTtlSettings(ctx.cwd);
+      problems = loaded.problems;
+      for (const p of problems) {
+        notices.once(ctx, `${p.file}:${p.key}`, `${p.file}: ${p.key}: ${p.message}`);
+      }
+      const settings = loaded.valid ? loaded.settings : { ...loaded.settings, enabled: false };
+      view = new SessionView(settings, ctx.cwd);
+      view.load(stateOfBranch(ctx));
+      prepareSoon(ctx);
+    });
+
+    pi.on("session_shutdown", () => clearTimeout(preparing));
+
+    pi.on("session_compact", (_event, ctx) => {
+      view.invalidate();
+      prepareSoon(ctx);
+    });
+    // Another branch: its own prunes, pins and restores (never the prune set of the branch left behind).
+    pi.on("session_tree", (_event, ctx) => {
+      view.switchBranch(stateOfBranch(ctx));
+      prepareSoon(ctx);
+    });
+
+    pi.on("context", (event, ctx) => {
+      clearTimeout(preparing);
+      const ttl = currentTtl(ctx);
+      if (view.settings.enabled && ttl.seconds === undefined) {
+        notices.once(ctx, `ttl-off:${ttl.reason}`, `pruning is off: ${ttl.reason}`, "info");
+      }
+      let result: ReturnType<SessionView["render"]>;
+      try {
+        result = view.render(event.messages as ViewMessage[], {
+          now: now(),
+          ttlSeconds: ttl.seconds,
+          ...(ctx.model?.api !== undefined ? { api: ctx.model.api } : {}),
+        });
+      } catch (error) {
+        // The view is patched into the messages only at the very end, so a failure leaves pi's messages untouched.
+        notices.once(ctx, "render-error", `could not build the view, sending it unpruned: ${(error as Error).message}`);
+        return undefined;
+      }
+      options.onRender?.(result);
+      for (const entry of result.entries) persist(entry);
+      if (result.plan && ctx.hasUI) {
+        ctx.ui.notify(
+          `cache-ttl-view: cache expired, pruned ${result.plan.ids.length} blocks (~${result.plan.savedTokens} tokens)`,
+          "info",
+        );
+      }
+      return { messages: result.messages as typeof event.messages };
+    });
+
+    pi.on("message_end", (event) => {
+      if (event.message.role === "assistant") persist(view.observeUsage(event.message.usage));
+    });
+
+    pi.on("agent_end", () => persist(view.touchEntry()));
+
+    pi.registerTool({
+      name: RESTORE_TOOL,
+      label: "Restore context",
+      description:
+        "Show again the original of blocks that were pruned from the context after the prompt cache expired. " +
+        "Pass the ids shown as id=… in [TRUNCATED] texts or in pruned tool summaries. By default the originals are " +
+        "appended here, at the end of the conversation (the cached prefix stays valid); inPlace: true puts them " +
+        "back where they were from the next request on (this re-writes the prompt cache from that point).",
+      promptSnippet: "Restore pruned context blocks by id (ids from [TRUNCATED] texts)",
+      parameters: Type.Object({
+        ids: Type.Array(Type.String(), { description: 'Block ids, e.g. ["ab12cd34"]' }),
+        inPlace: Type.Optional(Type.Boolean({ description: "Unprune in place instead of appending (default false)" })),
+      }),
+      async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+        const branch = builderOf(ctx.sessionManager.getBranch());
+        const ids = view.originals(params.ids, branch.messages(), branch.history());
+        const ok = ids.found.length + ids.alreadyShown.length;
+        if (ok === 0 && ids.notPruned.length === 0) throw new Error(restoreNotes(ids).join(" "));
+        if (params.inPlace) {
+          // Only what is pruned now: restoring an id twice, or one never pruned, changes nothing and says so.
+          const restored = [...ids.found.map((f) => f.id), ...ids.alreadyShown];
+          if (restored.length > 0) persist(view.apply({ kind: "restore", at: now(), ids: restored }));
+          const lines =
+            restored.length > 0 ? [`Restored in place from the next request on: ${restored.join(", ")}.`] : [];
+          lines.push(...restoreNotes({ notPruned: ids.notPruned, alreadyShown: [], missing: ids.missing }));
+          return {
+            content: [{ type: "text", text: lines.join("\n") }],
+            details: { ids: restored, notPruned: ids.notPruned, missing: ids.missing, inPlace: true },
+          };
+        }
+        return {
+          content: restoredContent(ids.found, restoreNotes(ids)),
+          details: {
+            ids: ids.found.map((f) => f.id),
+            alreadyShown: ids.alreadyShown,
+            notPruned: ids.notPruned,
+            missing: ids.missing,
+            inPlace: false,
+          },
+        };
+      },
+    });
+
+    pi.registerCommand("cache-ttl", {
+      description: "Prompt-cache clock and what cache-ttl-view pruned; `pin <id|glob|tool:name>` / `unpin ...`",
+      handler: async (args, ctx) => {
+        const command = parsePinCommand(args ?? "");
+        let text: string;
+        if (command.kind === "error") text = command.message;
+        else if (command.kind === "pin" || command.kind === "unpin") {
+          persist(view.apply({ kind: command.kind, at: now(), ...command.target }));
+          text = `cache-ttl-view: ${command.kind === "pin" ? "pinned" : "unpinned"} ${command.label}`;
+        } else {
+          text = statusReport(view, {
+            now: now(),
+            ttl: currentTtl(ctx),
+            messages: sessionMessages(ctx),
+            model: ctx.model,
+            problems,
+          });
+        }
+        if (ctx.hasUI) ctx.ui.notify(text, "info");
+        else process.stdout.write(`${text}\n`);
+      },
+    });
+  };
+}
+
+/** The extension pi loads (`pi -e`, `pi install`). */
+export default function cacheTtlView(pi: ExtensionAPI): void {
+  createCacheTtlView()(pi);
+}

@@ -1,0 +1,326 @@
+import { HashSet32 } from "../model/hash-set32.ts";
+import { hashBoth, hex8, rawMessageKey } from "../model/ids.ts";
+import {
+  type AssistantMsg,
+  isAssistant,
+  isBashExecution,
+  isCustom,
+  isToolResult,
+  isUser,
+  type ToolCallPart,
+  type ToolResultMsg,
+  type ViewMessage,
+} from "../model/messages.ts";
+
+/**
+ * The blocks of a message list: what can be pruned, and where it lives. A tool block is a call and its result
+ * (pruned together so the pair stays a pair); a text block is a message's prose; an image block one image part.
+ */
+export type Block = { /** Its index in `Analysis.blocks` (what per-block caches are keyed by). */ at: number } & (
+  | { kind: "tool"; id: string; callMsg: number; callPart: number; resultMsg: number; tool: string }
+  /** `reasoning`: an assistant message with thinking parts; they are dropped whole with the text, never shown as text. */
+  | { kind: "text"; id: string; msg: number; reasoning: boolean }
+  | { kind: "image"; id: string; msg: number; part: number; chars: number }
+);
+
+/** What is asked of a set of block ids (the pruned ones: a `Set`, or the state's map of pruned ids to their caps). */
+export interface IdSet {
+  has(id: string): boolean;
+  readonly size: number;
+}
+
+/** The message a block's age is read from (a tool block: its call). */
+export const messageOf = (block: Block): number => (block.kind === "tool" ? block.callMsg : block.msg);
+
+/** The call part of a tool block. */
+export function toolCallOf(messages: readonly ViewMessage[], block: Extract<Block, { kind: "tool" }>): ToolCallPart {
+  return (messages[block.callMsg] as AssistantMsg).content[block.callPart] as ToolCallPart;
+}
+
+/** The tool or image block of part `part` of message i (no allocation: drawing asks this for every part). */
+export function partBlock(analysis: Analysis, i: number, part: number): Block | undefined {
+  for (let b = analysis.first[i] as number; b < (analysis.first[i + 1] as number); b++) {
+    const block = analysis.blocks[b] as Block;
+    if ((block.kind === "tool" ? block.callPart : block.kind === "image" ? block.part : -1) === part) return block;
+  }
+  return undefined;
+}
+
+/** Message i's text block when it is in `ids`. */
+export function prunedText(analysis: Analysis, i: number, ids: IdSet) {
+  const t = analysis.textBlock[i] as number;
+  const block = t < 0 ? undefined : (analysis.blocks[t] as Extract<Block, { kind: "text" }>);
+  return block && ids.has(block.id) ? block : undefined;
+}
+
+/**
+ * Whether the thinking of message i is dropped from the view (its text block is pruned and it has thinking): the
+ * message's tool calls then lose their provider item ids, and their results follow.
+ */
+export function reasoningDropped(analysis: Analysis, i: number, pruned: IdSet): boolean {
+  return prunedText(analysis, i, pruned)?.reasoning === true;
+}
+
+/** Whether anything in message i is in `ids`, or its tool call's message lost its reasoning (no allocation). */
+export function touches(analysis: Analysis, i: number, ids: IdSet): boolean {
+  for (let b = analysis.first[i] as number; b < (analysis.first[i + 1] as number); b++) {
+    if (ids.has((analysis.blocks[b] as Block).id)) return true;
+  }
+  const tool = analysis.resultTool[i] as number;
+  if (tool < 0) return false;
+  const block = analysis.blocks[tool] as Extract<Block, { kind: "tool" }>;
+  return ids.has(block.id) || reasoningDropped(analysis, block.callMsg, ids);
+}
+
+/** What a block's id is hashed from: a tool call's id, else the message's raw key (and the image part's index). */
+const [TOOL, TEXT, IMAGE] = ["t:", "m:", "i:"];
+const imageSource = (key: string, part: number) => `${key}#${part}`;
+
+/**
+ * Block ids are 8 hex chars (short enough to quote back), unique within one message list: when two sources hash
+ * alike, the later one gets `.2`, `.3`, ... . Ids follow message order, so the ids of a prefix never change when
+ * messages are appended, and a fresh block can never inherit the pruned state of an older one. An id once pruned is
+ * registered with its owner (`owners`): it stays its owner's after the blocks before it are gone (compaction), and
+ * no other block gets it.
+ */
+class IdAllocator {
+  /** Taken plain ids by their hash (a number: no string hashing per block), and taken suffixed ids. */
+  #plain = new HashSet32();
+  #taken = new Set<string>();
+  #owners: ReadonlyMap<string, number>;
+  /** Registered suffixed ids by their 8-hex base (rare: only collisions). */
+  #suffixed = new Map<string, string[]>();
+  /** The id hash and the owner hash of the last source given to `id` (no pair allocated per block). */
+  #hashes = new Uint32Array(2);
+
+  constructor(owners: ReadonlyMap<string, number>) {
+    this.#owners = owners;
+    for (const id of owners.keys()) {
+      if (id.length > 8) this.#suffixed.set(id.slice(0, 8), [...(this.#suffixed.get(id.slice(0, 8)) ?? []), id]);
+    }
+  }
+
+  #isTaken(id: string): boolean {
+    return id.length === 8 ? this.#plain.has(Number.parseInt(id, 16)) : this.#taken.has(id);
+  }
+
+  #take(id: string): string {
+    if (id.length === 8) this.#plain.add(Number.parseInt(id, 16));
+    else this.#taken.add(id);
+    return id;
+  }
+
+  /** The owner hash of the source of the last `id`. */
+  get owner(): number {
+    return this.#hashes[1] as number;
+  }
+
+  id(prefix: string, text: string): string {
+    hashBoth(prefix, text, this.#hashes);
+    const h = this.#hashes[0] as number;
+    const plain = hex8(h);
+    const registered = this.#owners.size > 0;
+    if (!this.#plain.has(h) && !(registered && (this.#owners.has(plain) || this.#suffixed.has(plain)))) {
+      this.#plain.add(h);
+      return plain;
+    }
+    if (registered) {
+      const owner = this.owner;
+      const own = (id: string) => this.#owners.get(id) === owner && !this.#isTaken(id);
+      const found = own(plain) ? plain : this.#suffixed.get(plain)?.find(own);
+      if (found) return this.#take(found);
+    }
+    let id = plain;
+    for (let n = 2; this.#isTaken(id) || this.#owners.has(id); n++) id = `${plain}.${n}`;
+    return this.#take(id);
+  }
+}
+
+/**
+ * The analysis of a message list, extended in place when the next request's list is this one plus new messages
+ * (pi's context of request N+1 is request N's plus a few messages): only the new messages are analysed, and the ids,
+ * the blocks and their indexes of the prefix stay as they are.
+ */
+export class Analysis {
+  /** Blocks in message order; those of message i are `blocks[first[i]]` up to `blocks[first[i + 1]]`. */
+  readonly blocks: Block[] = [];
+  // The per-message columns are typed arrays (off the JS heap: the collector never copies them), grown by doubling
+  // and valid up to `length` (`first` one further).
+  #first: Int32Array = new Int32Array(COLUMN_START);
+  #resultTool: Int32Array = new Int32Array(COLUMN_START);
+  #textBlock: Int32Array = new Int32Array(COLUMN_START);
+  /** User messages up to and including message i (ages are read from it: the current turn has age 0). */
+  #users: Int32Array = new Int32Array(COLUMN_START);
+  /** The owner hash of each block's source, by block index (as int32 bits: a uint32 field would box half of them). */
+  #owners: Int32Array = new Int32Array(COLUMN_START);
+  #length = 0;
+  readonly #ids: IdAllocator;
+  #byId: Map<string, Block> | undefined;
+  /** Ids of tool calls without a result: when a new message answers one, the list is analysed again whole. */
+  #unanswered = new Set<string>();
+  /** The keys of the first and the last analysed message. */
+  #ends: string[] = [];
+
+  constructor(owners: ReadonlyMap<string, number>) {
+    this.#ids = new IdAllocator(owners);
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  /** The owner hash of a block's source (stored with its id when it is pruned, see `ownerHash`). */
+  ownerOf(block: Block): number {
+    return (this.#owners[block.at] as number) >>> 0;
+  }
+
+  /** Add a block whose id was just allocated (its owner hash is the allocator's last). */
+  #push(block: Block): number {
+    if (block.at >= this.#owners.length) this.#owners = grown(this.#owners, this.#owners.length * 2);
+    this.#owners[block.at] = this.#ids.owner | 0;
+    return this.blocks.push(block);
+  }
+
+  /** Index in `blocks` of the first block of message i (`first[length]`: the number of blocks). */
+  get first(): Int32Array {
+    return this.#first;
+  }
+
+  /** Index in `blocks` of the tool block whose result is message i, or -1. */
+  get resultTool(): Int32Array {
+    return this.#resultTool;
+  }
+
+  /** Index in `blocks` of message i's text block, or -1. */
+  get textBlock(): Int32Array {
+    return this.#textBlock;
+  }
+
+  /** Age in turns of message i (0: the current turn). */
+  ageOf(i: number): number {
+    return (this.#length === 0 ? 0 : (this.#users[this.#length - 1] as number)) - (this.#users[i] as number);
+  }
+
+  /** The block with this id. */
+  byId(id: string): Block | undefined {
+    this.#byId ??= new Map();
+    if (this.#byId.size < this.blocks.length) for (const b of this.blocks) this.#byId.set(b.id, b);
+    return this.#byId.get(id);
+  }
+
+  /** Whether `messages` is the analysed list plus new messages (compared by the keys of its ends). */
+  extends(messages: readonly ViewMessage[]): boolean {
+    const n = this.length;
+    if (messages.length < n) return false;
+    for (let i = n; i < messages.length && this.#unanswered.size > 0; i++) {
+      const m = messages[i] as ViewMessage;
+      if (isToolResult(m) && this.#unanswered.has(m.toolCallId)) return false;
+    }
+    if (n === 0) return true;
+    return (
+      rawMessageKey(messages[0] as ViewMessage) === this.#ends[0] &&
+      rawMessageKey(messages[n - 1] as ViewMessage) === this.#ends[1]
+    );
+  }
+
+  /** Analyse the messages after the analysed prefix (one linear pass over them). */
+  extend(messages: readonly ViewMessage[]): this {
+    const from = this.length;
+    const n = messages.length;
+    if (n + 1 > this.#first.length) {
+      let size = this.#first.length;
+      while (size < n + 1) size *= 2;
+      this.#first = grown(this.#first, size);
+      this.#resultTool = grown(this.#resultTool, size);
+      this.#textBlock = grown(this.#textBlock, size);
+      this.#users = grown(this.#users, size);
+    }
+    const { blocks } = this;
+    const [first, resultTool, textBlock, userCount] = [this.#first, this.#resultTool, this.#textBlock, this.#users];
+    // A call's result is normally in the run of tool results right after its message (pi's loop writes them
+    // there); anything else (a provider reusing ids, a result elsewhere) falls back to an index built on first need.
+    const claimed = new Uint8Array(n);
+    let resultsOf: Map<string, number[]> | undefined;
+    const claim = (r: number) => {
+      claimed[r] = 1;
+      return r;
+    };
+    const nextResult = (callId: string, after: number): number => {
+      for (let r = after + 1; r < n && isToolResult(messages[r] as ViewMessage); r++) {
+        if (claimed[r] === 0 && (messages[r] as ToolResultMsg).toolCallId === callId) return claim(r);
+      }
+      if (!resultsOf) {
+        resultsOf = new Map();
+        for (let r = from; r < n; r++) {
+          const m = messages[r] as ViewMessage;
+          if (isToolResult(m)) resultsOf.set(m.toolCallId, [...(resultsOf.get(m.toolCallId) ?? []), r]);
+        }
+      }
+      const r = resultsOf.get(callId)?.find((r) => r > after && claimed[r] === 0);
+      return r === undefined ? -1 : claim(r);
+    };
+    // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
+    const ids = this.#ids;
+    const text = (i: number, m: ViewMessage, reasoning = false) => {
+      const id = ids.id(TEXT, rawMessageKey(m));
+      return this.#push({ at: blocks.length, kind: "text", id, msg: i, reasoning });
+    };
+    resultTool.fill(-1, from, n);
+    textBlock.fill(-1, from, n);
+    let users = from === 0 ? 0 : (userCount[from - 1] as number);
+    for (let i = from; i < n; i++) {
+      first[i] = blocks.length;
+      const m = messages[i] as ViewMessage;
+      if (isUser(m)) users++;
+      userCount[i] = users;
+      if (isAssistant(m)) {
+        let prose = false;
+        let reasoning = false;
+        for (let p = 0; p < m.content.length; p++) {
+          const part = m.content[p];
+          if (part?.type === "toolCall") {
+            const call = part as ToolCallPart;
+            const resultMsg = nextResult(call.id, i);
+            if (resultMsg > i) resultTool[resultMsg] = blocks.length;
+            else this.#unanswered.add(call.id);
+            const id = ids.id(TOOL, call.id);
+            this.#push({ at: blocks.length, kind: "tool", id, callMsg: i, callPart: p, resultMsg, tool: call.name });
+          } else if (part?.type === "text") prose = true;
+          else if (part?.type === "thinking") reasoning = true;
+        }
+        if (prose || reasoning) textBlock[i] = text(i, m, reasoning) - 1;
+      } else if (isUser(m) || isCustom(m) || isToolResult(m) || isBashExecution(m)) {
+        // A string content or a user's bash run is one text block; images are blocks of their own.
+        const parts = isBashExecution(m) || typeof m.content === "string" ? undefined : m.content;
+        let prose = parts === undefined;
+        for (let p = 0; parts && p < parts.length; p++) {
+          const part = parts[p];
+          if (part?.type === "image") {
+            const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p));
+            this.#push({ at: blocks.length, kind: "image", id, msg: i, part: p, chars: part.data.length });
+          } else if (part?.type === "text") prose = true;
+        }
+        if (prose && (parts === undefined || !isToolResult(m))) textBlock[i] = text(i, m) - 1;
+      }
+    }
+    first[n] = blocks.length;
+    this.#length = n;
+    this.#ends = [messages[0], messages[n - 1]].map((m) => (m ? rawMessageKey(m) : ""));
+    return this;
+  }
+}
+
+/** Columns start this long (a short list allocates little) and double as the list grows. */
+const COLUMN_START = 64;
+
+/** `column` copied into a longer one. */
+function grown(column: Int32Array, size: number): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(size);
+  out.set(column);
+  return out;
+}
+
+/** One linear pass over the messages; `owners`: the registered ids (pruned ids with their owner hashes). */
+export function analyze(messages: readonly ViewMessage[], owners: ReadonlyMap<string, number> = new Map()): Analysis {
+  return new Analysis(owners).extend(messages);
+}

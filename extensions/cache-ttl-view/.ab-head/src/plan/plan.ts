@@ -1,0 +1,174 @@
+import { jsonLength } from "../model/json.ts";
+import type { AssistantMsg, ImagePart, ToolResultMsg, ViewMessage } from "../model/messages.ts";
+import { imageTokens, textTokens, thinkingBilled } from "../model/tokens.ts";
+import type { CacheTtlSettings } from "../settings/settings.ts";
+import { windowOf } from "../turns/turns.ts";
+import { type Analysis, type Block, type IdSet, messageOf, toolCallOf } from "./analysis.ts";
+import { isToolPinned, type PinSet } from "./pins.ts";
+
+export interface PlanInput {
+  messages: readonly ViewMessage[];
+  analysis: Analysis;
+  /** Already pruned (sticky): skipped, so a new plan only adds. */
+  pruned: IdSet;
+  pins: PinSet;
+  settings: CacheTtlSettings;
+  cwd?: string;
+  /** The wire format of the model the view is for (`model.api`): what an image or old thinking costs there. */
+  api?: string;
+  /** The sizes of the block's replacement (built and memoised by the caller, who draws it). */
+  replacement: (block: Block) => Measured;
+}
+
+/** What choosing needs of a replacement (drawing builds the bytes): its sizes, see `Replacement`. */
+export type Measured = { kind: Block["kind"]; origChars: number; newChars: number } & {
+  heavyChars?: number;
+  reasoningChars?: number;
+};
+
+/**
+ * A cheap test that a block's replacement cannot be smaller than the block (so it need not be built): prose that
+ * fits `maxTextChars`, a tool call whose arguments and result are shorter than a summary's fixed part.
+ */
+export function cannotShrink(
+  messages: readonly ViewMessage[],
+  block: Block,
+  caps: { maxTextChars: number; maxFieldChars: number },
+): boolean {
+  if (block.kind === "image") return false;
+  if (block.kind === "text") {
+    const m = messages[block.msg] as ViewMessage;
+    if (m.role === "bashExecution") return false;
+    if (block.reasoning) {
+      // Dropping the thinking shrinks it, unless nothing would be left to send (an empty assistant message).
+      return !(m as AssistantMsg).content.some(
+        (part) => part.type === "toolCall" || (part.type === "text" && part.text.trim() !== ""),
+      );
+    }
+    let n = 0;
+    const content = (m as { content?: unknown }).content;
+    if (typeof content === "string") n = content.length;
+    else if (Array.isArray(content)) {
+      for (const part of content as { text?: unknown; thinking?: unknown }[]) {
+        if (typeof part.text === "string") n += part.text.length + 1;
+        else if (typeof part.thinking === "string") n += part.thinking.length + 1;
+      }
+    }
+    return n <= caps.maxTextChars;
+  }
+  const call = toolCallOf(messages, block);
+  const result = block.resultMsg >= 0 ? (messages[block.resultMsg] as ToolResultMsg) : undefined;
+  // Images of the result are blocks of their own: only its text counts here.
+  let n = 0;
+  for (const part of result?.content ?? []) if (part.type === "text") n += part.text.length;
+  // A result longer than a marker is usually cut: build it rather than serialise the arguments twice.
+  if (n > caps.maxTextChars) return false;
+  const fixed = 64 + call.name.length + call.id.length;
+  // Both answers below need short arguments: they are measured only that far (never a written file's whole text).
+  const args = jsonLength(call.arguments ?? {}, Math.max(fixed - n, call.name === "write" ? 0 : caps.maxFieldChars));
+  if (n + args <= fixed) return true;
+  // A summary repeats the arguments next to the call's own: with nothing in them to cap (the whole JSON within
+  // maxFieldChars) and a result no longer than that, the pair cannot get smaller. `write` swaps its content for a
+  // marker, so it is always built.
+  return call.name !== "write" && args <= caps.maxFieldChars && n <= args + fixed;
+}
+
+export interface Plan {
+  ids: string[];
+  /** The pruned blocks, index-aligned with `ids`. */
+  blocks: Block[];
+  savedChars: number;
+  savedTokens: number;
+  counts: { tool: number; text: number; image: number };
+  /** Set when candidates existed but saved less than `minGainTokens`: nothing is pruned. */
+  belowMinGain?: boolean;
+}
+
+function imagePart(messages: readonly ViewMessage[], block: Extract<Block, { kind: "image" }>): ImagePart | undefined {
+  const content = (messages[block.msg] as { content?: unknown }).content;
+  return Array.isArray(content) ? (content[block.part] as ImagePart | undefined) : undefined;
+}
+
+function pinned(input: PlanInput, block: Block): boolean {
+  if (input.pins.ids.has(block.id)) return true;
+  if (block.kind !== "tool" || (input.pins.tools.size === 0 && input.pins.paths.length === 0)) return false;
+  const call = toolCallOf(input.messages, block);
+  const args = call.arguments && typeof call.arguments === "object" ? call.arguments : {};
+  return isToolPinned(input.pins, block.id, block.tool, args, input.cwd);
+}
+
+/**
+ * Which blocks to prune now that the cache has expired. Older than `keepRecentTurns`: every tool and text block
+ * whose replacement is smaller. Between the windows: only heavy tool blocks (more than `maxBase64Chars`). The last
+ * `keepRecentIntactTurns` turns: nothing. Images anywhere outside the intact window: newest first, kept while
+ * within `keepRecentImages` and `maxImageBase64Total`, the newest always kept.
+ */
+export function planPrune(input: PlanInput): Plan {
+  const { analysis, settings } = input;
+  const plan: Plan = { ids: [], blocks: [], savedChars: 0, savedTokens: 0, counts: { tool: 0, text: 0, image: 0 } };
+  // Tokens: text at 4 chars per token; images at what the API bills for them; old thinking only where billed.
+  let textChars = 0;
+  let imageSaved = 0;
+  const billed = thinkingBilled(input.api);
+  const take = (block: Block, r: Measured) => {
+    plan.ids.push(block.id);
+    plan.blocks.push(block);
+    plan.savedChars += r.origChars - r.newChars;
+    plan.counts[block.kind]++;
+    if (block.kind === "image") {
+      const part = imagePart(input.messages, block);
+      imageSaved += Math.max(0, (part ? imageTokens(part, input.api) : 0) - textTokens(r.newChars));
+    } else {
+      const unbilled = r.kind === "text" && !billed ? (r.reasoningChars ?? 0) : 0;
+      textChars += r.origChars - unbilled - r.newChars;
+    }
+  };
+
+  for (let b = 0; b < analysis.blocks.length; b++) {
+    const block = analysis.blocks[b] as Block;
+    if (block.kind === "image" || input.pruned.has(block.id)) continue;
+    const window = windowOf(analysis.ageOf(messageOf(block)), settings);
+    if (window === "intact") continue;
+    if (window === "cold" && block.kind === "text") continue;
+    if (pinned(input, block)) continue;
+    if (cannotShrink(input.messages, block, settings)) continue;
+    const r = input.replacement(block);
+    if (r.newChars >= r.origChars) continue;
+    if (window === "cold" && (r.kind !== "tool" || (r.heavyChars ?? 0) <= settings.maxBase64Chars)) continue;
+    take(block, r);
+  }
+
+  // Images, newest first, wherever they are (a prompt, a tool result, pruned or not): the newest is always kept,
+  // and so are images of the intact window and of pinned tools; the rest are kept while the budget allows.
+  let kept = 0;
+  let keptChars = 0;
+  for (let b = analysis.blocks.length - 1; b >= 0; b--) {
+    const block = analysis.blocks[b] as Block;
+    if (block.kind !== "image" || input.pruned.has(block.id)) continue;
+    const ownerIndex = analysis.resultTool[block.msg] as number;
+    const owner = ownerIndex >= 0 ? (analysis.blocks[ownerIndex] as Block) : undefined;
+    const intact = windowOf(analysis.ageOf(messageOf(block)), settings) === "intact";
+    const fits = kept < settings.keepRecentImages && keptChars + block.chars <= settings.maxImageBase64Total;
+    if (intact || kept === 0 || fits || pinned(input, block) || (owner !== undefined && pinned(input, owner))) {
+      kept++;
+      keptChars += block.chars;
+      continue;
+    }
+    const r = input.replacement(block);
+    if (r.newChars < r.origChars) take(block, r);
+  }
+
+  plan.savedTokens = Math.max(0, textTokens(Math.max(0, textChars)) + imageSaved);
+  if (plan.ids.length > 0 && plan.savedTokens < settings.minGainTokens) {
+    return {
+      ...plan,
+      ids: [],
+      blocks: [],
+      savedChars: 0,
+      savedTokens: 0,
+      counts: { tool: 0, text: 0, image: 0 },
+      belowMinGain: true,
+    };
+  }
+  return plan;
+}

@@ -1,0 +1,257 @@
+import { findMessageKeys } from "../model/ids.ts";
+import type {
+  AssistantMsg,
+  BashExecutionMsg,
+  CustomMsg,
+  ImagePart,
+  TextPart,
+  ToolCallPart,
+  ToolResultMsg,
+  UserMsg,
+  ViewMessage,
+} from "../model/messages.ts";
+import { type Analysis, type Block, type IdSet, partBlock, prunedText, reasoningDropped, touches } from "../plan/analysis.ts";
+import type { StoredNotice } from "../state/entries.ts";
+import type { Replacement } from "./replacements.ts";
+
+/** Custom message type of the prune notice in the model's view. */
+export const NOTICE_TYPE = "cache_ttl_pruned";
+
+/** The notice as a pi custom message (pi sends custom messages to the model as user text). */
+export function noticeMessage(notice: StoredNotice): CustomMsg {
+  return { role: "custom", customType: NOTICE_TYPE, content: notice.text, display: true, timestamp: notice.at };
+}
+
+/**
+ * Content parts of message i with pruned images as markers and pruned prose as one marker; `summary` (a pruned tool
+ * result's) replaces every text part.
+ */
+function replaceContentParts(
+  parts: readonly (TextPart | ImagePart)[],
+  analysis: Analysis,
+  i: number,
+  pruned: IdSet,
+  replacement: (block: Block) => Replacement,
+  summary?: string,
+): (TextPart | ImagePart)[] {
+  const text = prunedText(analysis, i, pruned);
+  const out: (TextPart | ImagePart)[] = summary === undefined ? [] : [{ type: "text", text: summary }];
+  let textDone = summary !== undefined;
+  for (let p = 0; p < parts.length; p++) {
+    const part = parts[p] as TextPart | ImagePart;
+    const image = part.type === "image" ? partBlock(analysis, i, p) : undefined;
+    if (part.type === "image") out.push(image && pruned.has(image.id) ? markerOf(image, replacement) : part);
+    else if (!text && summary === undefined) out.push(part);
+    else if (!textDone && text) out.push(markerOf(text, replacement));
+    if (part.type === "text" && text) textDone = true;
+  }
+  return out;
+}
+
+const markerOf = (block: Block, replacement: (block: Block) => Replacement): TextPart => ({
+  type: "text",
+  text: (replacement(block) as { text: string }).text,
+});
+
+/** A tool call id without the provider's item id (`call_…|fc_…` from OpenAI Responses becomes `call_…`). */
+export function withoutItemId(id: string): string {
+  const bar = id.indexOf("|");
+  return bar === -1 ? id : id.slice(0, bar);
+}
+
+/**
+ * The pruned view of an assistant message. Its thinking parts are dropped whole (a signed block is never edited,
+ * and reasoning never comes back as visible text); its text becomes one marker, or stays as it was (without
+ * provider signatures) when it is short. A tool call whose reasoning item was dropped loses its provider item id:
+ * OpenAI Responses rejects an `fc_…` function call without the reasoning item it came with.
+ */
+function renderAssistant(
+  a: AssistantMsg,
+  analysis: Analysis,
+  index: number,
+  pruned: IdSet,
+  replacement: (block: Block) => Replacement,
+): AssistantMsg {
+  const text = prunedText(analysis, index, pruned);
+  const dropReasoning = text?.reasoning === true;
+  const content: AssistantMsg["content"] = [];
+  const marker = text ? (replacement(text) as { text: string }).text : "";
+  if (marker) content.push({ type: "text", text: marker });
+  // Whether any part differs from the message's own (a pruned call whose view keeps its arguments does not).
+  let changed = text !== undefined;
+  for (let p = 0; p < a.content.length; p++) {
+    const part = a.content[p] as AssistantMsg["content"][number];
+    if (part.type === "thinking") {
+      if (!text) content.push(part);
+      continue;
+    }
+    if (part.type === "text") {
+      if (!text) content.push(part);
+      else if (!marker && part.text.trim() !== "") content.push({ type: "text", text: part.text });
+      continue;
+    }
+    if (part.type !== "toolCall") {
+      if (!text) content.push(part);
+      continue;
+    }
+    let call = part as ToolCallPart;
+    const tool = partBlock(analysis, index, p);
+    if (tool && pruned.has(tool.id)) {
+      const r = replacement(tool) as Extract<Replacement, { kind: "tool" }>;
+      // New arguments: a signature over the old call (Gemini's thoughtSignature) no longer belongs to it.
+      if ("thoughtSignature" in call) {
+        const { thoughtSignature: _signature, ...rest } = call;
+        call = rest as ToolCallPart;
+      }
+      if (r.args !== call.arguments) call = { ...call, arguments: r.args };
+    }
+    if (dropReasoning && withoutItemId(call.id) !== call.id) call = { ...call, id: withoutItemId(call.id) };
+    if (call !== part) changed = true;
+    content.push(call);
+  }
+  return changed ? { ...a, content } : a;
+}
+
+/** The view of one message given the pruned set, or the message itself when nothing in it is pruned. */
+export function renderMessage(
+  messages: readonly ViewMessage[],
+  analysis: Analysis,
+  index: number,
+  pruned: IdSet,
+  replacement: (block: Block) => Replacement,
+): ViewMessage {
+  const m = messages[index] as ViewMessage;
+  if (!touches(analysis, index, pruned)) return m;
+  switch (m.role) {
+    case "assistant":
+      return renderAssistant(m as AssistantMsg, analysis, index, pruned, replacement);
+    case "toolResult": {
+      const t = m as ToolResultMsg;
+      const owner = analysis.resultTool[index] as number;
+      const tool = owner < 0 ? undefined : (analysis.blocks[owner] as Extract<Block, { kind: "tool" }>);
+      const toolCallId =
+        tool !== undefined && reasoningDropped(analysis, tool.callMsg, pruned)
+          ? withoutItemId(t.toolCallId)
+          : t.toolCallId;
+      // A pruned call's summary replaces the text; images stay (or become markers) under the image budget.
+      const summary = tool && pruned.has(tool.id) ? (replacement(tool) as { summary: string }).summary : undefined;
+      return {
+        ...t,
+        toolCallId,
+        content: replaceContentParts(t.content, analysis, index, pruned, replacement, summary),
+      };
+    }
+    case "user":
+    case "custom": {
+      const u = m as UserMsg | CustomMsg;
+      if (typeof u.content === "string") {
+        return {
+          ...u,
+          content: markerOf(prunedText(analysis, index, pruned) as Block, replacement).text,
+        } as ViewMessage;
+      }
+      return { ...u, content: replaceContentParts(u.content, analysis, index, pruned, replacement) } as ViewMessage;
+    }
+    case "bashExecution": {
+      const r = replacement(prunedText(analysis, index, pruned) as Block) as Extract<Replacement, { kind: "text" }>;
+      return { ...(m as BashExecutionMsg), command: r.command ?? (m as BashExecutionMsg).command, output: r.text };
+    }
+    default:
+      return m;
+  }
+}
+
+/** Where the view differs from the message list: replaced messages and inserted notices. */
+export interface ViewPatch {
+  /** The view of message i, where it differs from the message. */
+  replaced: Map<number, ViewMessage>;
+  /** Notices inserted after message index (ascending). */
+  inserts: [number, ViewMessage][];
+  /** How many notices `inserts` was built from. */
+  notices: number;
+}
+
+/**
+ * Mark the messages whose view changes when `block` is pruned: its own, and the results of calls that lose their
+ * reasoning with it (exactly the messages `touches` holds for).
+ */
+function markAffected(analysis: Analysis, block: Block, marks: Uint8Array): void {
+  if (block.kind === "tool") {
+    marks[block.callMsg] = 1;
+    if (block.resultMsg >= 0) marks[block.resultMsg] = 1;
+    return;
+  }
+  marks[block.msg] = 1;
+  if (block.kind !== "text" || !block.reasoning) return;
+  for (let b = analysis.first[block.msg] as number; b < (analysis.first[block.msg + 1] as number); b++) {
+    const call = analysis.blocks[b] as Block;
+    if (call.kind === "tool" && call.resultMsg >= 0) marks[call.resultMsg] = 1;
+  }
+}
+
+/**
+ * The patch that turns `messages` into the model's view. With `previous` (the patch of the analysed prefix of
+ * `from` messages, before `added` were pruned) only what changed is drawn again: the new messages and the messages
+ * of the newly pruned blocks; everything else keeps its view (a prune only adds). `anchors`: message indexes already
+ * known for notice keys (a notice made by this request anchors at its last message: no scan for it).
+ */
+export function patchFor(
+  messages: readonly ViewMessage[],
+  analysis: Analysis,
+  pruned: IdSet,
+  notices: readonly StoredNotice[],
+  replacement: (block: Block) => Replacement,
+  previous?: { patch: ViewPatch; from: number; added: readonly Block[] },
+  anchors?: ReadonlyMap<string, number>,
+): ViewPatch {
+  const replaced = previous?.patch.replaced ?? new Map<number, ViewMessage>();
+  const draw = (index: number) => {
+    const view = renderMessage(messages, analysis, index, pruned, replacement);
+    if (view !== messages[index]) replaced.set(index, view);
+    else if (previous) replaced.delete(index);
+  };
+  const from = previous?.from ?? 0;
+  if (previous) {
+    // The new messages, then the earlier ones that the newly pruned blocks change.
+    if (pruned.size > 0) for (let index = from; index < messages.length; index++) draw(index);
+    const marks = new Uint8Array(messages.length);
+    for (const block of previous.added) markAffected(analysis, block, marks);
+    for (let index = 0; index < from; index++) if (marks[index] === 1) draw(index);
+  } else if (pruned.size > 0) {
+    // A whole view: only the messages of pruned blocks are drawn (one pass over the blocks, not over every message).
+    const marks = new Uint8Array(messages.length);
+    const { blocks } = analysis;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b] as Block;
+      if (pruned.has(block.id)) markAffected(analysis, block, marks);
+    }
+    for (let index = 0; index < messages.length; index++) if (marks[index] === 1) draw(index);
+  }
+  // Notices anchor in the prefix, so earlier inserts keep their places; only new notices are looked up (a map of
+  // every message key would cost as much as the analysis).
+  const inserts = previous ? previous.patch.inserts.slice() : [];
+  const fresh = notices.slice(previous?.patch.notices ?? 0);
+  if (fresh.length > 0) {
+    const unknown = fresh.filter((n) => !anchors?.has(n.after)).map((n) => n.after);
+    const at = unknown.length > 0 ? findMessageKeys(messages, new Set(unknown)) : undefined;
+    for (const notice of fresh) {
+      const index = anchors?.get(notice.after) ?? at?.get(notice.after);
+      if (index !== undefined) inserts.push([index, noticeMessage(notice)]);
+    }
+    inserts.sort((a, b) => a[0] - b[0]);
+  }
+  return { replaced, inserts, notices: notices.length };
+}
+
+/** Apply a patch to a (mutable, pi-cloned) message array, in place; returns it. */
+export function applyPatch(messages: ViewMessage[], patch: ViewPatch): ViewMessage[] {
+  // forEach: no [index, view] pair per entry (this is the warm path, 30,000 entries at 100k messages).
+  patch.replaced.forEach((view, index) => {
+    messages[index] = view;
+  });
+  for (let k = patch.inserts.length - 1; k >= 0; k--) {
+    const [after, notice] = patch.inserts[k] as [number, ViewMessage];
+    messages.splice(after + 1, 0, notice);
+  }
+  return messages;
+}

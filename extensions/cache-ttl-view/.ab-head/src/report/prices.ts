@@ -1,0 +1,26 @@
+/** Prices in dollars per million tokens, as pi-ai's `Model.cost`. */
+export interface Prices {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** Cost of one request's prompt prefix: tokens read from the cache, and tokens written (or sent uncached). */
+export function prefixCost(prices: Prices, readTokens: number, writeTokens: number): number {
+  const write = prices.cacheWrite > 0 ? prices.cacheWrite : prices.input;
+  const read = prices.cacheRead > 0 ? prices.cacheRead : prices.input;
+  return (readTokens * read + writeTokens * write) / 1_000_000;
+}
+
+/**
+ * Money a prune saved so far: its saved tokens were not written on the pruning request, and not read on every
+ * request after it.
+ */
+export function pruneSavings(prices: Prices, savedTokens: number, requests: number): number {
+  if (requests <= 0) return 0;
+  return prefixCost(prices, savedTokens * (requests - 1), savedTokens);
+}
+
+export function formatUsd(amount: number): string {
+  return amount >= 0.01 || amount === 0 ? `$${amount.toFixed(2)}` : `$${amount.toFixed(4)}`;
+}

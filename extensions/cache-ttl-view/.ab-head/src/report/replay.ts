@@ -1,0 +1,156 @@
+import { type CacheRetention, resolveTtl } from "../clock/ttl.ts";
+import { SessionView } from "../engine/session-view.ts";
+import type { ViewMessage } from "../model/messages.ts";
+import { messageTokens } from "../model/tokens.ts";
+import type { CacheTtlSettings } from "../settings/settings.ts";
+import { type Prices, prefixCost } from "./prices.ts";
+import type { ParsedSession } from "./session-file.ts";
+
+export interface PrefixCost {
+  readTokens: number;
+  writeTokens: number;
+  cost: number;
+}
+
+export interface RequestRow {
+  index: number;
+  at: string;
+  /** Seconds since the previous request (undefined for the first). */
+  idleSeconds?: number;
+  /** Whether the provider's cache was still warm (idle < TTL). */
+  warm: boolean;
+  /** Blocks newly pruned before this request. */
+  pruned: number;
+  baseline: PrefixCost;
+  withPruning: PrefixCost;
+}
+
+export interface ReplayReport {
+  /** The TTL of the last request (stored by the extension, else derived, else `--ttl`). */
+  ttlSeconds: number;
+  /** Line numbers skipped as not JSON. */
+  skippedLines: number[];
+  model?: string;
+  prices: Prices;
+  requests: RequestRow[];
+  totals: { baseline: PrefixCost; withPruning: PrefixCost; saved: number };
+}
+
+/** Per-message token estimates (the package's one estimate) and serialisations, cached by object and API. */
+class Sizer {
+  #cache = new WeakMap<object, { api: string | undefined; json: string; tokens: number }>();
+  api: string | undefined;
+  of(m: ViewMessage): { json: string; tokens: number } {
+    let v = this.#cache.get(m);
+    if (!v || v.api !== this.api) {
+      v = { api: this.api, json: JSON.stringify(m), tokens: messageTokens(m, this.api) };
+      this.#cache.set(m, v);
+    }
+    return v;
+  }
+}
+
+/** Cache accounting of one request: the prefix shared with the previous request is read when warm; the rest written. */
+function account(
+  sizer: Sizer,
+  view: readonly ViewMessage[],
+  previous: readonly string[] | undefined,
+  warm: boolean,
+  prices: Prices,
+) {
+  const jsons = view.map((m) => sizer.of(m).json);
+  let total = 0;
+  let read = 0;
+  let shared = warm && previous !== undefined;
+  for (let i = 0; i < view.length; i++) {
+    const tokens = sizer.of(view[i] as ViewMessage).tokens;
+    total += tokens;
+    if (shared && previous?.[i] === jsons[i]) read += tokens;
+    else shared = false;
+  }
+  const row = { readTokens: read, writeTokens: total - read, cost: prefixCost(prices, read, total - read) };
+  return { row, jsons };
+}
+
+const add = (a: PrefixCost, b: PrefixCost): PrefixCost => ({
+  readTokens: a.readTokens + b.readTokens,
+  writeTokens: a.writeTokens + b.writeTokens,
+  cost: a.cost + b.cost,
+});
+
+export interface ReplayOptions {
+  settings: CacheTtlSettings;
+  /** `--ttl`: overrides every TTL (the stored ones and the derived one). */
+  ttlSeconds?: number;
+  /** pi-ai's retention when the session was recorded (for a TTL derived from the model's API). */
+  retention?: CacheRetention;
+  prices: Prices;
+}
+
+/**
+ * Replay a recorded session with its timestamps: per request, the prompt prefix written and read with and without
+ * cache-ttl-view, and the cost of each at the model's prices. Without pruning the raw context is sent; with pruning
+ * the same SessionView the extension uses renders the view, with what the extension did replayed: pins, unpins and
+ * in-place restores saved in the session, and the TTL it stored (else the one of the model's API and retention).
+ */
+export function replaySession(session: ParsedSession, options: ReplayOptions): ReplayReport {
+  const sizer = new Sizer();
+  const view = new SessionView(options.settings, session.cwd);
+  view.load([]);
+  const rows: RequestRow[] = [];
+  let prevAt: number | undefined;
+  let prevBase: string[] | undefined;
+  let prevView: string[] | undefined;
+  const zero = { readTokens: 0, writeTokens: 0, cost: 0 };
+  let baseTotal: PrefixCost = zero;
+  let viewTotal: PrefixCost = zero;
+  let storedTtl: number | undefined;
+  let lastTtl = options.ttlSeconds ?? 300;
+  for (const [index, request] of session.requests.entries()) {
+    for (const entry of request.stateEntries) {
+      if (entry.kind === "pin" || entry.kind === "unpin" || entry.kind === "restore") view.apply(entry);
+      else if (entry.ttlSeconds > 0) storedTtl = entry.ttlSeconds;
+    }
+    const derived = resolveTtl(
+      options.settings.ttlSeconds,
+      { api: request.api, provider: request.provider, id: request.model },
+      options.retention ?? "short",
+    ).seconds;
+    const viewTtl = options.ttlSeconds ?? storedTtl ?? derived;
+    const cacheTtl = viewTtl ?? 300;
+    lastTtl = cacheTtl;
+    sizer.api = request.api;
+    const idle = prevAt === undefined ? undefined : (request.at - prevAt) / 1000;
+    const warm = idle !== undefined && idle < cacheTtl;
+    const base = account(sizer, request.context, prevBase, warm, options.prices);
+    const rendered = view.render(request.context.slice(), {
+      now: request.at,
+      ttlSeconds: viewTtl,
+      ...(request.api !== undefined ? { api: request.api } : {}),
+    });
+    const pruned = account(sizer, rendered.messages, prevView, warm, options.prices);
+    rows.push({
+      index,
+      at: new Date(request.at).toISOString(),
+      ...(idle !== undefined ? { idleSeconds: Math.round(idle) } : {}),
+      warm,
+      pruned: rendered.plan?.ids.length ?? 0,
+      baseline: base.row,
+      withPruning: pruned.row,
+    });
+    baseTotal = add(baseTotal, base.row);
+    viewTotal = add(viewTotal, pruned.row);
+    prevAt = request.at;
+    prevBase = base.jsons;
+    prevView = pruned.jsons;
+  }
+  const last = session.requests.at(-1);
+  return {
+    ttlSeconds: lastTtl,
+    ...(last?.model ? { model: `${last.provider ?? "?"}/${last.model}` } : {}),
+    prices: options.prices,
+    requests: rows,
+    totals: { baseline: baseTotal, withPruning: viewTotal, saved: baseTotal.cost - viewTotal.cost },
+    skippedLines: session.skippedLines,
+  };
+}

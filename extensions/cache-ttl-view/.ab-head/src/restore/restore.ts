@@ -1,0 +1,84 @@
+import type { ImagePart, TextPart, ToolResultMsg, ViewMessage } from "../model/messages.ts";
+import { partsOf } from "../model/messages.ts";
+import { type Analysis, type Block, type IdSet, toolCallOf } from "../plan/analysis.ts";
+import { proseOf } from "../render/replacements.ts";
+
+/** Tool name the model calls to get pruned originals back. */
+export const RESTORE_TOOL = "context_restore";
+
+/**
+ * The content `context_restore` returns for found originals: it lands at the tail of the conversation, so the
+ * cached (pruned) prefix stays byte-identical and the model still sees the full original.
+ */
+export function restoredContent(
+  found: readonly { id: string; block: Block; messages: readonly ViewMessage[] }[],
+  notes: readonly string[] = [],
+): (TextPart | ImagePart)[] {
+  const out: (TextPart | ImagePart)[] = [];
+  for (const { id, block, messages } of found) {
+    if (block.kind === "tool") {
+      const call = toolCallOf(messages, block);
+      const result = block.resultMsg >= 0 ? (messages[block.resultMsg] as ToolResultMsg) : undefined;
+      out.push({
+        type: "text",
+        text: `<original id="${id}" tool="${call.name}" tool_call_id="${call.id}">\narguments: ${JSON.stringify(call.arguments)}\nresult:`,
+      });
+      for (const part of result?.content ?? []) out.push(part);
+      out.push({ type: "text", text: "</original>" });
+    } else if (block.kind === "image") {
+      const m = messages[block.msg] as { content: string | (TextPart | ImagePart)[] };
+      out.push({ type: "text", text: `<original id="${id}" kind="image">` });
+      out.push(partsOf(m.content)[block.part] as ImagePart);
+      out.push({ type: "text", text: "</original>" });
+    } else {
+      const m = messages[block.msg] as ViewMessage;
+      out.push({ type: "text", text: `<original id="${id}" role="${m.role}">\n${proseOf(m)}\n</original>` });
+    }
+  }
+  for (const text of notes) out.push({ type: "text", text });
+  return out;
+}
+
+const ORIGINAL_OPEN = /<original id="([^"]+)"/g;
+
+/**
+ * Ids whose originals an earlier `context_restore` already appended and that are still in view there (its result
+ * is not pruned itself): asking again would append the whole original a second time.
+ */
+export function shownOriginals(
+  messages: readonly ViewMessage[],
+  analysis: Analysis,
+  pruned: IdSet,
+): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as ViewMessage;
+    if (m.role !== "toolResult" || (m as ToolResultMsg).toolName !== RESTORE_TOOL) continue;
+    const owner = analysis.resultTool[i] as number;
+    if (owner >= 0 && pruned.has((analysis.blocks[owner] as Block).id)) continue;
+    for (const part of (m as ToolResultMsg).content) {
+      if (part.type !== "text") continue;
+      for (const match of part.text.matchAll(ORIGINAL_OPEN)) out.add(match[1] as string);
+    }
+  }
+  return out;
+}
+
+/** The text `context_restore` answers for ids it does not append again (already shown, not pruned, unknown). */
+export function restoreNotes(ids: { notPruned: string[]; alreadyShown: string[]; missing: string[] }): string[] {
+  const out: string[] = [];
+  if (ids.alreadyShown.length > 0) {
+    out.push(
+      `Already restored above in this conversation (not repeated): ${ids.alreadyShown.join(", ")}. Scroll back to the earlier context_restore result.`,
+    );
+  }
+  if (ids.notPruned.length > 0) {
+    out.push(`Not pruned (already shown in full where they are): ${ids.notPruned.join(", ")}.`);
+  }
+  if (ids.missing.length > 0) {
+    out.push(
+      `Unknown id(s): ${ids.missing.join(", ")}. Use the ids shown as id=… in [TRUNCATED] texts or in tool summaries.`,
+    );
+  }
+  return out;
+}

@@ -1,0 +1,316 @@
+import { inferTouch, judgeCache, ttlForJudgement } from "../clock/cache-clock.js";
+import { messageKeyAt, startsWithMessages } from "../model/ids.js";
+import { analyze, toolCallOf } from "../plan/analysis.js";
+import { pathArgument } from "../plan/pins.js";
+import { planPrune } from "../plan/plan.js";
+import { noticeText } from "../render/notice.js";
+import { applyPatch, patchFor } from "../render/render.js";
+import { replacementFor } from "../render/replacements.js";
+import { shownOriginals } from "../restore/restore.js";
+import { emptyState, foldEntries, foldEntry } from "../state/entries.js";
+import { capsOf } from "../views/caps.js";
+/** A cache read must cover this share of the previous request's prompt to prove the whole prefix survived. */
+export const PREFIX_EVIDENCE_SHARE = 0.9;
+const promptTokens = (u) => (Number(u?.input) || 0) + (Number(u?.cacheRead) || 0) + (Number(u?.cacheWrite) || 0);
+const lastUsage = (messages) => messages.findLast((m) => m.role === "assistant")?.usage;
+/**
+ * The cache-TTL view of one session: clock, sticky prune set, notices and pins, folded from persisted entries. Pure
+ * apart from its own state: the pi adapter and the report's replay both drive it with messages and a clock.
+ */
+export class SessionView {
+    settings;
+    cwd;
+    state = emptyState();
+    bootstrapPending = false;
+    /** Idle seconds before the last request (for usage evidence). */
+    lastIdleSeconds;
+    /** Requests made since each prune (index-aligned with state.prunes; this process only). */
+    requestsAfterPrune = [];
+    #evidence;
+    #memo;
+    /**
+     * The replacements built for the blocks of the memo's analysis, by block index (small texts, never the
+     * originals). Built once per analysis; bytes depend only on the block and its caps, so an analysis made again
+     * (after a compaction or `/tree`) builds the same ones.
+     */
+    #built = [];
+    constructor(settings, cwd) {
+        this.settings = settings;
+        this.cwd = cwd;
+    }
+    /** Rebuild state from the persisted entries (oldest first): a reload, resume or fork. */
+    load(entries) {
+        this.state = foldEntries(entries);
+        this.bootstrapPending = this.state.ttlSeconds !== undefined;
+        this.requestsAfterPrune = this.state.prunes.map(() => 0);
+        this.invalidate();
+    }
+    /**
+     * Another branch of the same session (`/tree`): its own prunes, notices, pins and restores, but the clock of this
+     * process (the provider's cache was touched by the last request, whichever branch it came from).
+     */
+    switchBranch(entries) {
+        const { touchAt, ttlSeconds, warmGapSeconds } = this.state;
+        this.state = foldEntries(entries);
+        if (touchAt !== undefined)
+            this.state.touchAt = touchAt;
+        if (ttlSeconds !== undefined)
+            this.state.ttlSeconds = ttlSeconds;
+        this.state.warmGapSeconds = warmGapSeconds;
+        this.requestsAfterPrune = this.state.prunes.map(() => 0);
+        this.invalidate();
+    }
+    /** Drop the cached analysis and view (the message list changed shape: compaction, tree navigation). */
+    invalidate() {
+        this.#memo = undefined;
+        this.#built = [];
+    }
+    pins() {
+        const p = this.settings.pins;
+        return {
+            ids: new Set([...p.ids, ...this.state.pins.ids]),
+            tools: new Set([...p.tools, ...this.state.pins.tools]),
+            paths: [...p.paths, ...this.state.pins.paths],
+        };
+    }
+    /** Judge the clock without changing anything (for `/cache-ttl`). */
+    peekClock(now, ttlSeconds) {
+        return judgeCache({
+            now,
+            touchAt: this.state.touchAt,
+            ttlSeconds: ttlForJudgement(this.bootstrapPending, this.state.ttlSeconds, ttlSeconds),
+            bufferSeconds: this.settings.bufferSeconds,
+            warmGapSeconds: this.state.warmGapSeconds,
+        });
+    }
+    /**
+     * The replacement of a block, built once. A block pruned earlier is rendered with the caps stored with its prune,
+     * so changed settings (after `/reload`) never change bytes already in the cached prefix.
+     */
+    #replacementFor(messages) {
+        return (block) => (this.#built[block.at] ??= replacementFor(messages, block, this.state.pruned.get(block.id) ?? this.settings));
+    }
+    /**
+     * The view for one request: judge the clock (bootstrap rule, inference), prune newly eligible blocks when the
+     * cache has expired, then apply every pruned block and notice. `messages` is pi's clone and is modified in place.
+     */
+    render(messages, ctx) {
+        const entries = [];
+        if (!this.settings.enabled)
+            return { messages, clock: { kind: "off" }, entries, reused: false, prepared: false };
+        const prepared = this.#checkPrepared(messages);
+        const s = this.state;
+        const inferred = s.touchAt === undefined && s.ttlSeconds === undefined ? inferTouch(messages) : undefined;
+        const touchAt = s.touchAt ?? inferred;
+        const clock = judgeCache({
+            now: ctx.now,
+            touchAt,
+            ttlSeconds: ttlForJudgement(this.bootstrapPending, s.ttlSeconds, ctx.ttlSeconds),
+            bufferSeconds: this.settings.bufferSeconds,
+            warmGapSeconds: s.warmGapSeconds,
+        });
+        this.bootstrapPending = false;
+        this.lastIdleSeconds = touchAt === undefined ? undefined : (ctx.now - touchAt) / 1000;
+        for (let i = 0; i < this.requestsAfterPrune.length; i++)
+            this.requestsAfterPrune[i]++;
+        let plan;
+        let analysis;
+        /** The message a notice made now anchors at (its key was just computed: the patch need not look it up). */
+        let anchors;
+        const replacement = this.#replacementFor(messages);
+        if (clock.kind === "expired") {
+            const analysed = this.#analyze(messages);
+            analysis = analysed;
+            const candidate = this.#plan(messages, analysed, replacement, ctx.api);
+            if (candidate.ids.length > 0 && messages.length > 0) {
+                plan = candidate;
+                const ttl = ttlForJudgement(true, s.ttlSeconds, ctx.ttlSeconds) ?? 0;
+                const after = messageKeyAt(messages, messages.length - 1);
+                anchors = new Map([[after, messages.length - 1]]);
+                const entry = {
+                    kind: "prune",
+                    at: ctx.now,
+                    ttlSeconds: ctx.ttlSeconds ?? ttl,
+                    ids: plan.ids,
+                    savedTokens: plan.savedTokens,
+                    caps: capsOf(this.settings),
+                    owners: plan.blocks.map((block) => analysed.ownerOf(block)),
+                    notice: {
+                        after,
+                        at: ctx.now,
+                        text: noticeText(plan, ttl, clock.idleSeconds),
+                    },
+                };
+                foldEntry(s, entry);
+                this.requestsAfterPrune.push(1);
+                entries.push(entry);
+            }
+        }
+        if (ctx.ttlSeconds !== undefined && ctx.ttlSeconds > 0) {
+            s.touchAt = ctx.now;
+            s.ttlSeconds = ctx.ttlSeconds;
+        }
+        this.#evidence =
+            this.lastIdleSeconds === undefined
+                ? undefined
+                : {
+                    idleSeconds: this.lastIdleSeconds,
+                    beyondTtl: clock.kind === "held" || (clock.kind === "expired" && !plan),
+                    previousPrompt: promptTokens(lastUsage(messages)),
+                };
+        if (!analysis && this.#memo?.patch && this.#memo.analysis.extends(messages)) {
+            return { messages: applyPatch(messages, this.#memo.patch), clock, entries, reused: true, prepared };
+        }
+        analysis ??= this.#analyze(messages);
+        const memo = this.#memo;
+        const previous = memo?.patch && { patch: memo.patch, from: memo.length, added: plan?.blocks ?? [] };
+        const patch = patchFor(messages, analysis, s.pruned, s.notices, replacement, previous, anchors);
+        this.#memo = { analysis, length: messages.length, patch };
+        return {
+            messages: applyPatch(messages, patch),
+            clock,
+            ...(plan ? { plan } : {}),
+            entries,
+            reused: false,
+            prepared,
+        };
+    }
+    /** What a prune would take now (the prune itself is decided by `render`). */
+    #plan(messages, analysis, replacement, api) {
+        const { cwd, settings } = this;
+        const where = { ...(cwd !== undefined ? { cwd } : {}), ...(api !== undefined ? { api } : {}) };
+        return planPrune({
+            messages,
+            analysis,
+            pruned: this.state.pruned,
+            pins: this.pins(),
+            settings,
+            replacement,
+            ...where,
+        });
+    }
+    /**
+     * Do the costly part of a cold pass while pi is idle (after a resume, a reload, a branch switch or a compaction),
+     * so that the first request takes the running-session path: the analysis of the session's messages, and the
+     * replacements of the blocks already pruned and of those the next expiry would prune. Nothing is decided or
+     * persisted here, and the view is still drawn from the request's own messages. `messages`: the session's current
+     * context, as the next request will start.
+     */
+    prepare(messages) {
+        if (!this.settings.enabled || messages.length === 0)
+            return;
+        const analysis = this.#analyze(messages);
+        this.#memo = { analysis, length: messages.length, prepared: messages };
+        const build = this.#replacementFor(messages);
+        // A view may keep a call's own arguments object: the replacement gets a copy, never the session's entry's.
+        const replacement = (block) => {
+            const r = this.#built[block.at] ?? build(block);
+            if (r.kind !== "tool" || block.kind !== "tool" || r.args !== toolCallOf(messages, block).arguments)
+                return r;
+            this.#built[block.at] = { ...r, args: structuredClone(r.args) };
+            return this.#built[block.at];
+        };
+        for (const block of analysis.blocks)
+            if (this.state.pruned.has(block.id))
+                replacement(block);
+        this.#plan(messages, analysis, replacement);
+    }
+    /** Keep a prepared analysis only when the request's list is the prepared one plus new messages. */
+    #checkPrepared(messages) {
+        const prepared = this.#memo?.prepared;
+        if (!prepared)
+            return false;
+        if (startsWithMessages(messages, prepared)) {
+            delete this.#memo?.prepared;
+            return true;
+        }
+        this.invalidate();
+        return false;
+    }
+    /** The analysis of `messages`: the previous request's extended by the new messages, or a new one. */
+    #analyze(messages) {
+        if (this.#memo?.analysis.extends(messages))
+            return this.#memo.analysis.extend(messages);
+        this.invalidate();
+        return analyze(messages, this.state.owners);
+    }
+    /**
+     * The provider's usage of the response to the last request, read as evidence about the whole prefix: after an
+     * idle beyond the TTL, a cache read covering the previous prompt proves the cache lived that long (later prunes
+     * are held within that idle); a read of only part of it (the system prompt and tools, shared with other sessions)
+     * proves nothing, and a miss within a held idle withdraws the evidence.
+     */
+    observeUsage(usage) {
+        const evidence = this.#evidence;
+        this.#evidence = undefined;
+        if (!usage || !evidence?.beyondTtl || !(evidence.previousPrompt > 0))
+            return undefined;
+        const covered = (Number(usage.cacheRead) || 0) >= PREFIX_EVIDENCE_SHARE * evidence.previousPrompt;
+        const gap = this.state.warmGapSeconds;
+        if (covered && evidence.idleSeconds > gap)
+            this.state.warmGapSeconds = evidence.idleSeconds;
+        else if (!covered && gap > 0 && evidence.idleSeconds <= gap)
+            this.state.warmGapSeconds = 0;
+        else
+            return undefined;
+        return this.touchEntry();
+    }
+    /** The touch entry to persist (the clock after this process's last request). */
+    touchEntry() {
+        const { touchAt, ttlSeconds, warmGapSeconds } = this.state;
+        if (touchAt === undefined || ttlSeconds === undefined)
+            return undefined;
+        return { kind: "touch", at: touchAt, ttlSeconds, warmGapSeconds };
+    }
+    /** Apply an entry made outside `render` (restore in place, pins) and persist it through the caller. */
+    apply(entry) {
+        foldEntry(this.state, entry);
+        // The messages did not change, so the analysis and the built replacements stay; the view is drawn again.
+        if (this.#memo)
+            delete this.#memo.patch;
+        return entry;
+    }
+    /** Pruned blocks with a short label (tool and path, or the message role), for `/cache-ttl`. */
+    prunedBlocks(messages) {
+        const analysis = analyze(messages, this.state.owners);
+        return [...this.state.pruned.keys()].map((id) => {
+            const block = analysis.byId(id);
+            if (!block)
+                return { id, label: "(not in the current view)" };
+            if (block.kind === "image")
+                return { id, label: "image" };
+            if (block.kind === "text")
+                return { id, label: `${messages[block.msg]?.role} text` };
+            const path = pathArgument(toolCallOf(messages, block).arguments ?? {});
+            return { id, label: path ? `${block.tool} ${path}` : block.tool };
+        });
+    }
+    /**
+     * The originals behind ids in `messages` (the session's current context): found (pruned now), shown (already
+     * restored at the tail and still in view there, or not pruned at all), and unknown ids. An id whose block
+     * compaction cut from the context is looked up in `history` (every message of the branch).
+     */
+    originals(ids, messages, history) {
+        const analysis = analyze(messages, this.state.owners);
+        const shown = shownOriginals(messages, analysis, this.state.pruned);
+        let past;
+        const out = { found: [], notPruned: [], alreadyShown: [], missing: [] };
+        for (const id of new Set(ids)) {
+            let [block, from] = [analysis.byId(id), messages];
+            if (!block && history && this.state.owners.has(id)) {
+                past ??= analyze(history, this.state.owners);
+                [block, from] = [past.byId(id), history];
+            }
+            if (!block)
+                out.missing.push(id);
+            else if (!this.state.pruned.has(id))
+                out.notPruned.push(id);
+            else if (shown.has(id))
+                out.alreadyShown.push(id);
+            else
+                out.found.push({ id, block, messages: from });
+        }
+        return out;
+    }
+}
+//# sourceMappingURL=session-view.js.map

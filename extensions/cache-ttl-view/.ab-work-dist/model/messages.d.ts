@@ -1,0 +1,92 @@
+/**
+ * The shape of pi's agent messages as this package reads them. Structural on purpose: the pure modules work on
+ * plain data (the `context` event's deep copy, or a session file being replayed) and never import pi.
+ */
+export interface TextPart {
+    type: "text";
+    text: string;
+}
+export interface ImagePart {
+    type: "image";
+    data: string;
+    mimeType: string;
+}
+export interface ThinkingPart {
+    type: "thinking";
+    thinking: string;
+    [key: string]: unknown;
+}
+export interface ToolCallPart {
+    type: "toolCall";
+    id: string;
+    name: string;
+    arguments: Record<string, unknown>;
+    [key: string]: unknown;
+}
+export interface UsageLike {
+    input?: number;
+    output?: number;
+    cacheRead?: number;
+    cacheWrite?: number;
+}
+export interface UserMsg {
+    role: "user";
+    content: string | (TextPart | ImagePart)[];
+    timestamp: number;
+}
+export interface AssistantMsg {
+    role: "assistant";
+    content: (TextPart | ThinkingPart | ToolCallPart)[];
+    provider?: string;
+    model?: string;
+    api?: string;
+    usage?: UsageLike;
+    timestamp: number;
+    [key: string]: unknown;
+}
+export interface ToolResultMsg {
+    role: "toolResult";
+    toolCallId: string;
+    toolName: string;
+    content: (TextPart | ImagePart)[];
+    isError?: boolean;
+    timestamp: number;
+    [key: string]: unknown;
+}
+export interface CustomMsg {
+    role: "custom";
+    customType: string;
+    content: string | (TextPart | ImagePart)[];
+    display?: boolean;
+    details?: unknown;
+    timestamp: number;
+}
+export interface BashExecutionMsg {
+    role: "bashExecution";
+    command: string;
+    output: string;
+    timestamp: number;
+    [key: string]: unknown;
+}
+/** compactionSummary, branchSummary and anything else pi may add: passed through untouched. */
+export interface OtherMsg {
+    role: string;
+    timestamp?: number;
+    [key: string]: unknown;
+}
+export type ViewMessage = UserMsg | AssistantMsg | ToolResultMsg | CustomMsg | BashExecutionMsg | OtherMsg;
+export declare const isUser: (m: ViewMessage) => m is UserMsg;
+export declare const isAssistant: (m: ViewMessage) => m is AssistantMsg;
+export declare const isToolResult: (m: ViewMessage) => m is ToolResultMsg;
+export declare const isCustom: (m: ViewMessage) => m is CustomMsg;
+export declare const isBashExecution: (m: ViewMessage) => m is BashExecutionMsg;
+/** Summaries pi writes (compaction, branch) are never pruned: they already are the short form. */
+export declare function isSummary(m: ViewMessage): boolean;
+/** Parts of a user/custom/toolResult content, string content as one text part. */
+export declare function partsOf(content: string | (TextPart | ImagePart)[]): (TextPart | ImagePart)[];
+/** Joined text of text parts. */
+export declare function textOf(parts: readonly {
+    type: string;
+    text?: string;
+}[]): string;
+//# sourceMappingURL=messages.d.ts.map

@@ -1,0 +1,223 @@
+import { findMessageKeys } from "../model/ids.js";
+import { partBlock, prunedText, reasoningDropped, touches, } from "../plan/analysis.js";
+/** Custom message type of the prune notice in the model's view. */
+export const NOTICE_TYPE = "cache_ttl_pruned";
+/** The notice as a pi custom message (pi sends custom messages to the model as user text). */
+export function noticeMessage(notice) {
+    return { role: "custom", customType: NOTICE_TYPE, content: notice.text, display: true, timestamp: notice.at };
+}
+/**
+ * Content parts of message i with pruned images as markers and pruned prose as one marker; `summary` (a pruned tool
+ * result's) replaces every text part.
+ */
+function replaceContentParts(parts, analysis, i, pruned, replacement, summary) {
+    const text = prunedText(analysis, i, pruned);
+    const out = summary === undefined ? [] : [{ type: "text", text: summary }];
+    let textDone = summary !== undefined;
+    for (let p = 0; p < parts.length; p++) {
+        const part = parts[p];
+        const image = part.type === "image" ? partBlock(analysis, i, p) : undefined;
+        if (part.type === "image")
+            out.push(image && pruned.has(image.id) ? markerOf(image, replacement) : part);
+        else if (!text && summary === undefined)
+            out.push(part);
+        else if (!textDone && text)
+            out.push(markerOf(text, replacement));
+        if (part.type === "text" && text)
+            textDone = true;
+    }
+    return out;
+}
+const markerOf = (block, replacement) => ({
+    type: "text",
+    text: replacement(block).text,
+});
+/** A tool call id without the provider's item id (`call_…|fc_…` from OpenAI Responses becomes `call_…`). */
+export function withoutItemId(id) {
+    const bar = id.indexOf("|");
+    return bar === -1 ? id : id.slice(0, bar);
+}
+/**
+ * The pruned view of an assistant message. Its thinking parts are dropped whole (a signed block is never edited,
+ * and reasoning never comes back as visible text); its text becomes one marker, or stays as it was (without
+ * provider signatures) when it is short. A tool call whose reasoning item was dropped loses its provider item id:
+ * OpenAI Responses rejects an `fc_…` function call without the reasoning item it came with.
+ */
+function renderAssistant(a, analysis, index, pruned, replacement) {
+    const text = prunedText(analysis, index, pruned);
+    const dropReasoning = text?.reasoning === true;
+    const marker = text ? replacement(text).text : "";
+    // The view's parts: rebuilt whole when the text is pruned, else copied only from the first call that changes (a
+    // pruned call whose view keeps its arguments does not: the message is then its own view).
+    let content = text
+        ? marker
+            ? [{ type: "text", text: marker }]
+            : []
+        : undefined;
+    for (let p = 0; p < a.content.length; p++) {
+        const part = a.content[p];
+        if (part.type !== "toolCall") {
+            if (!text)
+                content?.push(part);
+            else if (part.type === "text" && !marker && part.text.trim() !== "")
+                content?.push({ type: "text", text: part.text });
+            continue;
+        }
+        let call = part;
+        const tool = partBlock(analysis, index, p);
+        if (tool && pruned.has(tool.id)) {
+            const r = replacement(tool);
+            // New arguments: a signature over the old call (Gemini's thoughtSignature) no longer belongs to it.
+            if ("thoughtSignature" in call) {
+                const { thoughtSignature: _signature, ...rest } = call;
+                call = rest;
+            }
+            if (r.args !== call.arguments)
+                call = { ...call, arguments: r.args };
+        }
+        if (dropReasoning && withoutItemId(call.id) !== call.id)
+            call = { ...call, id: withoutItemId(call.id) };
+        if (call !== part)
+            content ??= a.content.slice(0, p);
+        content?.push(call);
+    }
+    return content ? { ...a, content } : a;
+}
+/** The view of one message given the pruned set, or the message itself when nothing in it is pruned. */
+export function renderMessage(messages, analysis, index, pruned, replacement) {
+    return touches(analysis, index, pruned)
+        ? renderTouched(messages, analysis, index, pruned, replacement)
+        : messages[index];
+}
+/** The view of a message that something pruned touches (see `touches`). */
+function renderTouched(messages, analysis, index, pruned, replacement) {
+    const m = messages[index];
+    switch (m.role) {
+        case "assistant":
+            return renderAssistant(m, analysis, index, pruned, replacement);
+        case "toolResult": {
+            const t = m;
+            const owner = analysis.resultTool[index];
+            const tool = owner < 0 ? undefined : analysis.blocks[owner];
+            const toolCallId = tool !== undefined && reasoningDropped(analysis, tool.callMsg, pruned)
+                ? withoutItemId(t.toolCallId)
+                : t.toolCallId;
+            // A pruned call's summary replaces the text; images stay (or become markers) under the image budget.
+            const summary = tool && pruned.has(tool.id) ? replacement(tool).summary : undefined;
+            return {
+                ...t,
+                toolCallId,
+                content: replaceContentParts(t.content, analysis, index, pruned, replacement, summary),
+            };
+        }
+        case "user":
+        case "custom": {
+            const u = m;
+            if (typeof u.content === "string") {
+                return {
+                    ...u,
+                    content: markerOf(prunedText(analysis, index, pruned), replacement).text,
+                };
+            }
+            return { ...u, content: replaceContentParts(u.content, analysis, index, pruned, replacement) };
+        }
+        case "bashExecution": {
+            const r = replacement(prunedText(analysis, index, pruned));
+            return { ...m, command: r.command ?? m.command, output: r.text };
+        }
+        default:
+            return m;
+    }
+}
+/**
+ * Mark the messages whose view changes when `block` is pruned: its own, and the results of calls that lose their
+ * reasoning with it (exactly the messages `touches` holds for).
+ */
+function markAffected(analysis, block, marks) {
+    if (block.kind === "tool") {
+        marks[block.callMsg] = 1;
+        if (block.resultMsg >= 0)
+            marks[block.resultMsg] = 1;
+        return;
+    }
+    marks[block.msg] = 1;
+    if (block.kind !== "text" || !block.reasoning)
+        return;
+    for (let b = analysis.first[block.msg]; b < analysis.first[block.msg + 1]; b++) {
+        const call = analysis.blocks[b];
+        if (call.kind === "tool" && call.resultMsg >= 0)
+            marks[call.resultMsg] = 1;
+    }
+}
+/**
+ * The patch that turns `messages` into the model's view. With `previous` (the patch of the analysed prefix of
+ * `from` messages, before `added` were pruned) only what changed is drawn again: the new messages and the messages
+ * of the newly pruned blocks; everything else keeps its view (a prune only adds). `anchors`: message indexes already
+ * known for notice keys (a notice made by this request anchors at its last message: no scan for it).
+ */
+export function patchFor(messages, analysis, pruned, notices, replacement, previous, anchors) {
+    const replaced = previous?.patch.replaced ?? new Map();
+    const draw = (index, touched = false) => {
+        const view = touched
+            ? renderTouched(messages, analysis, index, pruned, replacement)
+            : renderMessage(messages, analysis, index, pruned, replacement);
+        if (view !== messages[index])
+            replaced.set(index, view);
+        else if (previous)
+            replaced.delete(index);
+    };
+    const from = previous?.from ?? 0;
+    if (previous) {
+        // The new messages, then the earlier ones that the newly pruned blocks change.
+        if (pruned.size > 0)
+            for (let index = from; index < messages.length; index++)
+                draw(index);
+        const marks = new Uint8Array(messages.length);
+        for (const block of previous.added)
+            markAffected(analysis, block, marks);
+        for (let index = 0; index < from; index++)
+            if (marks[index] === 1)
+                draw(index);
+    }
+    else if (pruned.size > 0) {
+        // A whole view: only the messages of pruned blocks are drawn (one pass over the blocks, not over every message).
+        const marks = new Uint8Array(messages.length);
+        const { blocks } = analysis;
+        for (let b = 0; b < blocks.length; b++) {
+            const block = blocks[b];
+            if (pruned.has(block.id))
+                markAffected(analysis, block, marks);
+        }
+        for (let index = 0; index < messages.length; index++)
+            if (marks[index] === 1)
+                draw(index, true);
+    }
+    // Notices anchor in the prefix, so earlier inserts keep their places; only new notices are looked up (a map of
+    // every message key would cost as much as the analysis).
+    const inserts = previous ? previous.patch.inserts.slice() : [];
+    const fresh = notices.slice(previous?.patch.notices ?? 0);
+    if (fresh.length > 0) {
+        const unknown = fresh.filter((n) => !anchors?.has(n.after)).map((n) => n.after);
+        const at = unknown.length > 0 ? findMessageKeys(messages, new Set(unknown)) : undefined;
+        for (const notice of fresh) {
+            const index = anchors?.get(notice.after) ?? at?.get(notice.after);
+            if (index !== undefined)
+                inserts.push([index, noticeMessage(notice)]);
+        }
+        inserts.sort((a, b) => a[0] - b[0]);
+    }
+    return { replaced, inserts, notices: notices.length };
+}
+/** Apply a patch to a (mutable, pi-cloned) message array, in place; returns it. */
+export function applyPatch(messages, patch) {
+    // forEach: no [index, view] pair per entry (this is the warm path, 30,000 entries at 100k messages).
+    patch.replaced.forEach((view, index) => {
+        messages[index] = view;
+    });
+    for (let k = patch.inserts.length - 1; k >= 0; k--) {
+        const [after, notice] = patch.inserts[k];
+        messages.splice(after + 1, 0, notice);
+    }
+    return messages;
+}
+//# sourceMappingURL=render.js.map

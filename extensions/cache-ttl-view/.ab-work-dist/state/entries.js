@@ -1,0 +1,107 @@
+/**
+ * What cache-ttl-view persists in the session with `pi.appendEntry` (custom entries, never sent to the model),
+ * and how a list of them folds back into state after a reload. Prune sets are stored as deltas, so each entry
+ * stays small however long the session gets.
+ */
+import { defineSessionEntry } from "@pi-rails/agent-core/kit";
+import { z } from "zod";
+export const STATE_ENTRY_TYPE = "cache-ttl-view";
+// Entries come from a file, maybe written by another version: a bad optional field is dropped, a list keeps its
+// usable items, and an entry without what it needs is skipped (never thrown).
+const num = z.number().refine(Number.isFinite);
+const strings = z.array(z.unknown()).transform((list) => list.filter((s) => typeof s === "string"));
+const optional = (schema) => schema.optional().catch(undefined);
+const targets = { at: num.catch(0), ids: optional(strings), paths: optional(strings), tools: optional(strings) };
+/** A prune notice as it is shown to the model: persisted verbatim so every later request repeats the same bytes. */
+const NoticeSchema = z.object({ after: z.string(), at: num, text: z.string() });
+const CapsSchema = z.object({
+    maxTextChars: num.min(1),
+    maxFieldChars: num.min(1),
+    maxListItems: num.min(1),
+    maxDictKeys: num.min(1),
+});
+const StateEntrySchema = z.discriminatedUnion("kind", [
+    z.object({
+        kind: z.literal("touch"),
+        at: num,
+        ttlSeconds: num,
+        warmGapSeconds: optional(num.transform((v) => Math.max(0, v))),
+    }),
+    z
+        .object({
+        kind: z.literal("prune"),
+        at: num,
+        ttlSeconds: num,
+        ids: strings.catch([]),
+        savedTokens: num.catch(0),
+        /** The caps the replacements were built with (absent in entries written before they were stored). */
+        caps: optional(CapsSchema),
+        /** The owner hash of each id (index-aligned with `ids`; absent in entries written before they were stored). */
+        owners: optional(z.array(num)),
+        /** Absent only in a damaged entry. */
+        notice: optional(NoticeSchema),
+    })
+        .transform((e) => (e.owners?.length === e.ids.length ? e : { ...e, owners: undefined })),
+    z.object({ kind: z.literal("restore"), at: num.catch(0), ids: strings.catch([]) }),
+    z.object({ kind: z.literal("pin"), ...targets }),
+    z.object({ kind: z.literal("unpin"), ...targets }),
+]);
+/** The `cache-ttl-view` custom entry: declared once, read and written only through the kit. */
+export const STATE_ENTRY = defineSessionEntry(STATE_ENTRY_TYPE, (data) => StateEntrySchema.safeParse(data).data);
+export function emptyState() {
+    return {
+        warmGapSeconds: 0,
+        pruned: new Map(),
+        owners: new Map(),
+        notices: [],
+        prunes: [],
+        pins: { ids: new Set(), paths: new Set(), tools: new Set() },
+    };
+}
+/** Apply one entry to the state. */
+export function foldEntry(state, e) {
+    switch (e.kind) {
+        case "touch":
+            state.touchAt = e.at;
+            state.ttlSeconds = e.ttlSeconds;
+            // The latest evidence wins: a later miss withdraws an earlier warm gap.
+            if (e.warmGapSeconds !== undefined)
+                state.warmGapSeconds = e.warmGapSeconds;
+            return;
+        case "prune":
+            for (let k = 0; k < e.ids.length; k++) {
+                const id = e.ids[k];
+                state.pruned.set(id, e.caps);
+                const owner = e.owners?.[k];
+                if (owner !== undefined)
+                    state.owners.set(id, owner);
+            }
+            state.touchAt = e.at;
+            state.ttlSeconds = e.ttlSeconds;
+            if (e.notice)
+                state.notices.push(e.notice);
+            state.prunes.push({ at: e.at, count: e.ids.length, savedTokens: e.savedTokens });
+            return;
+        case "restore":
+            for (const id of e.ids)
+                state.pruned.delete(id);
+            return;
+        default: {
+            const op = e.kind === "pin" ? "add" : "delete";
+            for (const id of e.ids ?? [])
+                state.pins.ids[op](id);
+            for (const p of e.paths ?? [])
+                state.pins.paths[op](p);
+            for (const t of e.tools ?? [])
+                state.pins.tools[op](t);
+        }
+    }
+}
+/** Fold the entries of a branch, oldest first. */
+export function foldEntries(entries) {
+    const state = emptyState();
+    for (const entry of entries)
+        foldEntry(state, entry);
+    return state;
+}
+//# sourceMappingURL=entries.js.map
