@@ -158,6 +158,8 @@ export class Analysis {
   #users: Int32Array = new Int32Array(COLUMN_START);
   /** The owner hash of each block's source, by block index (as int32 bits: a uint32 field would box half of them). */
   #owners: Int32Array = new Int32Array(COLUMN_START);
+  /** What `textChars` answers, by block index (read while the parts are in hand: no second walk of them). */
+  #chars: Int32Array = new Int32Array(COLUMN_START);
   #length = 0;
   readonly #ids: IdAllocator;
   #byId: Map<string, Block> | undefined;
@@ -179,10 +181,22 @@ export class Analysis {
     return (this.#owners[block.at] as number) >>> 0;
   }
 
+  /**
+   * The text a block's replacement is weighed against, in chars: a tool block's result text; a text block's text
+   * and thinking parts (one more each: the joins), or its string content; -1 for a user's bash run (always built).
+   */
+  textChars(block: Block): number {
+    return this.#chars[block.at] as number;
+  }
+
   /** Add a block whose id was just allocated (its owner hash is the allocator's last). */
-  #push(block: Block): number {
-    if (block.at >= this.#owners.length) this.#owners = grown(this.#owners, this.#owners.length * 2);
+  #push(block: Block, chars = 0): number {
+    if (block.at >= this.#owners.length) {
+      this.#owners = grown(this.#owners, this.#owners.length * 2);
+      this.#chars = grown(this.#chars, this.#chars.length * 2);
+    }
     this.#owners[block.at] = this.#ids.owner | 0;
+    this.#chars[block.at] = chars;
     return this.blocks.push(block);
   }
 
@@ -266,9 +280,9 @@ export class Analysis {
     };
     // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
     const ids = this.#ids;
-    const text = (i: number, m: ViewMessage, reasoning = false) => {
+    const text = (i: number, m: ViewMessage, chars: number, reasoning = false) => {
       const id = ids.id(TEXT, rawMessageKey(m));
-      return this.#push({ at: blocks.length, kind: "text", id, msg: i, reasoning });
+      return this.#push({ at: blocks.length, kind: "text", id, msg: i, reasoning }, chars);
     };
     // About one block per message at most in practice (a call and its result are one block).
     this.#ids.reserve(n - from);
@@ -283,8 +297,10 @@ export class Analysis {
       if (isAssistant(m)) {
         let prose = false;
         let reasoning = false;
+        let chars = 0;
         for (let p = 0; p < m.content.length; p++) {
           const part = m.content[p];
+          chars += partChars(part);
           if (part?.type === "toolCall") {
             const call = part as ToolCallPart;
             const resultMsg = nextResult(call.id, i);
@@ -295,19 +311,25 @@ export class Analysis {
           } else if (part?.type === "text") prose = true;
           else if (part?.type === "thinking") reasoning = true;
         }
-        if (prose || reasoning) textBlock[i] = text(i, m, reasoning) - 1;
+        if (prose || reasoning) textBlock[i] = text(i, m, chars, reasoning) - 1;
       } else if (isUser(m) || isCustom(m) || isToolResult(m) || isBashExecution(m)) {
         // A string content or a user's bash run is one text block; images are blocks of their own.
         const parts = isBashExecution(m) || typeof m.content === "string" ? undefined : m.content;
         let prose = parts === undefined;
+        let chars = isBashExecution(m) ? -1 : typeof m.content === "string" ? m.content.length : 0;
+        let resultChars = 0;
         for (let p = 0; parts && p < parts.length; p++) {
           const part = parts[p];
+          chars += partChars(part);
+          if (part?.type === "text") resultChars += part.text.length;
           if (part?.type === "image") {
             const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p));
             this.#push({ at: blocks.length, kind: "image", id, msg: i, part: p, chars: part.data.length });
           } else if (part?.type === "text") prose = true;
         }
-        if (prose && (parts === undefined || !isToolResult(m))) textBlock[i] = text(i, m) - 1;
+        if (prose && (parts === undefined || !isToolResult(m))) textBlock[i] = text(i, m, chars) - 1;
+        const tool = resultTool[i] as number;
+        if (isToolResult(m) && tool >= 0) this.#chars[tool] = resultChars;
       }
     }
     first[n] = blocks.length;
@@ -315,6 +337,13 @@ export class Analysis {
     this.#ends = [messages[0], messages[n - 1]].map((m) => (m ? rawMessageKey(m) : ""));
     return this;
   }
+}
+
+/** A part's text or thinking, in chars, plus one for its join (what a text block's size counts). */
+function partChars(part: unknown): number {
+  const { text, thinking } = part as { text?: unknown; thinking?: unknown };
+  if (typeof text === "string") return text.length + 1;
+  return typeof thinking === "string" ? thinking.length + 1 : 0;
 }
 
 /** Columns start this long (a short list allocates little) and double as the list grows. */

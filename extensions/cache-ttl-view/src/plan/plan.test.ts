@@ -1,4 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { ToolResultMsg, ViewMessage } from "../model/messages.ts";
 import { replacementFor } from "../render/replacements.ts";
 import { defaultSettings } from "../settings/settings.ts";
 import { image, SessionBuilder, text } from "../testing/fixtures.ts";
@@ -92,10 +94,90 @@ describe("cannotShrink (the cheap pre-check) agrees with building the replacemen
     s.tool("memory", { key: text(900) }, text(1200));
     s.user("now");
     const settings = defaultSettings();
-    for (const block of analyze(s.messages).blocks) {
+    const analysis = analyze(s.messages);
+    for (const block of analysis.blocks) {
       const r = replacementFor(s.messages, block, settings);
-      if (cannotShrink(s.messages, block, settings)) expect(r.newChars).toBeGreaterThanOrEqual(r.origChars);
+      if (cannotShrink(s.messages, analysis, block, settings)) expect(r.newChars).toBeGreaterThanOrEqual(r.origChars);
     }
+  });
+});
+
+describe("the analysis's text sizes (what cannotShrink weighs, read while analysing)", () => {
+  /** The sizes as the pre-check measured them from the messages before they were kept in the analysis. */
+  function reference(messages: readonly ViewMessage[], block: Block): number {
+    if (block.kind === "tool") {
+      const result = block.resultMsg >= 0 ? (messages[block.resultMsg] as ToolResultMsg) : undefined;
+      let n = 0;
+      for (const part of result?.content ?? []) if (part.type === "text") n += part.text.length;
+      return n;
+    }
+    const m = messages[block.msg] as ViewMessage;
+    if (m.role === "bashExecution") return -1;
+    const content = (m as { content?: unknown }).content;
+    if (typeof content === "string") return content.length;
+    let n = 0;
+    for (const part of Array.isArray(content) ? (content as { text?: unknown; thinking?: unknown }[]) : []) {
+      if (typeof part.text === "string") n += part.text.length + 1;
+      else if (typeof part.thinking === "string") n += part.thinking.length + 1;
+    }
+    return n;
+  }
+
+  it("are the sizes measured from the messages, for every kind of message and part", () => {
+    const words = fc.string({ maxLength: 40 });
+    const userPart = fc.oneof(
+      words.map((t) => ({ type: "text", text: t })),
+      fc.constant(image(12)),
+    );
+    const message = fc.oneof(
+      fc.oneof(words, fc.array(userPart, { maxLength: 3 })).map((content) => ({ role: "user", content })),
+      fc
+        .array(userPart, { maxLength: 3 })
+        .map((content) => ({ role: "custom", customType: "x", content, display: true })),
+      fc.tuple(words, words).map(([command, output]) => ({ role: "bashExecution", command, output, exitCode: 0 })),
+      fc
+        .array(
+          fc.oneof(
+            words.map((t) => ({ type: "text", text: t })),
+            words.map((t) => ({ type: "thinking", thinking: t })),
+            fc.constant("call"),
+          ),
+          { maxLength: 4 },
+        )
+        .map((parts) => ({ role: "assistant", content: parts })),
+    );
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 12 }), (drafts) => {
+        // Calls get ids and their results follow (text and images), as pi's loop writes them.
+        const messages: ViewMessage[] = [];
+        let call = 0;
+        drafts.forEach((draft, i) => {
+          const m = { ...draft, timestamp: i } as ViewMessage & { content?: unknown };
+          if (m.role !== "assistant") return void messages.push(m);
+          const results: ViewMessage[] = [];
+          m.content = (draft as { content: unknown[] }).content.map((part) => {
+            if (part !== "call") return part;
+            const id = `c${++call}`;
+            results.push({
+              role: "toolResult",
+              toolCallId: id,
+              toolName: "t",
+              content:
+                call % 3 === 0 ? [] : [{ type: "text", text: `r${call}` }, image(4), { type: "text", text: "z" }],
+              isError: false,
+              timestamp: i,
+            } as ViewMessage);
+            return { type: "toolCall", id, name: "t", arguments: {} };
+          });
+          messages.push(m, ...results);
+        });
+        const analysis = analyze(messages);
+        for (const block of analysis.blocks) {
+          if (block.kind !== "image") expect(analysis.textChars(block)).toBe(reference(messages, block));
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

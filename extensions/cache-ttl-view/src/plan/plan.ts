@@ -32,37 +32,26 @@ export type Measured = { kind: Block["kind"]; origChars: number; newChars: numbe
  */
 export function cannotShrink(
   messages: readonly ViewMessage[],
+  analysis: Analysis,
   block: Block,
   caps: { maxTextChars: number; maxFieldChars: number },
 ): boolean {
   if (block.kind === "image") return false;
+  const n = analysis.textChars(block);
   if (block.kind === "text") {
-    const m = messages[block.msg] as ViewMessage;
-    if (m.role === "bashExecution") return false;
+    if (n < 0) return false;
     if (block.reasoning) {
       // Dropping the thinking shrinks it, unless nothing would be left to send (an empty assistant message).
-      return !(m as AssistantMsg).content.some(
+      return !(messages[block.msg] as AssistantMsg).content.some(
         (part) => part.type === "toolCall" || (part.type === "text" && part.text.trim() !== ""),
       );
     }
-    let n = 0;
-    const content = (m as { content?: unknown }).content;
-    if (typeof content === "string") n = content.length;
-    else if (Array.isArray(content)) {
-      for (const part of content as { text?: unknown; thinking?: unknown }[]) {
-        if (typeof part.text === "string") n += part.text.length + 1;
-        else if (typeof part.thinking === "string") n += part.thinking.length + 1;
-      }
-    }
     return n <= caps.maxTextChars;
   }
-  const call = toolCallOf(messages, block);
-  const result = block.resultMsg >= 0 ? (messages[block.resultMsg] as ToolResultMsg) : undefined;
-  // Images of the result are blocks of their own: only its text counts here.
-  let n = 0;
-  for (const part of result?.content ?? []) if (part.type === "text") n += part.text.length;
-  // A result longer than a marker is usually cut: build it rather than serialise the arguments twice.
+  // n: the result's text (its images are blocks of their own). A result longer than a marker is usually cut: build
+  // it rather than serialise the arguments twice.
   if (n > caps.maxTextChars) return false;
+  const call = toolCallOf(messages, block);
   const fixed = 64 + call.name.length + call.id.length;
   // Both answers below need short arguments: they are measured only that far (never a written file's whole text).
   const args = jsonLength(call.arguments ?? {}, Math.max(fixed - n, call.name === "write" ? 0 : caps.maxFieldChars));
@@ -131,7 +120,7 @@ export function planPrune(input: PlanInput): Plan {
     if (window === "intact") continue;
     if (window === "cold" && block.kind === "text") continue;
     if (pinned(input, block)) continue;
-    if (cannotShrink(input.messages, block, settings)) continue;
+    if (cannotShrink(input.messages, analysis, block, settings)) continue;
     const r = input.replacement(block);
     if (r.newChars >= r.origChars) continue;
     if (window === "cold" && (r.kind !== "tool" || (r.heavyChars ?? 0) <= settings.maxBase64Chars)) continue;
