@@ -151,9 +151,12 @@ describe("the analysis's text sizes (what cannotShrink weighs, read while analys
         // Calls get ids and their results follow (text and images), as pi's loop writes them.
         const messages: ViewMessage[] = [];
         let call = 0;
-        drafts.forEach((draft, i) => {
+        for (const [i, draft] of drafts.entries()) {
           const m = { ...draft, timestamp: i } as ViewMessage & { content?: unknown };
-          if (m.role !== "assistant") return void messages.push(m);
+          if (m.role !== "assistant") {
+            messages.push(m);
+            continue;
+          }
           const results: ViewMessage[] = [];
           m.content = (draft as { content: unknown[] }).content.map((part) => {
             if (part !== "call") return part;
@@ -170,7 +173,7 @@ describe("the analysis's text sizes (what cannotShrink weighs, read while analys
             return { type: "toolCall", id, name: "t", arguments: {} };
           });
           messages.push(m, ...results);
-        });
+        }
         const analysis = analyze(messages);
         for (const block of analysis.blocks) {
           if (block.kind !== "image") expect(analysis.textChars(block)).toBe(reference(messages, block));

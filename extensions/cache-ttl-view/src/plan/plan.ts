@@ -1,5 +1,5 @@
 import { jsonLength } from "../model/json.ts";
-import type { AssistantMsg, ImagePart, ToolResultMsg, ViewMessage } from "../model/messages.ts";
+import type { AssistantMsg, ImagePart, ViewMessage } from "../model/messages.ts";
 import { imageTokens, textTokens, thinkingBilled } from "../model/tokens.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
 import { windowOf } from "../turns/turns.ts";
