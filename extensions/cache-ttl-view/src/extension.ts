@@ -1,5 +1,5 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { NoticeBoard, readSessionEntries, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import { NoticeBoard, readSessionEntries, sessionBranch, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import { Type } from "typebox";
 import { applyBuffer, cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
 import { type RenderResult, SessionView } from "./engine/session-view.ts";
@@ -47,10 +47,10 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
     /** The TTL for the current model: settings, else its API and pi-ai's retention; a buffer that eats it is off. */
     const currentTtl = (ctx: ExtensionContext): ResolvedTtl =>
       applyBuffer(resolveTtl(view.settings.ttlSeconds, ctx.model, cacheRetention()), view.settings.bufferSeconds);
-    const stateOfBranch = (ctx: ExtensionContext) => readSessionEntries(ctx.sessionManager.getBranch(), STATE_ENTRY);
+    const stateOfBranch = (ctx: ExtensionContext) => readSessionEntries(sessionBranch(ctx.sessionManager), STATE_ENTRY);
     /** The session's current context, built as pi builds it (what the next request starts from). */
     const sessionMessages = (ctx: ExtensionContext): ViewMessage[] =>
-      builderOf(ctx.sessionManager.getBranch()).messages();
+      builderOf(sessionBranch(ctx.sessionManager)).messages();
 
     /**
      * A cold pass's work, done while pi waits for the user (a resumed 100k-message session: about 250 ms that the
@@ -145,7 +145,7 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
         inPlace: Type.Optional(Type.Boolean({ description: "Unprune in place instead of appending (default false)" })),
       }),
       async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
-        const branch = builderOf(ctx.sessionManager.getBranch());
+        const branch = builderOf(sessionBranch(ctx.sessionManager));
         const ids = view.originals(params.ids, branch.messages(), branch.history());
         const ok = ids.found.length + ids.alreadyShown.length;
         if (ok === 0 && ids.notPruned.length === 0) throw new Error(restoreNotes(ids).join(" "));

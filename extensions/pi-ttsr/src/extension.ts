@@ -9,6 +9,7 @@ import {
   hasPiPatchFeature,
   readSessionEntries,
   resolveAgentDir,
+  sessionBranch,
   TTSR_STATUS_EVENT,
 } from "@pi-rails/agent-core/kit";
 import { INJECTION_ENTRY } from "./delivery/injection.ts";
@@ -49,7 +50,7 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
   manager.registry.onIssue((issue) => tell(ctx, formatIssue(issue)));
   const ruleIssues = [...loaded.issues, ...built.issues, ...manager.registry.issues];
   for (const issue of ruleIssues) tell(ctx, formatIssue(issue));
-  const branch = ctx.sessionManager.getBranch();
+  const branch = sessionBranch(ctx.sessionManager);
   manager.setCompletedTurns(branch.filter((e) => e.type === "message" && e.message.role === "assistant").length);
   manager.restoreInjected(readSessionEntries(branch, INJECTION_ENTRY));
   const cost = readSessionEntries(branch, COST_ENTRY).reduce((tally, e) => addInterrupt(tally, e.usage), EMPTY_TALLY);

@@ -56,6 +56,7 @@ export {
   writeFileAtomicSync,
 } from "./kit/disk-cache.ts";
 export { isInside, type PathApi, relativeInside } from "./kit/paths.ts";
+export { type BranchEntry, type BranchSource, sessionBranch } from "./kit/session-branch.ts";
 export {
   defineSessionEntry,
   latestSessionEntry,

@@ -1,5 +1,11 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { latestSessionEntry, type NoticeBoard, resolveAgentDir, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import {
+  latestSessionEntry,
+  type NoticeBoard,
+  resolveAgentDir,
+  sessionBranch,
+  writeSessionEntry,
+} from "@pi-rails/agent-core/kit";
 import { type BridgeHost, SteeringBridge } from "../bridge/steering-bridge.ts";
 import { ensurePrivateDir, steeringDir } from "../endpoint/paths.ts";
 import { type Endpoint, startEndpoint } from "../endpoint/server.ts";
@@ -141,7 +147,7 @@ export class SteeringSession {
       if (store.adopted > 0) this.#notify("adopted", `${adopted} go to this session`, "info");
     }
     // Snapshots in the session file (written by earlier versions too): what the journal does not know yet.
-    const snapshot = latestSessionEntry(sessionManager.getBranch(), QUEUE_SNAPSHOT_ENTRY);
+    const snapshot = latestSessionEntry(sessionBranch(sessionManager), QUEUE_SNAPSHOT_ENTRY);
     this.#snapshotIds = snapshot?.items.map((item) => item.id).join(",");
     for (const item of queue.restore(snapshot?.items ?? [])) store?.journal.accept(item);
   }
