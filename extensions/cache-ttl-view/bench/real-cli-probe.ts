@@ -1,0 +1,38 @@
+// Loaded by `pi -e` in the real-CLI bench: cache-ttl-view as users load it (its TypeScript source, through pi's
+// loader), with marks around its handlers. Writes one JSON line per measurement to $CACHE_TTL_BENCH_PROBE_OUT.
+
+import { appendFileSync } from "node:fs";
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { sessionBranch } from "@pi-rails/agent-core/kit";
+import { createCacheTtlView } from "../src/extension.ts";
+
+export default function realCliProbe(pi: ExtensionAPI): void {
+  const out = process.env["CACHE_TTL_BENCH_PROBE_OUT"];
+  const record = (line: Record<string, unknown>) => {
+    if (out) appendFileSync(out, `${JSON.stringify(line)}\n`);
+  };
+  let begin = 0;
+  let pruned: number | undefined;
+  // Registered first: runs just before the extension's own handler of the same event.
+  pi.on("session_start", () => {
+    begin = performance.now();
+  });
+  pi.on("context", () => {
+    begin = performance.now();
+  });
+  createCacheTtlView({ onRender: (result) => (pruned = result.plan?.ids.length) })(pi);
+  pi.on("session_start", (_event, ctx) => {
+    const handlerMs = performance.now() - begin;
+    // Side by side: the branch read the handler does now, and pi's getBranch() it did before (quadratic in pi 0.73.1).
+    let t = performance.now();
+    const entries = sessionBranch(ctx.sessionManager).length;
+    const walkMs = performance.now() - t;
+    t = performance.now();
+    ctx.sessionManager.getBranch();
+    const getBranchMs = performance.now() - t;
+    record({ event: "session_start", handlerMs, entries, walkMs, getBranchMs, at: performance.now() });
+  });
+  pi.on("context", (event) => {
+    record({ event: "context", passMs: performance.now() - begin, messages: event.messages.length, pruned });
+  });
+}

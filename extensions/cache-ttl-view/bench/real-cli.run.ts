@@ -1,0 +1,116 @@
+// pnpm bench, real-CLI part: `pi -p --session <file>` (the workspace's real pi, a loopback model) into a resumed
+// 100k-message session whose cache expired an hour ago: the extension's start-up cost, and the context pass of the
+// first request (cold: pi -p asks before any idle preparation could run). Then the same file again a minute later:
+// the prune is read back from the session and re-applied. Side by side, in the same processes: pi's own getBranch().
+
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import { expect, it } from "vitest";
+import { CLOCK_OFFSET_ENV } from "../src/extension.ts";
+// @ts-expect-error: plain JS workload shared with bench/run.mjs
+import { benchSession } from "./workload.mjs";
+
+const SIZE = Number(process.env["CACHE_TTL_BENCH_CLI_MESSAGES"] ?? 100_000);
+const SAMPLES = Number(process.env["CACHE_TTL_BENCH_CLI_SAMPLES"] ?? 3);
+const PROBE = join(import.meta.dirname, "real-cli-probe.ts");
+
+/** A pi session file (header, then one message entry per message, each the child of the one before). */
+function sessionFile(messages: Record<string, unknown>[], cwd: string): string {
+  const lines = [
+    JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "0b3c1a52-5d0e-4f7a-9a51-3c1f00000100",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd,
+    }),
+  ];
+  let parentId: string | null = null;
+  messages.forEach((message, i) => {
+    if (message["role"] === "assistant") {
+      const calls = (message["content"] as { type: string }[]).some((part) => part.type === "toolCall");
+      Object.assign(message, {
+        api: "openai-completions",
+        provider: "loopback",
+        model: "loopback-model",
+        stopReason: calls ? "toolUse" : "stop",
+        usage: {
+          input: 10,
+          output: 10,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 20,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
+      });
+    }
+    const id = i.toString(16).padStart(8, "0");
+    const timestamp = new Date(message["timestamp"] as number).toISOString();
+    lines.push(JSON.stringify({ type: "message", id, parentId, timestamp, message }));
+    parentId = id;
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const range = (xs: number[]) =>
+  `${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)} (median ${median(xs).toFixed(0)})`;
+
+it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
+  const server = await startModelServer({ script: Array.from({ length: 2 * SAMPLES }, () => ({ text: "ok" })) });
+  const home = prepareCliHome({ server, projectSettings: { cacheTtl: { ttlSeconds: 300 } } });
+  try {
+    // The session's last message an hour before now (the workload's clock runs about 0.7 s per message).
+    const lastAt = benchSession(SIZE, 0).lastAt as number;
+    const { messages } = benchSession(SIZE, Date.now() - 3_600_000 - lastAt);
+    const pristine = join(home.root, "pristine.jsonl");
+    writeFileSync(pristine, sessionFile(messages.slice(0, -1), home.cwd));
+    const rows: Record<string, number>[] = [];
+    for (let k = 0; k < SAMPLES; k++) {
+      const file = join(home.root, `session-${k}.jsonl`);
+      copyFileSync(pristine, file);
+      const probeOut = join(home.root, `probe-${k}.jsonl`);
+      const run = (offsetSeconds: number) =>
+        runPi(["-e", PROBE, "-p", "--session", file, "what next?"], {
+          home,
+          timeoutMs: 300_000,
+          env: { CACHE_TTL_BENCH_PROBE_OUT: probeOut, [CLOCK_OFFSET_ENV]: String(offsetSeconds) },
+        });
+      const cold = await run(0);
+      expect(cold.code, cold.stderr).toBe(0);
+      const again = await run(60);
+      expect(again.code, again.stderr).toBe(0);
+      const lines = readFileSync(probeOut, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      const [start, pass, start2, reuse] = lines;
+      expect(start.entries).toBeGreaterThanOrEqual(SIZE - 1);
+      expect(pass.pruned).toBeGreaterThan(0);
+      expect(reuse.pruned).toBeUndefined();
+      rows.push({
+        handlerMs: start.handlerMs,
+        walkMs: start.walkMs,
+        getBranchMs: start.getBranchMs,
+        coldMs: pass.passMs,
+        pruned: pass.pruned,
+        handler2Ms: start2.handlerMs,
+        reuseMs: reuse.passMs,
+      });
+      rmSync(file);
+    }
+    const col = (key: string) => range(rows.map((r) => r[key] as number));
+    console.log(
+      [
+        `real pi CLI, ${SIZE} messages (ms over ${SAMPLES} processes each):`,
+        `  start-up: the extension's session_start handler ${col("handlerMs")}; its branch read ${col("walkMs")}, pi's getBranch() ${col("getBranchMs")}`,
+        `  first request after the expiry (cold, ${rows[0]?.["pruned"]} blocks pruned): context pass ${col("coldMs")}`,
+        `  next process, a minute later: session_start handler ${col("handler2Ms")}, context pass ${col("reuseMs")} (the prune read back and re-applied)`,
+      ].join("\n"),
+    );
+  } finally {
+    await server.close();
+    home.dispose();
+  }
+});
