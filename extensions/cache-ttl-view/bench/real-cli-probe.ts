@@ -1,5 +1,7 @@
 // Loaded by `pi -e` in the real-CLI bench: cache-ttl-view as users load it (its TypeScript source, through pi's
 // loader), with marks around its handlers. Writes one JSON line per measurement to $CACHE_TTL_BENCH_PROBE_OUT.
+// $CACHE_TTL_BENCH_IDLE_MS: pi waits that long before the prompt goes out, as it waits for a user's typing (print
+// mode sends it at once): the extension's idle preparation then runs first.
 
 import { appendFileSync } from "node:fs";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
@@ -13,6 +15,8 @@ export default function realCliProbe(pi: ExtensionAPI): void {
   };
   let begin = 0;
   let pruned: number | undefined;
+  let prepared = false;
+  const idleMs = Number(process.env["CACHE_TTL_BENCH_IDLE_MS"] ?? 0);
   // Registered first: runs just before the extension's own handler of the same event.
   pi.on("session_start", () => {
     begin = performance.now();
@@ -20,7 +24,16 @@ export default function realCliProbe(pi: ExtensionAPI): void {
   pi.on("context", () => {
     begin = performance.now();
   });
-  createCacheTtlView({ onRender: (result) => (pruned = result.plan?.ids.length) })(pi);
+  createCacheTtlView({
+    onRender: (result) => {
+      pruned = result.plan?.ids.length;
+      prepared = result.prepared;
+    },
+  })(pi);
+  if (idleMs > 0)
+    pi.on("before_agent_start", async () => {
+      await new Promise((done) => setTimeout(done, idleMs));
+    });
   pi.on("session_start", (_event, ctx) => {
     const handlerMs = performance.now() - begin;
     // Side by side: the branch read the handler does now, and pi's getBranch() it did before (quadratic in pi 0.73.1).
@@ -33,6 +46,6 @@ export default function realCliProbe(pi: ExtensionAPI): void {
     record({ event: "session_start", handlerMs, entries, walkMs, getBranchMs, at: performance.now() });
   });
   pi.on("context", (event) => {
-    record({ event: "context", passMs: performance.now() - begin, messages: event.messages.length, pruned });
+    record({ event: "context", passMs: performance.now() - begin, messages: event.messages.length, pruned, prepared });
   });
 }

@@ -1,6 +1,7 @@
 // pnpm bench, real-CLI part: `pi -p --session <file>` (the workspace's real pi, a loopback model) into a resumed
 // 100k-message session whose cache expired an hour ago: the extension's start-up cost, and the context pass of the
-// first request (cold: pi -p asks before any idle preparation could run). Then the same file again a minute later:
+// first request: cold (pi -p asks before any idle preparation could run), and prepared (pi waits 2 s for the prompt,
+// as for a user typing). Then the cold run's file again a minute later:
 // the prune is read back from the session and re-applied. Side by side, in the same processes: pi's own getBranch().
 
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -68,35 +69,46 @@ it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
     writeFileSync(pristine, sessionFile(messages.slice(0, -1), home.cwd));
     const rows: Record<string, number>[] = [];
     for (let k = 0; k < SAMPLES; k++) {
-      const file = join(home.root, `session-${k}.jsonl`);
-      copyFileSync(pristine, file);
-      const probeOut = join(home.root, `probe-${k}.jsonl`);
-      const run = (offsetSeconds: number) =>
-        runPi(["-e", PROBE, "-p", "--session", file, "what next?"], {
+      /** One `pi -p` on `file`: what the probe recorded at session_start and at the request. */
+      const run = async (file: string, offsetSeconds: number, idleMs = 0) => {
+        const probeOut = join(home.root, `probe-${k}-${offsetSeconds}-${idleMs}.jsonl`);
+        const result = await runPi(["-e", PROBE, "-p", "--session", file, "what next?"], {
           home,
           timeoutMs: 300_000,
-          env: { CACHE_TTL_BENCH_PROBE_OUT: probeOut, [CLOCK_OFFSET_ENV]: String(offsetSeconds) },
+          env: {
+            CACHE_TTL_BENCH_PROBE_OUT: probeOut,
+            CACHE_TTL_BENCH_IDLE_MS: String(idleMs),
+            [CLOCK_OFFSET_ENV]: String(offsetSeconds),
+          },
         });
-      const cold = await run(0);
-      expect(cold.code, cold.stderr).toBe(0);
-      const again = await run(60);
-      expect(again.code, again.stderr).toBe(0);
-      const lines = readFileSync(probeOut, "utf8")
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l));
-      const [start, pass, start2, reuse] = lines;
-      expect(start.entries).toBeGreaterThanOrEqual(SIZE - 1);
-      expect(pass.pruned).toBeGreaterThan(0);
-      expect(reuse.pruned).toBeUndefined();
+        expect(result.code, result.stderr).toBe(0);
+        const [start, pass] = readFileSync(probeOut, "utf8")
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line));
+        return { start, pass };
+      };
+      const file = join(home.root, `session-${k}.jsonl`);
+      copyFileSync(pristine, file);
+      const cold = await run(file, 0);
+      expect(cold.start.entries).toBeGreaterThanOrEqual(SIZE - 1);
+      expect(cold.pass).toMatchObject({ prepared: false });
+      expect(cold.pass.pruned).toBeGreaterThan(0);
+      const again = await run(file, 60);
+      expect(again.pass.pruned).toBeUndefined();
+      // The same resume, but pi waits 2 s before the prompt goes out (a user typing): the preparation runs first.
+      copyFileSync(pristine, file);
+      const paused = await run(file, 0, 2000);
+      expect(paused.pass).toMatchObject({ prepared: true, pruned: cold.pass.pruned });
       rows.push({
-        handlerMs: start.handlerMs,
-        walkMs: start.walkMs,
-        getBranchMs: start.getBranchMs,
-        coldMs: pass.passMs,
-        pruned: pass.pruned,
-        handler2Ms: start2.handlerMs,
-        reuseMs: reuse.passMs,
+        handlerMs: cold.start.handlerMs,
+        walkMs: cold.start.walkMs,
+        getBranchMs: cold.start.getBranchMs,
+        coldMs: cold.pass.passMs,
+        pruned: cold.pass.pruned,
+        preparedMs: paused.pass.passMs,
+        handler2Ms: again.start.handlerMs,
+        reuseMs: again.pass.passMs,
       });
       rmSync(file);
     }
@@ -105,7 +117,7 @@ it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
       [
         `real pi CLI, ${SIZE} messages (ms over ${SAMPLES} processes each):`,
         `  start-up: the extension's session_start handler ${col("handlerMs")}; its branch read ${col("walkMs")}, pi's getBranch() ${col("getBranchMs")}`,
-        `  first request after the expiry (cold, ${rows[0]?.["pruned"]} blocks pruned): context pass ${col("coldMs")}`,
+        `  first request after the expiry (${rows[0]?.["pruned"]} blocks pruned): context pass ${col("coldMs")} when the prompt comes at once (pi -p), ${col("preparedMs")} when pi waited 2 s for it (prepared while idle)`,
         `  next process, a minute later: session_start handler ${col("handler2Ms")}, context pass ${col("reuseMs")} (the prune read back and re-applied)`,
       ].join("\n"),
     );

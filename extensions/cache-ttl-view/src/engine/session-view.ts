@@ -251,6 +251,7 @@ export class SessionView {
       pins: this.pins(),
       settings,
       replacement,
+      built: (block) => this.#built[block.at],
       ...where,
     });
   }

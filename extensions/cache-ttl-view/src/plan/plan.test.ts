@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ToolResultMsg, ViewMessage } from "../model/messages.ts";
-import { replacementFor } from "../render/replacements.ts";
+import { type Replacement, replacementFor } from "../render/replacements.ts";
 import { defaultSettings } from "../settings/settings.ts";
 import { image, SessionBuilder, text } from "../testing/fixtures.ts";
 import { analyze, type Block, messageOf } from "./analysis.ts";
@@ -99,6 +99,43 @@ describe("cannotShrink (the cheap pre-check) agrees with building the replacemen
       const r = replacementFor(s.messages, block, settings);
       if (cannotShrink(s.messages, analysis, block, settings)) expect(r.newChars).toBeGreaterThanOrEqual(r.origChars);
     }
+  });
+});
+
+describe("a plan over replacements built beforehand (prepared while idle)", () => {
+  it("prunes exactly what a plan that builds them on demand prunes", () => {
+    const s = new SessionBuilder().user("short").assistant(text(399)).assistant(text(5000));
+    for (let turn = 0; turn < 12; turn++) {
+      s.user(`turn ${turn}`);
+      s.tool("ls", {}, "a\nb");
+      s.tool("grep", { pattern: "x" }, text(150 + turn));
+      s.tool("read", { path: `f${turn}` }, text(300 * turn));
+      s.tool("edit", { path: "f", edits: [{ oldText: text(120), newText: text(140) }] }, "Edited.");
+      s.tool("bash", { command: "make" }, text(2400 - 100 * turn));
+      s.tool("write", { path: "f", content: text(500) }, "Wrote 500 bytes");
+      s.tool("memory", { key: text(900) }, text(turn % 2 ? 1200 : 20));
+      s.assistant(text(100 * turn));
+    }
+    s.user("now");
+    const settings = defaultSettings({ minGainTokens: 0 });
+    const analysis = analyze(s.messages);
+    const input = { messages: s.messages, analysis, pruned: new Set<string>(), pins: noPins, settings };
+    const onDemand = planPrune({ ...input, replacement: (b: Block) => replacementFor(s.messages, b, settings) });
+    const built = analysis.blocks.map((b) => replacementFor(s.messages, b, settings));
+    let asked = 0;
+    const prepared = planPrune({
+      ...input,
+      replacement: (b: Block) => {
+        asked++;
+        return built[b.at] as Replacement;
+      },
+      built: (b: Block) => built[b.at],
+    });
+    expect(onDemand.ids.length).toBeGreaterThan(10);
+    expect(prepared.ids).toEqual(onDemand.ids);
+    expect(prepared.savedTokens).toBe(onDemand.savedTokens);
+    // Only text blocks still go through the pre-check and then ask for their replacement.
+    expect(asked).toBeLessThanOrEqual(analysis.blocks.filter((b) => b.kind !== "tool").length);
   });
 });
 

@@ -18,6 +18,11 @@ export interface PlanInput {
   api?: string;
   /** The sizes of the block's replacement (built and memoised by the caller, who draws it). */
   replacement: (block: Block) => Measured;
+  /**
+   * A replacement built before the plan (prepared while pi was idle), else undefined. A tool block whose
+   * replacement is at hand is weighed by it, without the pre-check's walk over its arguments (`cannotShrink`).
+   */
+  built?: (block: Block) => Measured | undefined;
 }
 
 /** What choosing needs of a replacement (drawing builds the bytes): its sizes, see `Replacement`. */
@@ -120,8 +125,10 @@ export function planPrune(input: PlanInput): Plan {
     if (window === "intact") continue;
     if (window === "cold" && block.kind === "text") continue;
     if (pinned(input, block)) continue;
-    if (cannotShrink(input.messages, analysis, block, settings)) continue;
-    const r = input.replacement(block);
+    // A tool block's pre-check only weighs sizes; a text block's also keeps an assistant message from going empty.
+    const known = block.kind === "tool" ? input.built?.(block) : undefined;
+    if (!known && cannotShrink(input.messages, analysis, block, settings)) continue;
+    const r = known ?? input.replacement(block);
     if (r.newChars >= r.origChars) continue;
     if (window === "cold" && (r.kind !== "tool" || (r.heavyChars ?? 0) <= settings.maxBase64Chars)) continue;
     take(block, r);
