@@ -1,12 +1,14 @@
 // Loaded by `pi -e` in the real-CLI bench: cache-ttl-view as users load it (its TypeScript source, through pi's
 // loader), with marks around its handlers. Writes one JSON line per measurement to $CACHE_TTL_BENCH_PROBE_OUT.
 // $CACHE_TTL_BENCH_IDLE_MS: pi waits that long before the prompt goes out, as it waits for a user's typing (print
-// mode sends it at once): the extension's idle preparation then runs first.
+// mode sends it at once): the extension's idle preparation then runs first. $CACHE_TTL_BENCH_ADVANCE_S: after each turn
+// the extension's clock moves on that many seconds, so the next request of the same process finds the cache expired
+// again (a running session's prune pass).
 
 import { appendFileSync } from "node:fs";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { sessionBranch } from "@pi-rails/agent-core/kit";
-import { createCacheTtlView } from "../src/extension.ts";
+import { CLOCK_OFFSET_ENV, createCacheTtlView } from "../src/extension.ts";
 
 export default function realCliProbe(pi: ExtensionAPI): void {
   const out = process.env["CACHE_TTL_BENCH_PROBE_OUT"];
@@ -17,6 +19,7 @@ export default function realCliProbe(pi: ExtensionAPI): void {
   let pruned: number | undefined;
   let prepared = false;
   const idleMs = Number(process.env["CACHE_TTL_BENCH_IDLE_MS"] ?? 0);
+  const advanceSeconds = Number(process.env["CACHE_TTL_BENCH_ADVANCE_S"] ?? 0);
   // Registered first: runs just before the extension's own handler of the same event.
   pi.on("session_start", () => {
     begin = performance.now();
@@ -33,6 +36,10 @@ export default function realCliProbe(pi: ExtensionAPI): void {
   if (idleMs > 0)
     pi.on("before_agent_start", async () => {
       await new Promise((done) => setTimeout(done, idleMs));
+    });
+  if (advanceSeconds > 0)
+    pi.on("turn_end", () => {
+      process.env[CLOCK_OFFSET_ENV] = String(Number(process.env[CLOCK_OFFSET_ENV] ?? 0) + advanceSeconds);
     });
   pi.on("session_start", (_event, ctx) => {
     const handlerMs = performance.now() - begin;

@@ -59,8 +59,20 @@ const range = (xs: number[]) =>
   `${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)} (median ${median(xs).toFixed(0)})`;
 
 it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
-  const server = await startModelServer({ script: Array.from({ length: 2 * SAMPLES }, () => ({ text: "ok" })) });
-  const home = prepareCliHome({ server, projectSettings: { cacheTtl: { ttlSeconds: 300 } } });
+  // Per sample: the cold run's answer, the next run's, then the paused run's tool call (one turn more) and answer.
+  const turns = [
+    { text: "ok" },
+    { text: "ok" },
+    { toolCalls: [{ id: "call_ls", name: "ls", arguments: {} }] },
+    { text: "ok" },
+  ];
+  const server = await startModelServer({ script: Array.from({ length: SAMPLES }, () => turns).flat() });
+  // pi would compact a 100k-message session after its first answer: every run here starts from the whole session.
+  const home = prepareCliHome({
+    server,
+    settings: { compaction: { enabled: false } },
+    projectSettings: { cacheTtl: { ttlSeconds: 300 } },
+  });
   try {
     // The session's last message an hour before now (the workload's clock runs about 0.7 s per message).
     const lastAt = benchSession(SIZE, 0).lastAt as number;
@@ -70,7 +82,7 @@ it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
     const rows: Record<string, number>[] = [];
     for (let k = 0; k < SAMPLES; k++) {
       /** One `pi -p` on `file`: what the probe recorded at session_start and at the request. */
-      const run = async (file: string, offsetSeconds: number, idleMs = 0) => {
+      const run = async (file: string, offsetSeconds: number, idleMs = 0, advanceSeconds = 0) => {
         const probeOut = join(home.root, `probe-${k}-${offsetSeconds}-${idleMs}.jsonl`);
         const result = await runPi(["-e", PROBE, "-p", "--session", file, "what next?"], {
           home,
@@ -78,15 +90,16 @@ it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
           env: {
             CACHE_TTL_BENCH_PROBE_OUT: probeOut,
             CACHE_TTL_BENCH_IDLE_MS: String(idleMs),
+            CACHE_TTL_BENCH_ADVANCE_S: String(advanceSeconds),
             [CLOCK_OFFSET_ENV]: String(offsetSeconds),
           },
         });
         expect(result.code, result.stderr).toBe(0);
-        const [start, pass] = readFileSync(probeOut, "utf8")
+        const [start, pass, next] = readFileSync(probeOut, "utf8")
           .trim()
           .split("\n")
           .map((line) => JSON.parse(line));
-        return { start, pass };
+        return { start, pass, next };
       };
       const file = join(home.root, `session-${k}.jsonl`);
       copyFileSync(pristine, file);
@@ -95,11 +108,14 @@ it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
       expect(cold.pass).toMatchObject({ prepared: false });
       expect(cold.pass.pruned).toBeGreaterThan(0);
       const again = await run(file, 60);
+      expect(again.pass).toMatchObject({ messages: cold.pass.messages + 2 });
       expect(again.pass.pruned).toBeUndefined();
-      // The same resume, but pi waits 2 s before the prompt goes out (a user typing): the preparation runs first.
+      // The same resume, but pi waits 2 s before the prompt goes out (a user typing): the preparation runs first. The
+      // model calls a tool, and the clock moves on 10 minutes: the request after it is a running session's expiry.
       copyFileSync(pristine, file);
-      const paused = await run(file, 0, 2000);
+      const paused = await run(file, 0, 2000, 600);
       expect(paused.pass).toMatchObject({ prepared: true, pruned: cold.pass.pruned });
+      expect(paused.next).toMatchObject({ prepared: false });
       rows.push({
         handlerMs: cold.start.handlerMs,
         walkMs: cold.start.walkMs,
@@ -107,6 +123,7 @@ it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
         coldMs: cold.pass.passMs,
         pruned: cold.pass.pruned,
         preparedMs: paused.pass.passMs,
+        runningMs: paused.next.passMs,
         handler2Ms: again.start.handlerMs,
         reuseMs: again.pass.passMs,
       });
@@ -118,6 +135,7 @@ it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
         `real pi CLI, ${SIZE} messages (ms over ${SAMPLES} processes each):`,
         `  start-up: the extension's session_start handler ${col("handlerMs")}; its branch read ${col("walkMs")}, pi's getBranch() ${col("getBranchMs")}`,
         `  first request after the expiry (${rows[0]?.["pruned"]} blocks pruned): context pass ${col("coldMs")} when the prompt comes at once (pi -p), ${col("preparedMs")} when pi waited 2 s for it (prepared while idle)`,
+        `  the same process, the next request 10 minutes later (a running session's expiry, nothing new to prune): context pass ${col("runningMs")}`,
         `  next process, a minute later: session_start handler ${col("handler2Ms")}, context pass ${col("reuseMs")} (the prune read back and re-applied)`,
       ].join("\n"),
     );

@@ -1,4 +1,4 @@
-import { HashSet32 } from "../model/hash-set32.ts";
+import { HashMap32, HashSet32 } from "../model/hash-table32.ts";
 import { hashBoth, hex8, rawMessageKey } from "../model/ids.ts";
 import {
   type AssistantMsg,
@@ -83,11 +83,28 @@ const imageSource = (key: string, part: number) => `${key}#${part}`;
  * registered with its owner (`owners`): it stays its owner's after the blocks before it are gone (compaction), and
  * no other block gets it.
  */
+/** The number an id of lowercase hex digits writes (what `hex8` wrote it from), or -1 for any other string. */
+function hexValue(id: string): number {
+  let h = 0;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (digit < 0) return -1;
+    h = h * 16 + digit;
+  }
+  return h;
+}
+
 class IdAllocator {
   /** Taken plain ids by their hash (a number: no string hashing per block), and taken suffixed ids. */
   #plain = new HashSet32();
   #taken = new Set<string>();
   #owners: ReadonlyMap<string, number>;
+  /**
+   * The owners of registered plain ids by the id's hash: a prune read back from the session registers about half the
+   * blocks of a long session, and each block asks (a typed table: no string hashing per block).
+   */
+  #registered: HashMap32 | undefined = new HashMap32();
   /** Registered suffixed ids by their 8-hex base (rare: only collisions). */
   #suffixed = new Map<string, string[]>();
   /** The id hash and the owner hash of the last source given to `id` (no pair allocated per block). */
@@ -95,9 +112,15 @@ class IdAllocator {
 
   constructor(owners: ReadonlyMap<string, number>) {
     this.#owners = owners;
-    for (const id of owners.keys()) {
+    this.#registered?.reserve(owners.size);
+    // forEach: no [id, owner] pair per entry (a long session registers tens of thousands).
+    owners.forEach((owner, id) => {
       if (id.length > 8) this.#suffixed.set(id.slice(0, 8), [...(this.#suffixed.get(id.slice(0, 8)) ?? []), id]);
-    }
+      const h = id.length === 8 ? hexValue(id) : -1;
+      if (h >= 0) this.#registered?.set(h, owner);
+      // A damaged entry's owner that no hash can be: the map itself decides (no block is its owner).
+      if (owner !== owner >>> 0) this.#registered = undefined;
+    });
   }
 
   #isTaken(id: string): boolean {
@@ -124,12 +147,15 @@ class IdAllocator {
     hashBoth(prefix, text, this.#hashes);
     const h = this.#hashes[0] as number;
     const plain = hex8(h);
-    const registered = this.#owners.size > 0;
-    if (!this.#plain.has(h) && !(registered && (this.#owners.has(plain) || this.#suffixed.has(plain)))) {
-      this.#plain.add(h);
-      return plain;
+    if (!this.#plain.has(h)) {
+      // Free, and not registered to another block (a registered id that is this block's own is taken back).
+      const owner = this.#registered ? this.#registered.get(h) : this.#owners.get(plain);
+      if (owner === undefined ? this.#suffixed.size === 0 || !this.#suffixed.has(plain) : owner === this.owner) {
+        this.#plain.add(h);
+        return plain;
+      }
     }
-    if (registered) {
+    if (this.#owners.size > 0) {
       const owner = this.owner;
       const own = (id: string) => this.#owners.get(id) === owner && !this.#isTaken(id);
       const found = own(plain) ? plain : this.#suffixed.get(plain)?.find(own);
