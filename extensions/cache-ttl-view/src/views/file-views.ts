@@ -1,3 +1,4 @@
+import { needsEscape } from "../model/json.ts";
 import { capValue } from "./caps.ts";
 import { resultText } from "./default-view.ts";
 import { fileMarker, imagesNote, type ToolViewFn } from "./tool-view.ts";
@@ -30,7 +31,15 @@ function pick(args: Record<string, unknown>, keys: readonly string[]): Record<st
 export const readView: ToolViewFn = (input, caps) => {
   const params = capValue(pick(input.args, ["path", "offset", "limit"]), caps) as Record<string, unknown>;
   if (input.isError) return { params, result: resultText(input.resultText, caps.maxTextChars) };
-  return { params, result: fileMarker(input.id, input.args["path"], input.resultText, imagesNote(input.images)) };
+  const path = input.args["path"];
+  const note = imagesNote(input.images);
+  const result = fileMarker(input.id, path, input.resultText, note);
+  // The marker's own text, the block id and the numbers never need escaping: only the path and the images' types.
+  return {
+    params,
+    result,
+    resultSafe: !needsEscape(input.id + note) && !(typeof path === "string" && needsEscape(path)),
+  };
 };
 
 /** `write`: the written content is a file marker in the parameters; the short result is kept (capped). */

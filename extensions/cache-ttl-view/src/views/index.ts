@@ -31,11 +31,12 @@ export interface RenderedToolView {
  */
 export function renderToolView(input: ToolViewInput, caps: Caps, argsJson?: string): RenderedToolView {
   const view = TOOL_VIEWS.get(input.tool) ?? defaultView;
-  const { params, result } = view(input, caps);
+  const { params, result, resultSafe } = view(input, caps);
   const paramsJson = params === input.args && argsJson !== undefined ? argsJson : JSON.stringify(params);
   // What JSON.stringify({tool, tool_call_id, id, params, result}) writes, from the parts already serialised: joined
   // in one flat string (a template would build a tree of pieces and copy it again to flatten it).
-  const resultJson = typeof result === "string" ? quoteJson(result) : JSON.stringify(result);
+  const resultJson =
+    typeof result === "string" ? (resultSafe ? `"${result}"` : quoteJson(result)) : JSON.stringify(result);
   const summary = [
     '{"tool":',
     quoteJson(input.tool),

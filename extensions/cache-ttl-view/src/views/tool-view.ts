@@ -18,6 +18,11 @@ export interface ToolViewInput {
 export interface ToolView {
   params: Record<string, unknown>;
   result: unknown;
+  /**
+   * Set when the view joined a string `result` from pieces it checked: no char of it needs a JSON escape, so the
+   * summary quotes it without scanning it again (a cold pass quotes tens of thousands of file markers).
+   */
+  resultSafe?: boolean;
 }
 
 export type ToolViewFn = (input: ToolViewInput, caps: Caps) => ToolView;

@@ -192,8 +192,9 @@ describe("the summary's bytes", () => {
           text.map((t) => JSON.stringify({ results: [{ title: t, url: "u", text: t }] })),
         ),
         fc.boolean(),
-        (tool, callId, args, resultText, isError) => {
-          const at = input({ tool, callId, args, resultText, isError });
+        fc.array(fc.record({ mimeType: text, chars: fc.nat() }), { maxLength: 2 }),
+        (tool, callId, args, resultText, isError, images) => {
+          const at = input({ tool, callId, args, resultText, isError, images });
           const { params, result } = (TOOL_VIEWS.get(tool) ?? defaultView)(at, caps);
           const rendered = renderToolView(at, caps, JSON.stringify(args));
           expect(rendered.summary).toBe(JSON.stringify({ tool, tool_call_id: callId, id: at.id, params, result }));
