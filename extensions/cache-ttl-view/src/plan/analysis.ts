@@ -76,13 +76,6 @@ export function touches(analysis: Analysis, i: number, ids: IdSet): boolean {
 const [TOOL, TEXT, IMAGE] = ["t:", "m:", "i:"];
 const imageSource = (key: string, part: number) => `${key}#${part}`;
 
-/**
- * Block ids are 8 hex chars (short enough to quote back), unique within one message list: when two sources hash
- * alike, the later one gets `.2`, `.3`, ... . Ids follow message order, so the ids of a prefix never change when
- * messages are appended, and a fresh block can never inherit the pruned state of an older one. An id once pruned is
- * registered with its owner (`owners`): it stays its owner's after the blocks before it are gone (compaction), and
- * no other block gets it.
- */
 /** The number an id of lowercase hex digits writes (what `hex8` wrote it from), or -1 for any other string. */
 function hexValue(id: string): number {
   let h = 0;
@@ -95,6 +88,13 @@ function hexValue(id: string): number {
   return h;
 }
 
+/**
+ * Block ids are 8 hex chars (short enough to quote back), unique within one message list: when two sources hash
+ * alike, the later one gets `.2`, `.3`, ... . Ids follow message order, so the ids of a prefix never change when
+ * messages are appended, and a fresh block can never inherit the pruned state of an older one. An id once pruned is
+ * registered with its owner (`owners`): it stays its owner's after the blocks before it are gone (compaction), and
+ * no other block gets it.
+ */
 class IdAllocator {
   /** Taken plain ids by their hash (a number: no string hashing per block), and taken suffixed ids. */
   #plain = new HashSet32();
