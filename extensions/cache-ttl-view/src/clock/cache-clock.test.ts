@@ -42,6 +42,15 @@ describe("bootstrap rule and inference", () => {
     expect(ttlForJudgement(true, undefined, 300)).toBe(300);
   });
 
+  it("keeps pruning off when it is off now, and never judges with a stored TTL the buffer eats", () => {
+    // Turned off, an unknown model, or a buffer that eats the current TTL: off, whatever the cache was written under.
+    expect(ttlForJudgement(true, 300, undefined)).toBeUndefined();
+    expect(ttlForJudgement(true, 300, 0)).toBe(0);
+    // Written under 300 s, judged now with a 300 s buffer: that TTL would call every request expired.
+    expect(ttlForJudgement(true, 300, 3600, 300)).toBe(3600);
+    expect(ttlForJudgement(true, 3600, 300, 60)).toBe(3600);
+  });
+
   it("infers the touch time from the message before the last assistant message, else the assistant's", () => {
     const s = new SessionBuilder().user("a").assistant("b").user("c").assistant("d");
     expect(inferTouch(s.messages)).toBe(s.messages[2]?.timestamp);

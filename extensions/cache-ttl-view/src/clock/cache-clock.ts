@@ -38,14 +38,18 @@ export function judgeCache(input: ClockInput): CacheState {
 
 /**
  * The bootstrap rule: the first request after loading a session judges expiry with the TTL stored with the last
- * touch (the cache was written under that TTL); later requests use the current one.
+ * touch (the cache was written under that TTL); later requests use the current one. Pruning that is off now (no
+ * current TTL: turned off, an unknown model, a buffer that eats the TTL) stays off, and a stored TTL the buffer eats
+ * is not used (it would judge every request expired).
  */
 export function ttlForJudgement(
   bootstrapPending: boolean,
   storedTtl: number | undefined,
   currentTtl: number | undefined,
+  bufferSeconds = 0,
 ): number | undefined {
-  return bootstrapPending && storedTtl !== undefined ? storedTtl : currentTtl;
+  if (currentTtl === undefined || !(currentTtl > 0)) return currentTtl;
+  return bootstrapPending && storedTtl !== undefined && storedTtl > bufferSeconds ? storedTtl : currentTtl;
 }
 
 /**

@@ -102,6 +102,25 @@ describe("SessionView", () => {
     expect(render(reloaded, s, 61 * MIN + 16 * MIN, 300).clock.kind).toBe("expired");
   });
 
+  it("after a resume, pruning that is off now stays off on the first request (the stored TTL does not revive it)", () => {
+    const s = session(4).user("next");
+    // Turned off (cacheTtl.ttlSeconds: 0), or a model whose TTL is not known: the extension says pruning is off.
+    for (const current of [0, undefined]) {
+      const view = new SessionView(settings);
+      view.load([{ kind: "touch", at: 0, ttlSeconds: 300 }]);
+      const r = view.render(s.clone(), { now: 10 * MIN, ttlSeconds: current });
+      expect(r.clock.kind).toBe("off");
+      expect(r.plan).toBeUndefined();
+      expect(r.entries).toEqual([]);
+      expect(bytes(r.messages)).toEqual(bytes(s.messages));
+    }
+    // Written under 300 s, and now a 300 s buffer with a 3600 s TTL: 5 s after the last request the cache is warm.
+    const buffered = new SessionView(defaultSettings({ keepRecentTurns: 2, minGainTokens: 0, bufferSeconds: 300 }));
+    buffered.load([{ kind: "touch", at: 0, ttlSeconds: 300 }]);
+    const r = render(buffered, s, 5_000, 3600);
+    expect(r.clock.kind).toBe("warm");
+    expect(r.plan).toBeUndefined();
+  });
   it("infers the touch time from the messages when nothing is stored", () => {
     const s = session(4).user("next");
     const view = new SessionView(settings);

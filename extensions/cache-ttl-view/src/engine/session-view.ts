@@ -139,7 +139,12 @@ export class SessionView {
     return judgeCache({
       now,
       touchAt: this.state.touchAt,
-      ttlSeconds: ttlForJudgement(this.bootstrapPending, this.state.ttlSeconds, ttlSeconds),
+      ttlSeconds: ttlForJudgement(
+        this.bootstrapPending,
+        this.state.ttlSeconds,
+        ttlSeconds,
+        this.settings.bufferSeconds,
+      ),
       bufferSeconds: this.settings.bufferSeconds,
       warmGapSeconds: this.state.warmGapSeconds,
     });
@@ -168,7 +173,7 @@ export class SessionView {
     const clock = judgeCache({
       now: ctx.now,
       touchAt,
-      ttlSeconds: ttlForJudgement(this.bootstrapPending, s.ttlSeconds, ctx.ttlSeconds),
+      ttlSeconds: ttlForJudgement(this.bootstrapPending, s.ttlSeconds, ctx.ttlSeconds, this.settings.bufferSeconds),
       bufferSeconds: this.settings.bufferSeconds,
       warmGapSeconds: s.warmGapSeconds,
     });
@@ -187,7 +192,7 @@ export class SessionView {
       const candidate = this.#plan(messages, analysed, replacement, ctx.api);
       if (candidate.ids.length > 0 && messages.length > 0) {
         plan = candidate;
-        const ttl = ttlForJudgement(true, s.ttlSeconds, ctx.ttlSeconds) ?? 0;
+        const ttl = ttlForJudgement(true, s.ttlSeconds, ctx.ttlSeconds, this.settings.bufferSeconds) ?? 0;
         const after = messageKeyAt(messages, messages.length - 1);
         anchors = new Map([[after, messages.length - 1]]);
         const entry: StateEntry = {
