@@ -1,6 +1,6 @@
 import type { ImagePart, TextPart, ToolResultMsg, ViewMessage } from "../model/messages.ts";
 import { partsOf } from "../model/messages.ts";
-import { type Analysis, type Block, type IdSet, toolCallOf } from "../plan/analysis.ts";
+import { type Analysis, type Block, type IdSet, partBlock, toolCallOf } from "../plan/analysis.ts";
 import { proseOf } from "../render/replacements.ts";
 
 /** Tool name the model calls to get pruned originals back. */
@@ -41,9 +41,12 @@ export function restoredContent(
 
 const ORIGINAL_OPEN = /<original id="([^"]+)"/g;
 
+const ORIGINAL_CLOSE = "</original>";
+
 /**
- * Ids whose originals an earlier `context_restore` already appended and that are still in view there (its result
- * is not pruned itself): asking again would append the whole original a second time.
+ * Ids whose originals an earlier `context_restore` already appended and that are still in view there, whole: its
+ * result is not pruned, and neither is any image inside that original (the image budget prunes images of restore
+ * results like any other). Asking again for one in view would append the whole original a second time.
  */
 export function shownOriginals(messages: readonly ViewMessage[], analysis: Analysis, pruned: IdSet): Set<string> {
   const out = new Set<string>();
@@ -52,10 +55,26 @@ export function shownOriginals(messages: readonly ViewMessage[], analysis: Analy
     if (m.role !== "toolResult" || (m as ToolResultMsg).toolName !== RESTORE_TOOL) continue;
     const owner = analysis.resultTool[i] as number;
     if (owner >= 0 && pruned.has((analysis.blocks[owner] as Block).id)) continue;
-    for (const part of (m as ToolResultMsg).content) {
-      if (part.type !== "text") continue;
-      for (const match of part.text.matchAll(ORIGINAL_OPEN)) out.add(match[1] as string);
+    const here = new Set<string>();
+    const cut = new Set<string>();
+    /** The original whose parts are being read (its opening tag came, its closing tag not yet). */
+    let open: string | undefined;
+    const parts = (m as ToolResultMsg).content;
+    for (let p = 0; p < parts.length; p++) {
+      const part = parts[p] as TextPart | ImagePart;
+      if (part.type === "image") {
+        const image = partBlock(analysis, i, p);
+        if (open !== undefined && image !== undefined && pruned.has(image.id)) cut.add(open);
+        continue;
+      }
+      if (part.type !== "text" || typeof part.text !== "string") continue;
+      for (const match of part.text.matchAll(ORIGINAL_OPEN)) {
+        open = match[1] as string;
+        here.add(open);
+      }
+      if (part.text.lastIndexOf(ORIGINAL_CLOSE) > part.text.lastIndexOf("<original id=")) open = undefined;
     }
+    for (const id of here) if (!cut.has(id)) out.add(id);
   }
   return out;
 }
