@@ -47,14 +47,54 @@ export function truncateTail(text: string, max: number): string {
   return `${MARK}${CUT}${text.slice(text.length - keep)}`;
 }
 
+const REF = "ref:";
+/** A `ref:` reference written inside a text (a whole value starting with `ref:` is one reference, spaces and all). */
+const REF_IN_TEXT = /(?<![\w/])ref:[^\s"'<>,;)\]}]+/g;
+
+/** The `ref:` references in a text, in order, each once. */
+export function refsIn(text: string): string[] {
+  return [...new Set(text.match(REF_IN_TEXT) ?? [])];
+}
+
 /**
- * Cap a JSON-like value: strings to `maxFieldChars` (except `ref:`), lists and objects to their item caps. A value
- * that needs no cut is returned as is (same reference), so the common case allocates nothing.
+ * Every `ref:` reference a JSON-like value holds, in order: string values starting with `ref:` whole, and references
+ * written inside other strings. What a cut drops, its marker names, so no reference ever leaves a summary.
+ */
+export function refsOf(value: unknown, out: string[] = [], depth = 0): string[] {
+  if (typeof value === "string") {
+    if (value.startsWith(REF)) out.push(value);
+    else if (value.includes(REF)) out.push(...refsIn(value));
+  } else if (value !== null && typeof value === "object" && depth < 64) {
+    for (const item of Array.isArray(value) ? value : Object.values(value)) refsOf(item, out, depth + 1);
+  }
+  return out;
+}
+
+/** `marker refs: <each reference once>` when a cut dropped references, else the marker. */
+function withRefs(marker: string, refs: readonly string[]): string {
+  return refs.length === 0 ? marker : `${marker} refs: ${[...new Set(refs)].join(" ")}`;
+}
+
+/** A text cut to `max` (see `truncateText`), naming the references the cut part held. */
+function capText(text: string, max: number): string {
+  const cut = truncateText(text, max);
+  if (cut === text || !text.includes(REF)) return cut;
+  const kept = new Set(refsIn(cut));
+  return withRefs(
+    cut,
+    refsIn(text).filter((ref) => !kept.has(ref)),
+  );
+}
+
+/**
+ * Cap a JSON-like value: strings to `maxFieldChars` (except `ref:`), lists and objects to their item caps; a cut
+ * names the `ref:` references it dropped. A value that needs no cut is returned as is (same reference), so the
+ * common case allocates nothing.
  */
 export function capValue(value: unknown, caps: Caps, depth = 0): unknown {
-  if (typeof value === "string") return value.startsWith("ref:") ? value : truncateText(value, caps.maxFieldChars);
+  if (typeof value === "string") return value.startsWith(REF) ? value : capText(value, caps.maxFieldChars);
   if (value === null || typeof value !== "object") return value;
-  if (depth >= MAX_DEPTH) return `${MARK}nested value`;
+  if (depth >= MAX_DEPTH) return withRefs(`${MARK}nested value`, refsOf(value));
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     const n = Math.min(value.length, caps.maxListItems);
@@ -65,7 +105,7 @@ export function capValue(value: unknown, caps: Caps, depth = 0): unknown {
     }
     if (value.length <= caps.maxListItems) return out ?? value;
     out ??= value.slice(0, n);
-    out.push(`${MARK}+${value.length - caps.maxListItems} items`);
+    out.push(withRefs(`${MARK}+${value.length - caps.maxListItems} items`, refsOf(value.slice(n))));
     return out;
   }
   const record = value as Record<string, unknown>;
@@ -81,7 +121,10 @@ export function capValue(value: unknown, caps: Caps, depth = 0): unknown {
     entries?.push([key, capped]);
   }
   if (!entries) return value;
-  if (keys.length > caps.maxDictKeys) entries.push([CUT, `${MARK}+${keys.length - caps.maxDictKeys} keys`]);
+  if (keys.length > caps.maxDictKeys) {
+    const dropped = refsOf(keys.slice(caps.maxDictKeys).map((key) => record[key]));
+    entries.push([CUT, withRefs(`${MARK}+${keys.length - caps.maxDictKeys} keys`, dropped)]);
+  }
   // fromEntries defines own data properties: a key named `__proto__` stays a key.
   return Object.fromEntries(entries);
 }

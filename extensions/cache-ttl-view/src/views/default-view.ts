@@ -1,4 +1,5 @@
-import { type Caps, capValue, truncateText } from "./caps.ts";
+import { type Caps, capValue, refsIn, refsOf, truncateText } from "./caps.ts";
+
 import { imagesNote, type ToolViewFn } from "./tool-view.ts";
 
 /**
@@ -11,13 +12,6 @@ export const defaultView: ToolViewFn = (input, caps) => ({
   result:
     jsonResult(input.resultText, caps) ?? resultText(input.resultText, caps.maxTextChars, imagesNote(input.images)),
 });
-
-const REF = /(?<![\w/])ref:[^\s"'<>,;)\]}]+/g;
-
-/** The `ref:` values in a text, in order, each once (they are quoted back verbatim, never cut). */
-export function refsIn(text: string): string[] {
-  return [...new Set(text.match(REF) ?? [])];
-}
 
 /** A result text as a summary value: `ref:` verbatim, else `[TRUNCATED] …` within `max`, plus every `ref:` it held. */
 export function resultText(text: string, max: number, note = ""): string {
@@ -36,11 +30,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** The identifying keys of a record, plus any key holding a `ref:` value (kept verbatim). */
+/** The identifying keys of a record, plus any key whose value holds a `ref:` reference, however deep. */
 function only(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(
     Object.keys(record)
-      .filter((k) => keys.includes(k) || (typeof record[k] === "string" && (record[k] as string).startsWith("ref:")))
+      .filter((k) => keys.includes(k) || refsOf(record[k]).length > 0)
       .map((k) => [k, record[k]]),
   );
 }

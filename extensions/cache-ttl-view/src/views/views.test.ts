@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { capValue, truncateTail, truncateText } from "./caps.ts";
+import { capValue, refsOf, truncateTail, truncateText } from "./caps.ts";
 import { defaultView } from "./default-view.ts";
 import { renderToolView, TOOL_VIEWS, type ToolViewInput } from "./index.ts";
 
@@ -149,7 +149,11 @@ describe("per-tool views", () => {
     const first = s.result.results[0];
     expect(Object.keys(first).sort()).toEqual(["ref", "sid", "text", "title", "url"]);
     expect(first.ref).toBe(hits[0]?.ref); // verbatim, never cut
-    expect(JSON.stringify(s.result).length).toBeLessThanOrEqual(400);
+    // The hits that did not fit are named by their references (verbatim too): the rest fits maxTextChars.
+    const named = hits.slice(s.result.results.length - 1).map((hit) => hit.ref);
+    const marker = s.result.results.at(-1) as string;
+    expect(marker).toBe(`[TRUNCATED] +${named.length} items refs: ${named.join(" ")}`);
+    expect(JSON.stringify(s.result).length - marker.length).toBeLessThanOrEqual(400);
   });
 
   it("default: a text result cut to maxTextChars still carries every ref: value it held, verbatim", () => {
@@ -158,6 +162,59 @@ describe("per-tool views", () => {
     const r = summary({ tool: "notes", resultText: body }).result as string;
     expect(r.startsWith("[TRUNCATED] ")).toBe(true);
     for (const ref of refs) expect(r).toContain(ref);
+  });
+
+  it("default: every ref: a JSON result or the parameters held is still in the summary, whatever was cut", () => {
+    // JSON the way tools write it (search hits, nested metadata, lists, long texts), with references anywhere: whole
+    // values, deep in dropped fields and items, and inside texts that get cut.
+    const ref = fc.stringMatching(/^[a-z0-9/_-]{1,12}$/).map((r) => `ref:${r}`);
+    const words = fc.array(fc.oneof(fc.constantFrom("lorem", "ipsum", "see", "x".repeat(30)), ref), { maxLength: 12 });
+    const leaf = fc.oneof(
+      ref,
+      words.map((w) => w.join(" ")),
+      fc.integer(),
+      fc.constant(null),
+    );
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: "small" }, leaf, tie("list"), tie("record")),
+      list: fc.array(tie("value"), { maxLength: 6 }),
+      record: fc.dictionary(
+        fc.constantFrom("sid", "url", "title", "text", "meta", "ref", "html", "a", "b"),
+        tie("value"),
+        {
+          maxKeys: 6,
+        },
+      ),
+    })).value;
+    const hits = fc.array(
+      fc.record({
+        url: fc.constant("https://e.com"),
+        title: words.map((w) => w.join(" ")),
+        text: words.map((w) => w.join(" ")),
+        meta: json,
+      }),
+      { maxLength: 8 },
+    );
+    const tight = { maxTextChars: 120, maxFieldChars: 24, maxListItems: 2, maxDictKeys: 2 };
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          json,
+          hits.map((results) => ({ results })),
+        ),
+        json,
+        (result, args) => {
+          const params = typeof args === "object" && args !== null && !Array.isArray(args) ? args : { value: args };
+          const out = renderToolView(
+            input({ tool: "web_search", args: params, resultText: JSON.stringify(result) }),
+            tight,
+          );
+          // Verbatim in the summary's text (these references need no JSON escape).
+          for (const r of refsOf([params, result])) expect(out.summary).toContain(r);
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 
   it("the summary is exactly JSON.stringify({tool, tool_call_id, id, params, result}) (assembled from parts)", () => {
