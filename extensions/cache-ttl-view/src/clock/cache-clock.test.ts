@@ -85,6 +85,32 @@ describe("resolveTtl", () => {
   it("long retention only where the model supports it (as pi-ai decides)", () => {
     const noLong = { api: "anthropic-messages", provider: "x", id: "y", compat: { supportsLongCacheRetention: false } };
     expect(resolveTtl(undefined, noLong, "long").seconds).toBe(300);
+    // pi-ai sends no prompt_cache_retention on Azure's or Codex's Responses API: 24 h there would never prune.
+    for (const api of ["azure-openai-responses", "openai-codex-responses"]) {
+      expect(resolveTtl(undefined, { api, provider: api, id: "gpt-5" }, "long")).toMatchObject({ seconds: 300 });
+    }
+  });
+
+  it("Bedrock: the TTL where pi-ai puts cache points (Claude by id or name, or forced), else off", () => {
+    const bedrock = (id: string, name?: string) => ({
+      api: "bedrock-converse-stream",
+      provider: "amazon-bedrock",
+      id,
+      name,
+    });
+    const profile = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3";
+    expect(resolveTtl(undefined, bedrock(profile, "Claude Sonnet 4.5 (team profile)"), "long", {}).seconds).toBe(3600);
+    expect(resolveTtl(undefined, bedrock("us.anthropic.claude-3-7-sonnet-20250219-v1:0"), "short", {}).seconds).toBe(
+      300,
+    );
+    // No cache points: an ARN naming no model, and Claude families pi-ai does not cache.
+    expect(resolveTtl(undefined, bedrock(profile), "short", {}).seconds).toBeUndefined();
+    expect(
+      resolveTtl(undefined, bedrock("anthropic.claude-3-haiku-20240307-v1:0"), "short", {}).seconds,
+    ).toBeUndefined();
+    expect(resolveTtl(undefined, bedrock("amazon.nova-pro-v1:0"), "short", {}).seconds).toBeUndefined();
+    // AWS_BEDROCK_FORCE_CACHE=1: pi-ai adds them to any model.
+    expect(resolveTtl(undefined, bedrock(profile), "short", { AWS_BEDROCK_FORCE_CACHE: "1" }).seconds).toBe(300);
   });
 
   it("an unknown cache is off, and says why and what to set", () => {

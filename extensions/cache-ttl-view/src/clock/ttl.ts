@@ -12,6 +12,8 @@ export interface TtlModel {
   api?: string;
   provider?: string;
   id?: string;
+  /** pi-ai reads it too where the id names no model (a Bedrock application inference profile's ARN). */
+  name?: string;
   baseUrl?: string;
   compat?: { supportsLongCacheRetention?: boolean; cacheControlFormat?: string } | undefined;
 }
@@ -25,13 +27,19 @@ interface TtlRow {
 const CLAUDE: TtlRow = { short: 300, long: 3600, note: "Anthropic cache_control: 5 min, 1 h with long retention" };
 const OPENAI: TtlRow = { short: 300, long: 86_400, note: "automatic: 5-10 min idle (up to 1 h), 24 h with long" };
 const GEMINI: TtlRow = { short: 300, long: 300, note: "Gemini implicit caching: short-lived, not guaranteed" };
+/** pi-ai 0.73.1 sends no `prompt_cache_retention` on these APIs: long retention changes nothing there. */
+const OPENAI_SHORT_ONLY: TtlRow = {
+  short: 300,
+  long: 300,
+  note: "automatic: 5-10 min idle (up to 1 h); pi-ai sends no prompt_cache_retention on this API",
+};
 
 /** TTLs per wire format (`model.api`); see the README's table. */
 export const API_TTLS: ReadonlyMap<string, TtlRow> = new Map([
   ["anthropic-messages", CLAUDE],
   ["openai-responses", OPENAI],
-  ["azure-openai-responses", OPENAI],
-  ["openai-codex-responses", OPENAI],
+  ["azure-openai-responses", OPENAI_SHORT_ONLY],
+  ["openai-codex-responses", OPENAI_SHORT_ONLY],
   ["google-generative-ai", GEMINI],
   ["google-vertex", GEMINI],
 ]);
@@ -55,14 +63,24 @@ export interface ResolvedTtl {
   reason: string;
 }
 
-function rowFor(model: TtlModel): TtlRow | undefined {
+/**
+ * Whether pi-ai 0.73.1 puts cache points in a Bedrock request: for Claude 4.x, 3.7 Sonnet and 3.5 Haiku, known by
+ * the model's id or its name (an application inference profile's ARN names no model, its configured name may), and
+ * for any model when `AWS_BEDROCK_FORCE_CACHE=1`.
+ */
+export function bedrockCaches(model: TtlModel, env: NodeJS.ProcessEnv = process.env): boolean {
+  const names = [model.id, model.name]
+    .filter((v): v is string => typeof v === "string")
+    .flatMap((v) => [v.toLowerCase(), v.toLowerCase().replace(/[\s_.:]+/g, "-")]);
+  if (!names.some((n) => n.includes("claude"))) return env["AWS_BEDROCK_FORCE_CACHE"] === "1";
+  return names.some((n) => n.includes("-4-") || n.includes("claude-3-7-sonnet") || n.includes("claude-3-5-haiku"));
+}
+
+function rowFor(model: TtlModel, env: NodeJS.ProcessEnv): TtlRow | undefined {
   const api = model.api ?? "";
   const byApi = API_TTLS.get(api);
   if (byApi) return byApi;
-  if (api === "bedrock-converse-stream") {
-    // pi-ai adds cache points for Claude models only.
-    return /claude/i.test(model.id ?? "") ? CLAUDE : undefined;
-  }
+  if (api === "bedrock-converse-stream") return bedrockCaches(model, env) ? CLAUDE : undefined;
   if (api === "openai-completions") {
     if (model.compat?.cacheControlFormat === "anthropic") return CLAUDE;
     if (model.provider === "openrouter" && (model.id ?? "").startsWith("anthropic/")) return CLAUDE;
@@ -80,6 +98,7 @@ export function resolveTtl(
   settingTtl: number | undefined,
   model: TtlModel | undefined,
   retention: CacheRetention,
+  env: NodeJS.ProcessEnv = process.env,
 ): ResolvedTtl {
   if (settingTtl !== undefined) {
     return settingTtl > 0
@@ -87,7 +106,7 @@ export function resolveTtl(
       : { seconds: undefined, source: "off", reason: "cacheTtl.ttlSeconds <= 0" };
   }
   if (!model) return { seconds: undefined, source: "off", reason: "no model selected" };
-  const row = rowFor(model);
+  const row = rowFor(model, env);
   const name = `${model.provider ?? "?"}/${model.id ?? "?"} (api ${model.api ?? "?"})`;
   if (!row) {
     return {

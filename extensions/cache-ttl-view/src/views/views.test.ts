@@ -204,7 +204,10 @@ describe("per-tool views", () => {
         ),
         json,
         (result, args) => {
-          const params = typeof args === "object" && args !== null && !Array.isArray(args) ? args : { value: args };
+          const params =
+            typeof args === "object" && args !== null && !Array.isArray(args)
+              ? (args as Record<string, unknown>)
+              : { value: args };
           const out = renderToolView(
             input({ tool: "web_search", args: params, resultText: JSON.stringify(result) }),
             tight,
