@@ -24,6 +24,9 @@ export interface CacheTtlViewOptions {
 /** How long after a session change `prepare` waits: past pi's own start-up work, well before a user's first prompt. */
 const PREPARE_DELAY_MS = 50;
 
+/** Why pruning is off while the settings conflict (each conflict is said on its own, naming the fields). */
+const CONFLICT_REASON = "the cacheTtl settings conflict (see above): blocks pruned before stay pruned, nothing new is";
+
 function defaultNow(): number {
   const offset = Number(process.env[CLOCK_OFFSET_ENV] ?? 0);
   return Date.now() + (Number.isFinite(offset) ? offset * 1000 : 0);
@@ -40,13 +43,17 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
     const notices = new NoticeBoard("cache-ttl-view");
     let view = new SessionView(defaultSettings());
     let problems: SettingsProblem[] = [];
+    /** False while the settings' fields conflict: nothing new is pruned, and what was pruned before stays pruned. */
+    let settingsValid = true;
 
     const persist = (entry: StateEntry | undefined) => {
       if (entry) writeSessionEntry(pi, STATE_ENTRY, entry);
     };
     /** The TTL for the current model: settings, else its API and pi-ai's retention; a buffer that eats it is off. */
     const currentTtl = (ctx: ExtensionContext): ResolvedTtl =>
-      applyBuffer(resolveTtl(view.settings.ttlSeconds, ctx.model, cacheRetention()), view.settings.bufferSeconds);
+      settingsValid
+        ? applyBuffer(resolveTtl(view.settings.ttlSeconds, ctx.model, cacheRetention()), view.settings.bufferSeconds)
+        : { seconds: undefined, source: "off", reason: CONFLICT_REASON };
     const stateOfBranch = (ctx: ExtensionContext) => readSessionEntries(sessionBranch(ctx.sessionManager), STATE_ENTRY);
     /** The session's current context, built as pi builds it (what the next request starts from). */
     const sessionMessages = (ctx: ExtensionContext): ViewMessage[] =>
@@ -78,8 +85,10 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
       for (const p of problems) {
         notices.once(ctx, `${p.file}:${p.key}`, `${p.file}: ${p.key}: ${p.message}`);
       }
-      const settings = loaded.valid ? loaded.settings : { ...loaded.settings, enabled: false };
-      view = new SessionView(settings, ctx.cwd);
+      // Conflicting fields turn pruning off, not the view: the blocks pruned before keep their bytes (the cached
+      // prefix stays valid, and nothing pruned comes back at full size because of a typo).
+      settingsValid = loaded.valid;
+      view = new SessionView(loaded.settings, ctx.cwd);
       view.load(stateOfBranch(ctx));
       prepareSoon(ctx);
     });

@@ -124,6 +124,38 @@ describe("state lifecycle", () => {
     expect(isPrefix(before, conversation(server.requests[3]!))).toBe(true);
   });
 
+  it("/reload into conflicting settings prunes nothing new and keeps the pruned prefix byte-identical", async () => {
+    const clock = { now: 1_000_000 };
+    const { server, t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock, {
+      ttlSeconds: 300,
+      keepRecentTurns: 1,
+    });
+    await t.prompt("read big.txt");
+    clock.now += 10 * MIN;
+    await t.prompt("expired");
+    const before = conversation(server.requests[2]!);
+    expect(json(before)).toContain("[TRUNCATED FILE] id=");
+    // A buffer not below the TTL: said, naming both fields, and pruning is off.
+    writeFileSync(
+      join(t.cwd, ".pi", "settings.json"),
+      JSON.stringify({ cacheTtl: { ttlSeconds: 300, bufferSeconds: 300, keepRecentTurns: 1 } }),
+    );
+    await t.session.reload();
+    clock.now += 1 * MIN;
+    await t.prompt("warm after reload");
+    // Long past the TTL: still nothing new pruned (the answers stay in full), the old prune still applied.
+    clock.now += 60 * MIN;
+    await t.prompt(`expired again ${"with a long question that would be pruned ".repeat(20)}`);
+    clock.now += 60 * MIN;
+    await t.prompt("and again");
+    const warm = conversation(server.requests[3]!);
+    const later = conversation(server.requests[5]!);
+    expect(isPrefix(before, warm)).toBe(true);
+    expect(isPrefix(warm, later)).toBe(true);
+    expect(json(later)).not.toContain("line 300: payload");
+    expect(json(later)).toContain("with a long question that would be pruned ".repeat(20).trim());
+  });
+
   it("/cache-ttl right after a resume labels the pruned blocks from the session", async () => {
     const clock = { now: 1_000_000 };
     const { t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock);

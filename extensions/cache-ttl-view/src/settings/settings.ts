@@ -86,7 +86,10 @@ export type SettingsProblem = SettingsIssue;
 export interface LoadedSettings {
   settings: CacheTtlSettings;
   problems: SettingsProblem[];
-  /** False when fields conflict (see `loadCacheTtlSettings`): the extension then reports the clock but never prunes. */
+  /**
+   * False when fields conflict (see `loadCacheTtlSettings`): the extension then prunes nothing new, and keeps what
+   * it pruned before as it was.
+   */
   valid: boolean;
 }
 
