@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
@@ -18,9 +19,27 @@ describe("pi -p with cache-ttl-view (real CLI, loopback model)", () => {
     // README: `cache-ttl report <session.jsonl>` and `--json` replay that very file.
     const text = await run(process.execPath, [BIN, "report", file], { env });
     expect(text.stdout).toMatch(/total baseline: [\d,]+ written/);
+    expect(text.stdout).toContain("with pruning: what cache-ttl-view did in this session");
+    // Recorded with the extension: the report replays its prune (made on its own clock, ten minutes on), not what
+    // the file's timestamps (seconds apart) or the settings now would decide.
+    const recorded = async () =>
+      JSON.parse((await run(process.execPath, [BIN, "report", file, "--json"], { env })).stdout);
+    const did = await recorded();
+    expect(did.mode).toBe("recorded");
+    expect(did.requests.map((r: { pruned: number }) => r.pruned)).toEqual([0, 0, 1, 0]);
+    expect(did.requests[2].withPruning.writeTokens + did.requests[2].withPruning.readTokens).toBeLessThan(
+      did.requests[2].baseline.writeTokens + did.requests[2].baseline.readTokens - 10_000,
+    );
+    // Settings changed since (nothing would be pruned now, and other caps): the same replay.
+    writeFileSync(
+      join(scenario.home?.cwd as string, ".pi", "settings.json"),
+      JSON.stringify({ cacheTtl: { ttlSeconds: 300, keepRecentTurns: 50, maxTextChars: 40 } }),
+    );
+    expect(await recorded()).toEqual(did);
     // The runs were seconds apart in real time; a 1 ms TTL makes the replay see the second run as cold.
     const { stdout } = await run(process.execPath, [BIN, "report", file, "--json", "--ttl", "0.001"], { env });
     const report = JSON.parse(stdout);
+    expect(report.mode).toBe("simulated");
     expect(report.requests).toHaveLength(4);
     expect(report.requests[2]).toMatchObject({ warm: false, pruned: 1 });
     expect(report.requests[2].withPruning.writeTokens).toBeLessThan(report.requests[2].baseline.writeTokens - 10_000);

@@ -32,6 +32,9 @@ const n = (x: number) => x.toLocaleString("en-US");
 
 function table(report: ReplayReport): string {
   const lines = [
+    report.mode === "recorded"
+      ? "with pruning: what cache-ttl-view did in this session (its saved prunes, pins and restores)"
+      : "with pruning: what cache-ttl-view would do with these settings",
     `model ${report.model ?? "unknown"}, TTL ${report.ttlSeconds}s, prices per M tokens: write $${report.prices.cacheWrite || report.prices.input}, read $${report.prices.cacheRead || report.prices.input}`,
     "req  idle(s)  cache  pruned  baseline write/read      with pruning write/read   cost saved",
   ];
@@ -62,7 +65,12 @@ export const USAGE = formatHelp({
   commands: [
     ["cache-ttl report <session.jsonl> [--ttl <seconds>]", "replay the session's requests with and without pruning"],
   ],
-  options: [["--ttl <seconds>", "the provider's cache TTL (default: from the model's provider)"]],
+  options: [
+    [
+      "--ttl <seconds>",
+      "the provider's cache TTL (default: the one the extension stored, else the model's API's); simulates what the extension would do with it",
+    ],
+  ],
   exit1: "the session file cannot be read",
 });
 

@@ -137,6 +137,46 @@ describe("replaySession", () => {
     expect(restored - notRestored).toBeGreaterThan(9000); // the 40,000-char read is back in the view
   });
 
+  it("replays the usage counters as evidence: where the provider kept the cache longer, the view holds", () => {
+    const s = new SessionBuilder().user("go").assistant("hi");
+    s.user("next").assistant("ok");
+    s.user("read it");
+    s.tool("read", { path: "big.ts" }, text(40_000));
+    s.assistant("read it").user("more").assistant("answer");
+    const t0 = 1_000_000;
+    // Request times (the assistant messages) and what the provider reported for each response.
+    const at = [t0 + 1_000, t0 + 402_000, t0 + 404_000, t0 + 405_000, t0 + 755_000];
+    const usage = [{ input: 1000 }, { input: 5, cacheRead: 1000 }, { input: 50 }, { input: 10_000 }, { input: 10 }];
+    let k = 0;
+    for (const m of s.messages) {
+      if (m.role !== "assistant") continue;
+      Object.assign(m, {
+        timestamp: at[k],
+        usage: { cacheRead: 0, cacheWrite: 0, ...usage[k] },
+        api: "anthropic-messages",
+      });
+      k++;
+    }
+    // Request 1 came 401 s after request 0 (past the 300 s TTL) with nothing to prune, and its response read the
+    // whole previous prompt from the cache: the cache lived 401 s. Request 4 comes 350 s after request 3.
+    const report = replaySession(parseSessionFile(sessionFile(s.messages)), {
+      settings: defaultSettings(),
+      prices: { input: 3, cacheRead: 0.3, cacheWrite: 3.75 },
+    });
+    expect(report.mode).toBe("simulated");
+    expect(report.requests.map((r) => r.pruned)).toEqual([0, 0, 0, 0, 0]);
+    // Without that evidence (the response read nothing), the same idle prunes the read.
+    usage[1] = { input: 1005 };
+    k = 0;
+    for (const m of s.messages)
+      if (m.role === "assistant") Object.assign(m, { usage: { cacheRead: 0, ...usage[k++] } });
+    const cold = replaySession(parseSessionFile(sessionFile(s.messages)), {
+      settings: defaultSettings(),
+      prices: { input: 3, cacheRead: 0.3, cacheWrite: 3.75 },
+    });
+    expect(cold.requests.at(-1)?.pruned).toBe(1);
+  });
+
   it("cache-ttl report skips torn and garbage lines like pi, says so, and still reports", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cache-ttl-report-"));
     const path = join(dir, "s.jsonl");

@@ -26,6 +26,12 @@ export interface RequestRow {
 }
 
 export interface ReplayReport {
+  /**
+   * `recorded`: the session was recorded with cache-ttl-view, and "with pruning" is what it did (its prunes, with
+   * the caps stored with them, its notices, pins and restores). `simulated`: what it would have done with these
+   * settings (a session recorded without it, or `--ttl`).
+   */
+  mode: "recorded" | "simulated";
   /** The TTL of the last request (stored by the extension, else derived, else `--ttl`). */
   ttlSeconds: number;
   /** Line numbers skipped as not JSON. */
@@ -87,16 +93,25 @@ export interface ReplayOptions {
   prices: Prices;
 }
 
+/** Whether cache-ttl-view ran in the session: it persists its clock and its prunes. */
+export function recordedWithView(session: ParsedSession): boolean {
+  return session.requests.some((r) => r.stateEntries.some((e) => e.kind === "touch" || e.kind === "prune"));
+}
+
 /**
  * Replay a recorded session with its timestamps: per request, the prompt prefix written and read with and without
  * cache-ttl-view, and the cost of each at the model's prices. Without pruning the raw context is sent; with pruning
- * the same SessionView the extension uses renders the view, with what the extension did replayed: pins, unpins and
- * in-place restores saved in the session, and the TTL it stored (else the one of the model's API and retention).
+ * the same SessionView the extension uses renders the view. A session recorded with the extension replays what it
+ * did: every entry it saved is folded in before the request it was saved for (its prunes with their ids and caps,
+ * its notices, pins, unpins and in-place restores), and nothing is decided again. Otherwise (or with `--ttl`) the
+ * view decides as the extension would: pins and restores from the session, the TTL of each request's API and
+ * retention, and the usage counters of each recorded response as evidence about the cache's lifetime.
  */
 export function replaySession(session: ParsedSession, options: ReplayOptions): ReplayReport {
   const sizer = new Sizer();
   const view = new SessionView(options.settings, session.cwd);
   view.load([]);
+  const recorded = options.ttlSeconds === undefined && recordedWithView(session);
   const rows: RequestRow[] = [];
   let prevAt: number | undefined;
   let prevBase: string[] | undefined;
@@ -107,9 +122,14 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
   let storedTtl: number | undefined;
   let lastTtl = options.ttlSeconds ?? 300;
   for (const [index, request] of session.requests.entries()) {
+    let prunedNow = 0;
     for (const entry of request.stateEntries) {
-      if (entry.kind === "pin" || entry.kind === "unpin" || entry.kind === "restore") view.apply(entry);
-      else if (entry.ttlSeconds > 0) storedTtl = entry.ttlSeconds;
+      if (entry.kind === "touch" || entry.kind === "prune") {
+        if (entry.ttlSeconds > 0) storedTtl = entry.ttlSeconds;
+        if (!recorded) continue;
+        if (entry.kind === "prune") prunedNow += entry.ids.length;
+      }
+      view.apply(entry);
     }
     const derived = resolveTtl(
       options.settings.ttlSeconds,
@@ -123,18 +143,20 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
     const idle = prevAt === undefined ? undefined : (request.at - prevAt) / 1000;
     const warm = idle !== undefined && idle < cacheTtl;
     const base = account(sizer, request.context, prevBase, warm, options.prices);
+    // Recorded: the clock is off, so the view only applies what the entries say (it decides nothing).
     const rendered = view.render(request.context.slice(), {
       now: request.at,
-      ttlSeconds: viewTtl,
+      ttlSeconds: recorded ? undefined : viewTtl,
       ...(request.api !== undefined ? { api: request.api } : {}),
     });
+    if (!recorded) view.observeUsage(request.usage);
     const pruned = account(sizer, rendered.messages, prevView, warm, options.prices);
     rows.push({
       index,
       at: new Date(request.at).toISOString(),
       ...(idle !== undefined ? { idleSeconds: Math.round(idle) } : {}),
       warm,
-      pruned: rendered.plan?.ids.length ?? 0,
+      pruned: recorded ? prunedNow : (rendered.plan?.ids.length ?? 0),
       baseline: base.row,
       withPruning: pruned.row,
     });
@@ -146,6 +168,7 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
   }
   const last = session.requests.at(-1);
   return {
+    mode: recorded ? "recorded" : "simulated",
     ttlSeconds: lastTtl,
     ...(last?.model ? { model: `${last.provider ?? "?"}/${last.model}` } : {}),
     prices: options.prices,
