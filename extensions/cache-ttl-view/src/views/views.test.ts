@@ -175,7 +175,7 @@ describe("per-tool views", () => {
       fc.integer(),
       fc.constant(null),
     );
-    const json = fc.letrec((tie) => ({
+    const shapes = fc.letrec((tie) => ({
       value: fc.oneof({ depthSize: "small" }, leaf, tie("list"), tie("record")),
       list: fc.array(tie("value"), { maxLength: 6 }),
       record: fc.dictionary(
@@ -185,7 +185,10 @@ describe("per-tool views", () => {
           maxKeys: 6,
         },
       ),
-    })).value;
+    }));
+    const json = shapes.value;
+    // A result is a JSON document (an object or a list; a top-level string is just text, see the text path).
+    const documents = fc.oneof(shapes.list, shapes.record);
     const hits = fc.array(
       fc.record({
         url: fc.constant("https://e.com"),
@@ -199,7 +202,7 @@ describe("per-tool views", () => {
     fc.assert(
       fc.property(
         fc.oneof(
-          json,
+          documents,
           hits.map((results) => ({ results })),
         ),
         json,
