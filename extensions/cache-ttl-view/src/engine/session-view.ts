@@ -3,7 +3,7 @@ import { messageKeyAt, startsWithMessages } from "../model/ids.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
 import { type Analysis, analyze, type Block, toolCallOf } from "../plan/analysis.ts";
 import { type PinSet, pathArgument } from "../plan/pins.ts";
-import { type Plan, planPrune } from "../plan/plan.ts";
+import { type Plan, planPrune, Savings } from "../plan/plan.ts";
 import { noticeText } from "../render/notice.ts";
 import { applyPatch, patchFor, type ViewPatch } from "../render/render.ts";
 import { type Replacement, replacementFor } from "../render/replacements.ts";
@@ -334,6 +334,20 @@ export class SessionView {
     // The messages did not change, so the analysis and the built replacements stay; the view is drawn again.
     if (this.#memo) delete this.#memo.patch;
     return entry;
+  }
+
+  /**
+   * Tokens the blocks pruned now save per request in `messages` (the session's current context): blocks restored in
+   * place or cut by a compaction save nothing any more. Built with the caps of their prune, as they are sent.
+   */
+  savedPerRequest(messages: readonly ViewMessage[], api?: string): number {
+    const analysis = analyze(messages, this.state.owners);
+    const savings = new Savings(messages, api);
+    for (const block of analysis.blocks) {
+      if (!this.state.pruned.has(block.id)) continue;
+      savings.add(block, replacementFor(messages, block, this.state.pruned.get(block.id) ?? this.settings));
+    }
+    return savings.tokens;
   }
 
   /** Pruned blocks with a short label (tool and path, or the message role), for `/cache-ttl`. */

@@ -78,6 +78,41 @@ export interface Plan {
   belowMinGain?: boolean;
 }
 
+/**
+ * What pruned blocks save per request, in tokens: text at 4 chars per token (rounded once over the sum), images at
+ * what the API bills for them, an assistant's old thinking only where the API bills it as input. One accumulator for
+ * the plan's gate and notice and for `/cache-ttl`.
+ */
+export class Savings {
+  chars = 0;
+  #textChars = 0;
+  #imageTokens = 0;
+  readonly #messages: readonly ViewMessage[];
+  readonly #api: string | undefined;
+  readonly #thinkingBilled: boolean;
+
+  constructor(messages: readonly ViewMessage[], api: string | undefined) {
+    this.#messages = messages;
+    this.#api = api;
+    this.#thinkingBilled = thinkingBilled(api);
+  }
+
+  add(block: Block, r: Measured): void {
+    this.chars += r.origChars - r.newChars;
+    if (block.kind === "image") {
+      const part = imagePart(this.#messages, block);
+      this.#imageTokens += Math.max(0, (part ? imageTokens(part, this.#api) : 0) - textTokens(r.newChars));
+    } else {
+      const unbilled = r.kind === "text" && !this.#thinkingBilled ? (r.reasoningChars ?? 0) : 0;
+      this.#textChars += r.origChars - unbilled - r.newChars;
+    }
+  }
+
+  get tokens(): number {
+    return Math.max(0, textTokens(Math.max(0, this.#textChars)) + this.#imageTokens);
+  }
+}
+
 function imagePart(messages: readonly ViewMessage[], block: Extract<Block, { kind: "image" }>): ImagePart | undefined {
   const content = (messages[block.msg] as { content?: unknown }).content;
   return Array.isArray(content) ? (content[block.part] as ImagePart | undefined) : undefined;
@@ -100,22 +135,12 @@ function pinned(input: PlanInput, block: Block): boolean {
 export function planPrune(input: PlanInput): Plan {
   const { analysis, settings } = input;
   const plan: Plan = { ids: [], blocks: [], savedChars: 0, savedTokens: 0, counts: { tool: 0, text: 0, image: 0 } };
-  // Tokens: text at 4 chars per token; images at what the API bills for them; old thinking only where billed.
-  let textChars = 0;
-  let imageSaved = 0;
-  const billed = thinkingBilled(input.api);
+  const savings = new Savings(input.messages, input.api);
   const take = (block: Block, r: Measured) => {
     plan.ids.push(block.id);
     plan.blocks.push(block);
-    plan.savedChars += r.origChars - r.newChars;
     plan.counts[block.kind]++;
-    if (block.kind === "image") {
-      const part = imagePart(input.messages, block);
-      imageSaved += Math.max(0, (part ? imageTokens(part, input.api) : 0) - textTokens(r.newChars));
-    } else {
-      const unbilled = r.kind === "text" && !billed ? (r.reasoningChars ?? 0) : 0;
-      textChars += r.origChars - unbilled - r.newChars;
-    }
+    savings.add(block, r);
   };
 
   for (let b = 0; b < analysis.blocks.length; b++) {
@@ -154,7 +179,8 @@ export function planPrune(input: PlanInput): Plan {
     if (r.newChars < r.origChars) take(block, r);
   }
 
-  plan.savedTokens = Math.max(0, textTokens(Math.max(0, textChars)) + imageSaved);
+  plan.savedChars = savings.chars;
+  plan.savedTokens = savings.tokens;
   if (plan.ids.length > 0 && plan.savedTokens < settings.minGainTokens) {
     return {
       ...plan,

@@ -32,6 +32,31 @@ describe("statusReport (/cache-ttl)", () => {
     );
   });
 
+  it("tokens less per request: only what is still pruned (a block restored in place saves nothing any more)", () => {
+    const s = new SessionBuilder().user("go");
+    s.tool("read", { path: "src/big.ts" }, text(40_000));
+    s.tool("read", { path: "src/small.ts" }, text(8_000));
+    s.assistant("done").user("next");
+    const view = new SessionView(defaultSettings());
+    view.render(s.clone(), { now: 100_000, ttlSeconds: 300 });
+    const pruned = view.render(s.clone(), { now: 700_000, ttlSeconds: 300 });
+    expect(pruned.plan?.ids).toHaveLength(2);
+    const status = () =>
+      statusReport(view, {
+        now: 710_000,
+        ttl: { seconds: 300, source: "settings", reason: "cacheTtl.ttlSeconds" },
+        messages: s.messages,
+        model: undefined,
+        problems: [],
+      });
+    const tokensLess = () => Number(/about ([\d,]+) tokens less per request/.exec(status())?.[1]?.replaceAll(",", ""));
+    expect(tokensLess()).toBe(pruned.plan?.savedTokens);
+    view.apply({ kind: "restore", at: 705_000, ids: [pruned.plan?.ids[0] as string] });
+    // The 40,000-char read is back: what is left is the 8,000-char one (about 2,000 tokens less the summary).
+    expect(tokensLess()).toBeGreaterThan(1800);
+    expect(tokensLess()).toBeLessThan(2000);
+  });
+
   it("says pruning is off and lists settings problems", () => {
     const view = new SessionView({ ...defaultSettings(), enabled: false });
     const report = statusReport(view, {

@@ -8,7 +8,7 @@ import { formatUsd, type Prices, pruneSavings } from "./prices.ts";
 export interface StatusInput {
   now: number;
   ttl: ResolvedTtl;
-  model: { provider: string; id: string; cost?: Prices } | undefined;
+  model: { provider: string; id: string; api?: string; cost?: Prices } | undefined;
   problems: readonly SettingsProblem[];
   /** The session's current context (pi's), to label pruned blocks. */
   messages: readonly ViewMessage[];
@@ -31,7 +31,7 @@ export function statusReport(view: SessionView, input: StatusInput): string {
     const clock = describeCache(view.peekClock(input.now, input.ttl.seconds));
     lines.push(`cache-ttl-view: ${clock} TTL ${input.ttl.seconds}s (${source}), buffer ${settings.bufferSeconds}s.`);
   }
-  const perRequest = state.prunes.reduce((sum, p) => sum + p.savedTokens, 0);
+  const perRequest = view.savedPerRequest(input.messages, input.model?.api);
   lines.push(
     state.pruned.size === 0
       ? "Nothing pruned in this session."
