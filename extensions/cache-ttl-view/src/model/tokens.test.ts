@@ -4,20 +4,8 @@ import { analyze, type Block } from "../plan/analysis.ts";
 import { planPrune } from "../plan/plan.ts";
 import { replacementFor } from "../render/replacements.ts";
 import { defaultSettings } from "../settings/settings.ts";
-import { SessionBuilder } from "../testing/fixtures.ts";
+import { png, SessionBuilder } from "../testing/fixtures.ts";
 import { imageSize, imageTokens, messageTokens } from "./tokens.ts";
-
-/** A PNG of `w`×`h` (real signature and IHDR), padded to `bytes` so its base64 is as long as a real screenshot's. */
-function png(w: number, h: number, bytes = 225_000): string {
-  const head = Buffer.alloc(24);
-  head.writeUInt32BE(0x89504e47, 0);
-  head.writeUInt32BE(0x0d0a1a0a, 4);
-  head.writeUInt32BE(13, 8);
-  head.write("IHDR", 12, "latin1");
-  head.writeUInt32BE(w, 16);
-  head.writeUInt32BE(h, 20);
-  return Buffer.concat([head, Buffer.alloc(bytes)]).toString("base64");
-}
 
 /** A JPEG with an EXIF-sized APP1 segment before its frame header. */
 function jpeg(w: number, h: number): string {

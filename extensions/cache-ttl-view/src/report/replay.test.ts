@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { ViewMessage } from "../model/messages.ts";
 import { analyze } from "../plan/analysis.ts";
 import { defaultSettings } from "../settings/settings.ts";
-import { SessionBuilder, text } from "../testing/fixtures.ts";
+import { png, SessionBuilder, text } from "../testing/fixtures.ts";
 import { main } from "./cli.ts";
 import { prefixCost, pruneSavings } from "./prices.ts";
 import { replaySession } from "./replay.ts";
@@ -175,6 +175,21 @@ describe("replaySession", () => {
       prices: { input: 3, cacheRead: 0.3, cacheWrite: 3.75 },
     });
     expect(cold.requests.at(-1)?.pruned).toBe(1);
+  });
+
+  it("counts an image at what the request's API bills for it (its tokens and money), not its base64 length", () => {
+    const shot = { type: "image" as const, mimeType: "image/png", data: png(1000, 1000) };
+    const s = new SessionBuilder().user("look", [shot]).assistant("seen");
+    for (const m of s.messages) if (m.role === "assistant") Object.assign(m, { api: "anthropic-messages" });
+    const report = replaySession(parseSessionFile(sessionFile(s.messages)), {
+      settings: defaultSettings(),
+      prices: { input: 3, cacheRead: 0.3, cacheWrite: 3.75 },
+    });
+    const first = report.requests[0]?.baseline;
+    // 1000×1000 on Anthropic: 1,334 tokens (its 300,000 base64 chars would be 75,000 at 4 per token).
+    expect(first?.writeTokens).toBeGreaterThanOrEqual(1334);
+    expect(first?.writeTokens).toBeLessThan(1400);
+    expect(first?.cost).toBeCloseTo(((first?.writeTokens ?? 0) * 3.75) / 1e6, 8);
   });
 
   it("cache-ttl report skips torn and garbage lines like pi, says so, and still reports", async () => {

@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import type { AssistantMsg, ImagePart, ToolResultMsg, UserMsg, ViewMessage } from "../model/messages.ts";
 
 /** Small builders for synthetic sessions in unit tests (real pi sessions are used in the behaviour tests). */
@@ -69,3 +70,15 @@ export const image = (chars: number, mimeType = "image/png"): ImagePart => ({
 
 export const text = (chars: number, word = "lorem"): string =>
   `${word} `.repeat(Math.ceil(chars / (word.length + 1))).slice(0, chars);
+
+/** A PNG of `w`×`h` (real signature and IHDR), padded to `bytes` so its base64 is as long as a real screenshot's. */
+export function png(w: number, h: number, bytes = 225_000): string {
+  const head = Buffer.alloc(24);
+  head.writeUInt32BE(0x89504e47, 0);
+  head.writeUInt32BE(0x0d0a1a0a, 4);
+  head.writeUInt32BE(13, 8);
+  head.write("IHDR", 12, "latin1");
+  head.writeUInt32BE(w, 16);
+  head.writeUInt32BE(h, 20);
+  return Buffer.concat([head, Buffer.alloc(bytes)]).toString("base64");
+}
