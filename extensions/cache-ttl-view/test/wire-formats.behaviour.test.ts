@@ -5,6 +5,7 @@ import {
   startProviderServer,
   type TestSession,
   WIRE_FORMATS,
+  type WireFormat,
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCacheTtlView } from "../src/extension.ts";
@@ -40,7 +41,13 @@ const script = (_request: unknown, index: number): ScriptedResponse =>
         chunkSize: 400,
       };
 
-describe.each(WIRE_FORMATS)("cache-ttl-view on %s (strict loopback server)", (format) => {
+/** Every format with its default model, and Gemini 3 (its function calls of the current turn must be signed). */
+const TARGETS: [WireFormat, string | undefined][] = [
+  ...WIRE_FORMATS.map((format): [WireFormat, undefined] => [format, undefined]),
+  ["google-generative-ai", "gemini-3-pro-preview"],
+];
+
+describe.each(TARGETS)("cache-ttl-view on %s %s (strict loopback server)", (format, modelId) => {
   it("sends only requests the API accepts, prunes after expiry, and never re-sends reasoning as text", async () => {
     const clock = { now: 1_000_000 };
     server = await startProviderServer(format, { strict: true, script });
@@ -51,7 +58,7 @@ describe.each(WIRE_FORMATS)("cache-ttl-view on %s (strict loopback server)", (fo
       ...(format === "openai-completions" ? { ttlSeconds: 300 } : {}),
     };
     t = await createTestSession({
-      model: { kind: "provider", server },
+      model: { kind: "provider", server, ...(modelId ? { modelId } : {}) },
       thinkingLevel: "medium",
       files: { "big.txt": bigFile(20) },
       projectSettings: { cacheTtl },
@@ -66,6 +73,7 @@ describe.each(WIRE_FORMATS)("cache-ttl-view on %s (strict loopback server)", (fo
     clock.now += 10 * MIN;
     await t.prompt("after the break: read big.txt again");
     const requests = server.requests;
+    if (modelId) expect(requests.every((r) => r.url.includes(`/models/${modelId}:`))).toBe(true);
     expect(requests.map((r) => r.rejected?.message).filter(Boolean)).toEqual([]);
     expect(requests.every((r) => r.completed)).toBe(true);
 

@@ -68,6 +68,11 @@ export interface ProviderModelOption {
   server: Pick<ModelServer, "format" | "baseUrl">;
   /** Key for auth.json, e.g. `ANTHROPIC_OAUTH_TEST_KEY`; default the format's test key. */
   apiKey?: string;
+  /**
+   * Another real model of the same provider from pi's registry (e.g. `gemini-3-pro-preview`, whose API has rules
+   * of its own); default the format's model (`PROVIDER_TARGETS`).
+   */
+  modelId?: string;
 }
 
 export type TestModelOption = FauxModelOption | LoopbackModelOption | ProviderModelOption;
@@ -183,8 +188,9 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
     }
     const modelRegistry = ModelRegistry.create(authStorage, join(agentDir, "models.json"));
     if (target) {
-      model = modelRegistry.find(target.provider, target.modelId);
-      if (!model) throw new Error(`createTestSession: pi has no model ${target.provider}/${target.modelId}`);
+      const modelId = (modelOption.kind === "provider" && modelOption.modelId) || target.modelId;
+      model = modelRegistry.find(target.provider, modelId);
+      if (!model) throw new Error(`createTestSession: pi has no model ${target.provider}/${modelId}`);
     }
     if (!model) throw new Error("createTestSession: no model");
     const settingsManager = SettingsManager.create(cwd, agentDir);
