@@ -1,6 +1,7 @@
 /**
  * OpenAI chat completions (`POST /v1/chat/completions`, `data:` chunks then `data: [DONE]`): the adapter
- * for the shared server, and its strict validator (the API's 400s for unpaired tool calls and results).
+ * for the shared server, and its strict validator (the API's 400s for empty content and for unpaired tool
+ * calls and results).
  */
 import { randomUUID } from "node:crypto";
 import { completionObject, planChunks } from "./chunks.ts";
@@ -23,11 +24,26 @@ function reported(usage: Record<string, unknown>) {
 
 /**
  * Why the chat-completions API would refuse `body` (messages part), in its own words, or undefined:
- * no messages, a `tool` message not answering a preceding `tool_calls`, tool calls left without answers.
+ * no messages, empty content (an empty parts array; an assistant message with neither content nor
+ * tool calls), a `tool` message not answering a preceding `tool_calls`, tool calls left without answers.
  */
 export function validateChatCompletionsRequest(body: Record<string, unknown>): StrictError | undefined {
   const messages = Array.isArray(body["messages"]) ? (body["messages"] as ChatMessage[]) : [];
   if (messages.length === 0) return { status: 400, message: "[] is too short - 'messages'" };
+  for (const [i, message] of messages.entries()) {
+    const content = (message as { content?: unknown }).content;
+    if (Array.isArray(content) && content.length === 0) {
+      return {
+        status: 400,
+        message: `Invalid 'messages[${i}].content': empty array. Expected an array with minimum length 1, but got an empty array instead.`,
+      };
+    }
+    const calls = (message as { tool_calls?: unknown }).tool_calls;
+    const hasCalls = Array.isArray(calls) && calls.length > 0;
+    if (message.role === "assistant" && !hasCalls && (content === undefined || content === null)) {
+      return { status: 400, message: `Invalid value for 'messages[${i}].content': expected a string, got null.` };
+    }
+  }
   let open: string[] = [];
   for (const message of messages) {
     if (message.role === "tool") {

@@ -25,6 +25,20 @@ describe("validateChatCompletionsRequest", () => {
       /did not have response messages: call_1$/,
     );
   });
+  it("refuses empty content: an empty parts array, an assistant message with neither content nor tool calls", () => {
+    const user = { role: "user", content: "hi" };
+    expect(msg(validateChatCompletionsRequest({ messages: [{ role: "user", content: [] }] }))).toMatch(
+      /^Invalid 'messages\[0\]\.content': empty array/,
+    );
+    expect(msg(validateChatCompletionsRequest({ messages: [user, { role: "assistant", content: null }] }))).toBe(
+      "Invalid value for 'messages[1].content': expected a string, got null.",
+    );
+    expect(msg(validateChatCompletionsRequest({ messages: [user, { role: "assistant" }, user] }))).toMatch(/got null/);
+    // A call without text is fine, and so is an empty string.
+    const paired = [user, { ...call, content: null }, { role: "tool", tool_call_id: "call_1", content: "ok" }];
+    expect(validateChatCompletionsRequest({ messages: paired })).toBeUndefined();
+    expect(validateChatCompletionsRequest({ messages: [user, { role: "assistant", content: "" }] })).toBeUndefined();
+  });
 });
 
 describe("validateAnthropicMessagesRequest", () => {
