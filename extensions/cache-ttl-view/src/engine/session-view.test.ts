@@ -121,6 +121,21 @@ describe("SessionView", () => {
     expect(r.clock.kind).toBe("warm");
     expect(r.plan).toBeUndefined();
   });
+
+  it("requests made while pruning is off still touch the clock: back on, a warm cache is not pruned", () => {
+    const s = session(4).user("next");
+    const view = new SessionView(settings);
+    view.load([{ kind: "touch", at: 0, ttlSeconds: 300 }]);
+    expect(render(view, s, 1 * MIN, 300).clock.kind).toBe("warm");
+    // Off for a while (settings in conflict, or a model whose TTL is not known), a request every 3 minutes.
+    for (const at of [4, 7, 10])
+      expect(view.render(s.clone(), { now: at * MIN, ttlSeconds: undefined }).plan).toBeUndefined();
+    // Back on a minute after the last request: the cache that request touched is warm.
+    const back = render(view, s, 11 * MIN, 300);
+    expect(back.clock).toMatchObject({ kind: "warm" });
+    expect(back.plan).toBeUndefined();
+    expect(view.touchEntry()).toMatchObject({ at: 11 * MIN, ttlSeconds: 300 });
+  });
   it("infers the touch time from the messages when nothing is stored", () => {
     const s = session(4).user("next");
     const view = new SessionView(settings);

@@ -214,10 +214,10 @@ export class SessionView {
         entries.push(entry);
       }
     }
-    if (ctx.ttlSeconds !== undefined && ctx.ttlSeconds > 0) {
-      s.touchAt = ctx.now;
-      s.ttlSeconds = ctx.ttlSeconds;
-    }
+    // Every request touches the provider's cache, also while pruning is off here (settings in conflict, a model
+    // whose TTL is not known): when pruning is back on, its clock starts from the last request, not an older one.
+    s.touchAt = ctx.now;
+    if (ctx.ttlSeconds !== undefined && ctx.ttlSeconds > 0) s.ttlSeconds = ctx.ttlSeconds;
     this.#evidence =
       this.lastIdleSeconds === undefined
         ? undefined

@@ -58,7 +58,8 @@ export function refsIn(text: string): string[] {
 
 /**
  * Every `ref:` reference a JSON-like value holds, in order: string values starting with `ref:` whole, and references
- * written inside other strings. What a cut drops, its marker names, so no reference ever leaves a summary.
+ * written inside other strings. What a cut drops, its marker names, so no reference leaves a default view's
+ * summary.
  */
 export function refsOf(value: unknown, out: string[] = [], depth = 0): string[] {
   if (typeof value === "string") {
@@ -70,9 +71,62 @@ export function refsOf(value: unknown, out: string[] = [], depth = 0): string[] 
   return out;
 }
 
+/**
+ * The references a cut drops (see `refsOf`): those `value` holds, or for a list from item `from` on. `NO_REFS`: the
+ * value holds none (nothing is searched, and a cut allocates nothing more than before).
+ */
+export type RefFinder = (value: unknown, from?: number) => readonly string[];
+
+const NONE: readonly string[] = [];
+
+/** The finder of a value that holds no reference. */
+export const NO_REFS: RefFinder = () => NONE;
+
+/** `refsOf`, as a finder (each cut searches what it drops). */
+export const findRefs: RefFinder = (value, from = 0) =>
+  Array.isArray(value) && from > 0 ? refsOf(value.slice(from)) : refsOf(value);
+
+/**
+ * The finder for one JSON document: `NO_REFS` when its text holds no `ref:`, else one that remembers what each
+ * object and each list's tail holds (fitting a document cuts the same lists and records many times).
+ */
+export function refFinder(text: string): RefFinder {
+  if (!text.includes(REF)) return NO_REFS;
+  const seen = new WeakMap<object, string[]>();
+  const tails = new WeakMap<object, Map<number, string[]>>();
+  const find = (value: unknown, depth: number): string[] => {
+    if (value === null || typeof value !== "object" || depth >= 64) return refsOf(value, [], 64);
+    let refs = seen.get(value);
+    if (!refs) {
+      refs = [];
+      for (const item of Array.isArray(value) ? value : Object.values(value)) refs.push(...find(item, depth + 1));
+      seen.set(value, refs);
+    }
+    return refs;
+  };
+  return (value, from = 0) => {
+    if (!Array.isArray(value) || from === 0) return find(value, 0);
+    let byFrom = tails.get(value);
+    if (!byFrom) tails.set(value, (byFrom = new Map()));
+    let refs = byFrom.get(from);
+    if (!refs) {
+      refs = [];
+      for (let i = from; i < value.length; i++) refs.push(...find(value[i], 1));
+      byFrom.set(from, refs);
+    }
+    return refs;
+  };
+}
+
+/** Each list of references once, joined (a finder hands out the same list for the same cut). */
+const joined = new WeakMap<readonly string[], string>();
+
 /** `marker refs: <each reference once>` when a cut dropped references, else the marker. */
 function withRefs(marker: string, refs: readonly string[]): string {
-  return refs.length === 0 ? marker : `${marker} refs: ${[...new Set(refs)].join(" ")}`;
+  if (refs.length === 0) return marker;
+  let list = joined.get(refs);
+  if (list === undefined) joined.set(refs, (list = [...new Set(refs)].join(" ")));
+  return `${marker} refs: ${list}`;
 }
 
 /** A text cut to `max` (see `truncateText`), naming the references the cut part held. */
@@ -88,24 +142,24 @@ function capText(text: string, max: number): string {
 
 /**
  * Cap a JSON-like value: strings to `maxFieldChars` (except `ref:`), lists and objects to their item caps; a cut
- * names the `ref:` references it dropped. A value that needs no cut is returned as is (same reference), so the
- * common case allocates nothing.
+ * names the `ref:` references it dropped (`refs` finds them, see `refFinder`). A value that needs no cut is returned
+ * as is (same reference), so the common case allocates nothing.
  */
-export function capValue(value: unknown, caps: Caps, depth = 0): unknown {
+export function capValue(value: unknown, caps: Caps, depth = 0, refs: RefFinder = findRefs): unknown {
   if (typeof value === "string") return value.startsWith(REF) ? value : capText(value, caps.maxFieldChars);
   if (value === null || typeof value !== "object") return value;
-  if (depth >= MAX_DEPTH) return withRefs(`${MARK}nested value`, refsOf(value));
+  if (depth >= MAX_DEPTH) return withRefs(`${MARK}nested value`, refs(value));
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     const n = Math.min(value.length, caps.maxListItems);
     for (let i = 0; i < n; i++) {
-      const capped = capValue(value[i], caps, depth + 1);
+      const capped = capValue(value[i], caps, depth + 1, refs);
       if (capped !== value[i] && !out) out = value.slice(0, i);
       out?.push(capped);
     }
     if (value.length <= caps.maxListItems) return out ?? value;
     out ??= value.slice(0, n);
-    out.push(withRefs(`${MARK}+${value.length - caps.maxListItems} items`, refsOf(value.slice(n))));
+    out.push(withRefs(`${MARK}+${value.length - caps.maxListItems} items`, refs(value, n)));
     return out;
   }
   const record = value as Record<string, unknown>;
@@ -114,7 +168,7 @@ export function capValue(value: unknown, caps: Caps, depth = 0): unknown {
   let entries: [string, unknown][] | undefined = keys.length > caps.maxDictKeys ? [] : undefined;
   for (let k = 0; k < Math.min(keys.length, caps.maxDictKeys); k++) {
     const key = keys[k] as string;
-    const capped = capValue(record[key], caps, depth + 1);
+    const capped = capValue(record[key], caps, depth + 1, refs);
     if (!entries && (capped !== record[key] || key === "__proto__")) {
       entries = keys.slice(0, k).map((done): [string, unknown] => [done, record[done]]);
     }
@@ -122,7 +176,7 @@ export function capValue(value: unknown, caps: Caps, depth = 0): unknown {
   }
   if (!entries) return value;
   if (keys.length > caps.maxDictKeys) {
-    const dropped = refsOf(keys.slice(caps.maxDictKeys).map((key) => record[key]));
+    const dropped = refs === NO_REFS ? NONE : refs(keys.slice(caps.maxDictKeys).map((key) => record[key]));
     entries.push([CUT, withRefs(`${MARK}+${keys.length - caps.maxDictKeys} keys`, dropped)]);
   }
   // fromEntries defines own data properties: a key named `__proto__` stays a key.

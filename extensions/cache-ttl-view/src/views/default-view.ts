@@ -1,4 +1,4 @@
-import { type Caps, capValue, refsIn, refsOf, truncateText } from "./caps.ts";
+import { type Caps, capValue, findRefs, NO_REFS, type RefFinder, refFinder, refsIn, truncateText } from "./caps.ts";
 
 import { imagesNote, type ToolViewFn } from "./tool-view.ts";
 
@@ -31,23 +31,26 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** The identifying keys of a record, plus any key whose value holds a `ref:` reference, however deep. */
-function only(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+function only(record: Record<string, unknown>, keys: string[], refs: RefFinder): Record<string, unknown> {
   return Object.fromEntries(
     Object.keys(record)
-      .filter((k) => keys.includes(k) || refsOf(record[k]).length > 0)
+      .filter((k) => keys.includes(k) || (refs !== NO_REFS && refs(record[k]).length > 0))
       .map((k) => [k, record[k]]),
   );
 }
 
-/** Search hits and fetched pages reduced to the fields that identify them; anything else as it is. */
-export function compactKnownShapes(value: unknown): unknown {
+/**
+ * Search hits and fetched pages reduced to the fields that identify them, and those holding references (`refs`
+ * finds them, see `refFinder`); anything else as it is.
+ */
+export function compactKnownShapes(value: unknown, refs: RefFinder = findRefs): unknown {
   if (Array.isArray(value)) {
-    return value.map((item) => (isRecord(item) && Object.hasOwn(item, "url") ? only(item, SEARCH_HIT) : item));
+    return value.map((item) => (isRecord(item) && Object.hasOwn(item, "url") ? only(item, SEARCH_HIT, refs) : item));
   }
   if (isRecord(value)) {
-    if (Object.hasOwn(value, "url") && Object.hasOwn(value, "content")) return only(value, FETCHED);
+    if (Object.hasOwn(value, "url") && Object.hasOwn(value, "content")) return only(value, FETCHED, refs);
     for (const key of ["results", "hits", "items"]) {
-      if (Array.isArray(value[key])) return { ...value, [key]: compactKnownShapes(value[key]) };
+      if (Array.isArray(value[key])) return { ...value, [key]: compactKnownShapes(value[key], refs) };
     }
   }
   return value;
@@ -67,11 +70,12 @@ function jsonResult(text: string, caps: Caps): unknown {
   } catch {
     return undefined;
   }
-  const compact = compactKnownShapes(parsed);
+  const refs = refFinder(text);
+  const compact = compactKnownShapes(parsed, refs);
   let smallest: unknown;
   for (let items = caps.maxListItems; ; items = Math.max(1, Math.floor(items / 2))) {
     for (let field = caps.maxFieldChars; ; field = Math.max(16, Math.floor(field / 2))) {
-      smallest = capValue(compact, { ...caps, maxFieldChars: field, maxListItems: items });
+      smallest = capValue(compact, { ...caps, maxFieldChars: field, maxListItems: items }, 0, refs);
       if (JSON.stringify(smallest).length <= caps.maxTextChars) return smallest;
       if (field === 16) break;
     }
