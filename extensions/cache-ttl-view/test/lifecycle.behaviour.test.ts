@@ -103,46 +103,41 @@ describe("state lifecycle", () => {
     expect(branch).not.toContain("Context was pruned");
   });
 
-  it("/reload with new caps keeps the pruned prefix byte-identical (replacements keep the caps of their prune)", async () => {
+  /** A read pruned at an expiry, then `/reload` with `settings` in the project, then a warm request. */
+  async function prunedThenReloaded(firstPrompt: string, settings: Record<string, unknown>) {
     const clock = { now: 1_000_000 };
     const { server, t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock, {
       ttlSeconds: 300,
       keepRecentTurns: 1,
     });
-    await t.prompt(`read big.txt ${"and explain every line of it carefully ".repeat(40)}`);
+    await t.prompt(firstPrompt);
     clock.now += 10 * MIN;
     await t.prompt("expired");
     const before = conversation(server.requests[2]!);
-    expect(json(before)).toContain("[TRUNCATED] id=");
-    writeFileSync(
-      join(t.cwd, ".pi", "settings.json"),
-      JSON.stringify({ cacheTtl: { ttlSeconds: 300, keepRecentTurns: 1, maxTextChars: 60, maxFieldChars: 20 } }),
-    );
+    writeFileSync(join(t.cwd, ".pi", "settings.json"), JSON.stringify({ cacheTtl: settings }));
     await t.session.reload();
     clock.now += 1 * MIN;
     await t.prompt("warm after reload");
+    return { server, t, clock, before };
+  }
+
+  it("/reload with new caps keeps the pruned prefix byte-identical (replacements keep the caps of their prune)", async () => {
+    const { server, before } = await prunedThenReloaded(
+      `read big.txt ${"and explain every line of it carefully ".repeat(40)}`,
+      { ttlSeconds: 300, keepRecentTurns: 1, maxTextChars: 60, maxFieldChars: 20 },
+    );
+    expect(json(before)).toContain("[TRUNCATED] id=");
     expect(isPrefix(before, conversation(server.requests[3]!))).toBe(true);
   });
 
   it("/reload into conflicting settings prunes nothing new and keeps the pruned prefix byte-identical", async () => {
-    const clock = { now: 1_000_000 };
-    const { server, t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock, {
+    // A buffer not below the TTL: said, naming both fields, and pruning is off.
+    const { server, t, clock, before } = await prunedThenReloaded("read big.txt", {
       ttlSeconds: 300,
+      bufferSeconds: 300,
       keepRecentTurns: 1,
     });
-    await t.prompt("read big.txt");
-    clock.now += 10 * MIN;
-    await t.prompt("expired");
-    const before = conversation(server.requests[2]!);
     expect(json(before)).toContain("[TRUNCATED FILE] id=");
-    // A buffer not below the TTL: said, naming both fields, and pruning is off.
-    writeFileSync(
-      join(t.cwd, ".pi", "settings.json"),
-      JSON.stringify({ cacheTtl: { ttlSeconds: 300, bufferSeconds: 300, keepRecentTurns: 1 } }),
-    );
-    await t.session.reload();
-    clock.now += 1 * MIN;
-    await t.prompt("warm after reload");
     // Long past the TTL: still nothing new pruned (the answers stay in full), the old prune still applied.
     clock.now += 60 * MIN;
     await t.prompt(`expired again ${"with a long question that would be pruned ".repeat(20)}`);
