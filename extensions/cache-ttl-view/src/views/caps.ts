@@ -107,7 +107,10 @@ export function refFinder(text: string): RefFinder {
   return (value, from = 0) => {
     if (!Array.isArray(value) || from === 0) return find(value, 0);
     let byFrom = tails.get(value);
-    if (!byFrom) tails.set(value, (byFrom = new Map()));
+    if (!byFrom) {
+      byFrom = new Map();
+      tails.set(value, byFrom);
+    }
     let refs = byFrom.get(from);
     if (!refs) {
       refs = [];
@@ -125,7 +128,10 @@ const joined = new WeakMap<readonly string[], string>();
 function withRefs(marker: string, refs: readonly string[]): string {
   if (refs.length === 0) return marker;
   let list = joined.get(refs);
-  if (list === undefined) joined.set(refs, (list = [...new Set(refs)].join(" ")));
+  if (list === undefined) {
+    list = [...new Set(refs)].join(" ");
+    joined.set(refs, list);
+  }
   return `${marker} refs: ${list}`;
 }
 
