@@ -1,5 +1,4 @@
 import { type Caps, capValue, findRefs, NO_REFS, type RefFinder, refFinder, refsIn, truncateText } from "./caps.ts";
-
 import { imagesNote, type ToolViewFn } from "./tool-view.ts";
 
 /**
