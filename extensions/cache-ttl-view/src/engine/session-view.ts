@@ -1,11 +1,11 @@
 import { type CacheState, inferTouch, judgeCache, ttlForJudgement } from "../clock/cache-clock.ts";
 import { messageKeyAt, startsWithMessages } from "../model/ids.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
-import { type Analysis, analyze, type Block, toolCallOf } from "../plan/analysis.ts";
+import { Analysis, analyze, type Block, toolCallOf } from "../plan/analysis.ts";
 import { type PinSet, pathArgument } from "../plan/pins.ts";
-import { type Plan, planPrune, Savings } from "../plan/plan.ts";
+import { type Plan, type PlanInput, Planner, planPrune, Savings } from "../plan/plan.ts";
 import { noticeText } from "../render/notice.ts";
-import { applyPatch, patchFor, type ViewPatch } from "../render/render.ts";
+import { applyPatch, patchFor, type ViewPatch, WholeView } from "../render/render.ts";
 import { type Replacement, replacementFor } from "../render/replacements.ts";
 import { shownOriginals } from "../restore/restore.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
@@ -27,6 +27,13 @@ export interface Originals {
   alreadyShown: string[];
   missing: string[];
 }
+
+/**
+ * Messages per slice of a pass that analyses, weighs and draws a long list: each slice is weighed and drawn right
+ * after its analysis, while its messages (about 1 MB in a coding session) are still in the processor's cache.
+ * Measured at 100k messages: 1,000-2,000 per slice was fastest (see docs/performance.md).
+ */
+const SLICE = 1024;
 
 /** A cache read must cover this share of the previous request's prompt to prove the whole prefix survived. */
 export const PREFIX_EVIDENCE_SHARE = 0.9;
@@ -182,58 +189,57 @@ export class SessionView {
     for (let i = 0; i < this.requestsAfterPrune.length; i++) this.requestsAfterPrune[i]!++;
 
     let plan: Plan | undefined;
-    let analysis: Analysis | undefined;
     /** The message a notice made now anchors at (its key was just computed: the patch need not look it up). */
     let anchors: Map<string, number> | undefined;
-    const replacement = this.#replacementFor(messages);
-    if (clock.kind === "expired") {
-      const analysed = this.#analyze(messages);
-      analysis = analysed;
-      const candidate = this.#plan(messages, analysed, replacement, ctx.api);
-      if (candidate.ids.length > 0 && messages.length > 0) {
-        plan = candidate;
-        const ttl = ttlForJudgement(true, s.ttlSeconds, ctx.ttlSeconds, this.settings.bufferSeconds) ?? 0;
-        const after = messageKeyAt(messages, messages.length - 1);
-        anchors = new Map([[after, messages.length - 1]]);
-        const entry: StateEntry = {
-          kind: "prune",
-          at: ctx.now,
-          ttlSeconds: ctx.ttlSeconds ?? ttl,
-          ids: plan.ids,
-          savedTokens: plan.savedTokens,
-          caps: capsOf(this.settings),
-          owners: plan.blocks.map((block) => analysed.ownerOf(block)),
-          notice: {
-            after,
-            at: ctx.now,
-            text: noticeText(plan, ttl, clock.idleSeconds),
-          },
-        };
-        foldEntry(s, entry);
-        this.requestsAfterPrune.push(1);
-        entries.push(entry);
-      }
-    }
-    // Every request touches the provider's cache, also while pruning is off here (settings in conflict, a model
-    // whose TTL is not known): when pruning is back on, its clock starts from the last request, not an older one.
-    s.touchAt = ctx.now;
-    if (ctx.ttlSeconds !== undefined && ctx.ttlSeconds > 0) s.ttlSeconds = ctx.ttlSeconds;
-    this.#evidence =
-      this.lastIdleSeconds === undefined
-        ? undefined
-        : {
-            idleSeconds: this.lastIdleSeconds,
-            beyondTtl: clock.kind === "held" || (clock.kind === "expired" && !plan),
-            previousPrompt: promptTokens(lastUsage(messages)),
-          };
-
-    if (!analysis && this.#memo?.patch && this.#memo.analysis.extends(messages)) {
+    const expired = clock.kind === "expired";
+    // Between prunes, the cached view of a list that only grew is re-applied (the warm path: no analysis).
+    if (!expired && this.#memo?.patch && this.#memo.analysis.extends(messages)) {
+      this.#touched(ctx, clock, messages);
       return { messages: applyPatch(messages, this.#memo.patch), clock, entries, reused: true, prepared };
     }
-    analysis ??= this.#analyze(messages);
+    const replacement = this.#replacementFor(messages);
+    const analysis = this.#analysisFor(messages);
     const memo = this.#memo;
-    const previous = memo?.patch && { patch: memo.patch, from: memo.length, added: plan?.blocks ?? [] };
-    const patch = patchFor(messages, analysis, s.pruned, s.notices, replacement, previous, anchors);
+    const previous = memo?.patch && { patch: memo.patch, from: memo.length, added: [] as Block[] };
+    const planner = expired ? new Planner(this.#planInput(messages, analysis, replacement, ctx.api)) : undefined;
+    // With nothing to decide and no view to extend (a reload, a resume), the whole view is drawn slice by slice.
+    const whole = previous || planner ? undefined : new WholeView(messages, analysis, replacement);
+    // The first slice is the analysed prefix: extending by nothing begins the pass (ages are then the whole list's).
+    for (let end = analysis.length; ; end = Math.min(messages.length, end + SLICE)) {
+      analysis.extend(messages, end);
+      planner?.consider(analysis.first[end] as number);
+      whole?.drawUpTo(end, s.pruned);
+      if (end === messages.length) break;
+    }
+    const candidate = planner?.finish();
+    if (clock.kind === "expired" && candidate && candidate.ids.length > 0 && messages.length > 0) {
+      plan = candidate;
+      const ttl = ttlForJudgement(true, s.ttlSeconds, ctx.ttlSeconds, this.settings.bufferSeconds) ?? 0;
+      const after = messageKeyAt(messages, messages.length - 1);
+      anchors = new Map([[after, messages.length - 1]]);
+      const entry: StateEntry = {
+        kind: "prune",
+        at: ctx.now,
+        ttlSeconds: ctx.ttlSeconds ?? ttl,
+        ids: plan.ids,
+        savedTokens: plan.savedTokens,
+        caps: capsOf(this.settings),
+        owners: plan.blocks.map((block) => analysis.ownerOf(block)),
+        notice: {
+          after,
+          at: ctx.now,
+          text: noticeText(plan, ttl, clock.idleSeconds),
+        },
+      };
+      foldEntry(s, entry);
+      this.requestsAfterPrune.push(1);
+      entries.push(entry);
+    }
+    this.#touched(ctx, clock, messages, plan);
+    if (previous) previous.added = plan?.blocks ?? [];
+    const patch = whole
+      ? whole.finish(s.pruned, s.notices, anchors)
+      : patchFor(messages, analysis, s.pruned, s.notices, replacement, previous, anchors);
     this.#memo = { analysis, length: messages.length, patch };
     return {
       messages: applyPatch(messages, patch),
@@ -245,11 +251,35 @@ export class SessionView {
     };
   }
 
-  /** What a prune would take now (the prune itself is decided by `render`). */
-  #plan(messages: readonly ViewMessage[], analysis: Analysis, replacement: (b: Block) => Replacement, api?: string) {
+  /**
+   * What every request records: the provider's cache was touched now (also while pruning is off here, settings in
+   * conflict or a model whose TTL is not known: when pruning is back on, its clock starts from the last request, not
+   * an older one), and the evidence its usage will be read against.
+   */
+  #touched(ctx: RenderContext, clock: CacheState, messages: readonly ViewMessage[], plan?: Plan): void {
+    const s = this.state;
+    s.touchAt = ctx.now;
+    if (ctx.ttlSeconds !== undefined && ctx.ttlSeconds > 0) s.ttlSeconds = ctx.ttlSeconds;
+    this.#evidence =
+      this.lastIdleSeconds === undefined
+        ? undefined
+        : {
+            idleSeconds: this.lastIdleSeconds,
+            beyondTtl: clock.kind === "held" || (clock.kind === "expired" && !plan),
+            previousPrompt: promptTokens(lastUsage(messages)),
+          };
+  }
+
+  /** What a prune weighs (the prune itself is decided by `render`). */
+  #planInput(
+    messages: readonly ViewMessage[],
+    analysis: Analysis,
+    replacement: (b: Block) => Replacement,
+    api?: string,
+  ): PlanInput {
     const { cwd, settings } = this;
     const where = { ...(cwd !== undefined ? { cwd } : {}), ...(api !== undefined ? { api } : {}) };
-    return planPrune({
+    return {
       messages,
       analysis,
       pruned: this.state.pruned,
@@ -258,7 +288,7 @@ export class SessionView {
       replacement,
       built: (block) => this.#built[block.at],
       ...where,
-    });
+    };
   }
 
   /**
@@ -281,7 +311,7 @@ export class SessionView {
       return this.#built[block.at] as Replacement;
     };
     for (const block of analysis.blocks) if (this.state.pruned.has(block.id)) replacement(block);
-    this.#plan(messages, analysis, replacement);
+    planPrune(this.#planInput(messages, analysis, replacement));
   }
 
   /** Keep a prepared analysis only when the request's list is the prepared one plus new messages. */
@@ -298,9 +328,17 @@ export class SessionView {
 
   /** The analysis of `messages`: the previous request's extended by the new messages, or a new one. */
   #analyze(messages: readonly ViewMessage[]): Analysis {
-    if (this.#memo?.analysis.extends(messages)) return this.#memo.analysis.extend(messages);
+    return this.#analysisFor(messages).extend(messages);
+  }
+
+  /**
+   * The analysis `messages` extends: the previous request's (its new messages not analysed yet), or a new, empty
+   * one (the cached analysis, view and replacements are dropped).
+   */
+  #analysisFor(messages: readonly ViewMessage[]): Analysis {
+    if (this.#memo?.analysis.extends(messages)) return this.#memo.analysis;
     this.invalidate();
-    return analyze(messages, this.state.owners);
+    return new Analysis(this.state.owners);
   }
 
   /**

@@ -193,6 +193,8 @@ export class Analysis {
   #unanswered = new Set<string>();
   /** The keys of the first and the last analysed message. */
   #ends: string[] = [];
+  /** The list being analysed in slices, until its last slice. */
+  #pass: Pass | undefined;
 
   constructor(owners: ReadonlyMap<string, number>) {
     this.#ids = new IdAllocator(owners);
@@ -243,7 +245,8 @@ export class Analysis {
 
   /** Age in turns of message i (0: the current turn). */
   ageOf(i: number): number {
-    return (this.#length === 0 ? 0 : (this.#users[this.#length - 1] as number)) - (this.#users[i] as number);
+    const last = this.#pass?.users ?? (this.#length === 0 ? 0 : (this.#users[this.#length - 1] as number));
+    return last - (this.#users[i] as number);
   }
 
   /** The block with this id. */
@@ -268,40 +271,37 @@ export class Analysis {
     );
   }
 
-  /** Analyse the messages after the analysed prefix (one linear pass over them). */
-  extend(messages: readonly ViewMessage[]): this {
+  /**
+   * Analyse the messages after the analysed prefix, up to `end` (one linear pass over them). A list analysed in
+   * slices (`end` short of its length, then further) ends as one analysed whole: a cold pass plans and draws each
+   * slice right after analysing it, while its messages are still in the processor's cache. Ages are those of the
+   * whole list from the first slice on.
+   */
+  extend(messages: readonly ViewMessage[], end = messages.length): this {
     const from = this.length;
     const n = messages.length;
-    if (n + 1 > this.#first.length) {
-      let size = this.#first.length;
-      while (size < n + 1) size *= 2;
-      this.#first = grown(this.#first, size);
-      this.#resultTool = grown(this.#resultTool, size);
-      this.#textBlock = grown(this.#textBlock, size);
-      this.#users = grown(this.#users, size);
-    }
+    const pass = this.#passOver(messages);
     const { blocks } = this;
     const [first, resultTool, textBlock, userCount] = [this.#first, this.#resultTool, this.#textBlock, this.#users];
-    // A call's result is normally in the run of tool results right after its message (pi's loop writes them
-    // there); anything else (a provider reusing ids, a result elsewhere) falls back to an index built on first need.
-    const claimed = new Uint8Array(n);
-    let resultsOf: Map<string, number[]> | undefined;
+    const { claimed } = pass;
     const claim = (r: number) => {
       claimed[r] = 1;
       return r;
     };
+    // A call's result is normally in the run of tool results right after its message (pi's loop writes them
+    // there); anything else (a provider reusing ids, a result elsewhere) falls back to an index built on first need.
     const nextResult = (callId: string, after: number): number => {
       for (let r = after + 1; r < n && isToolResult(messages[r] as ViewMessage); r++) {
         if (claimed[r] === 0 && (messages[r] as ToolResultMsg).toolCallId === callId) return claim(r);
       }
-      if (!resultsOf) {
-        resultsOf = new Map();
-        for (let r = from; r < n; r++) {
+      if (!pass.resultsOf) {
+        pass.resultsOf = new Map();
+        for (let r = pass.from; r < n; r++) {
           const m = messages[r] as ViewMessage;
-          if (isToolResult(m)) resultsOf.set(m.toolCallId, [...(resultsOf.get(m.toolCallId) ?? []), r]);
+          if (isToolResult(m)) pass.resultsOf.set(m.toolCallId, [...(pass.resultsOf.get(m.toolCallId) ?? []), r]);
         }
       }
-      const r = resultsOf.get(callId)?.find((r) => r > after && claimed[r] === 0);
+      const r = pass.resultsOf.get(callId)?.find((r) => r > after && claimed[r] === 0);
       return r === undefined ? -1 : claim(r);
     };
     // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
@@ -310,12 +310,8 @@ export class Analysis {
       const id = ids.id(TEXT, rawMessageKey(m));
       return this.#push({ at: blocks.length, kind: "text", id, msg: i, reasoning }, chars);
     };
-    // About one block per message at most in practice (a call and its result are one block).
-    this.#ids.reserve(n - from);
-    resultTool.fill(-1, from, n);
-    textBlock.fill(-1, from, n);
     let users = from === 0 ? 0 : (userCount[from - 1] as number);
-    for (let i = from; i < n; i++) {
+    for (let i = from; i < end; i++) {
       first[i] = blocks.length;
       const m = messages[i] as ViewMessage;
       if (isUser(m)) users++;
@@ -333,7 +329,12 @@ export class Analysis {
             if (resultMsg > i) resultTool[resultMsg] = blocks.length;
             else this.#unanswered.add(call.id);
             const id = ids.id(TOOL, call.id);
-            this.#push({ at: blocks.length, kind: "tool", id, callMsg: i, callPart: p, resultMsg, tool: call.name });
+            // The result's size is read now (it may lie past this slice, and the block is weighed with the slice).
+            const result = resultMsg > i ? (messages[resultMsg] as ToolResultMsg).content : undefined;
+            this.#push(
+              { at: blocks.length, kind: "tool", id, callMsg: i, callPart: p, resultMsg, tool: call.name },
+              result ? resultTextChars(result) : 0,
+            );
           } else if (part?.type === "text") prose = true;
           else if (part?.type === "thinking") reasoning = true;
         }
@@ -343,26 +344,62 @@ export class Analysis {
         const parts = isBashExecution(m) || typeof m.content === "string" ? undefined : m.content;
         let prose = parts === undefined;
         let chars = isBashExecution(m) ? -1 : typeof m.content === "string" ? m.content.length : 0;
-        let resultChars = 0;
         for (let p = 0; parts && p < parts.length; p++) {
           const part = parts[p];
           chars += partChars(part);
-          if (part?.type === "text") resultChars += part.text.length;
           if (part?.type === "image") {
             const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p));
             this.#push({ at: blocks.length, kind: "image", id, msg: i, part: p, chars: part.data.length });
           } else if (part?.type === "text") prose = true;
         }
         if (prose && (parts === undefined || !isToolResult(m))) textBlock[i] = text(i, m, chars) - 1;
-        const tool = resultTool[i] as number;
-        if (isToolResult(m) && tool >= 0) this.#chars[tool] = resultChars;
       }
     }
-    first[n] = blocks.length;
-    this.#length = n;
-    this.#ends = [messages[0], messages[n - 1]].map((m) => (m ? rawMessageKey(m) : ""));
+    first[end] = blocks.length;
+    this.#length = end;
+    this.#ends = [messages[0], messages[end - 1]].map((m) => (m ? rawMessageKey(m) : ""));
+    if (end === n) this.#pass = undefined;
     return this;
   }
+
+  /**
+   * The pass over `messages` that this extension belongs to: begun here when the list is new (columns grown for the
+   * whole list, the users of the whole list counted so that ages hold from the first slice on), else the one in
+   * progress.
+   */
+  #passOver(messages: readonly ViewMessage[]): Pass {
+    if (this.#pass?.messages === messages) return this.#pass;
+    const from = this.length;
+    const n = messages.length;
+    if (n + 1 > this.#first.length) {
+      let size = this.#first.length;
+      while (size < n + 1) size *= 2;
+      this.#first = grown(this.#first, size);
+      this.#resultTool = grown(this.#resultTool, size);
+      this.#textBlock = grown(this.#textBlock, size);
+      this.#users = grown(this.#users, size);
+    }
+    this.#resultTool.fill(-1, from, n);
+    this.#textBlock.fill(-1, from, n);
+    // About one block per message at most in practice (a call and its result are one block).
+    this.#ids.reserve(n - from);
+    let users = from === 0 ? 0 : (this.#users[from - 1] as number);
+    for (let i = from; i < n; i++) if (isUser(messages[i] as ViewMessage)) users++;
+    this.#pass = { messages, from, claimed: new Uint8Array(n), users };
+    return this.#pass;
+  }
+}
+
+/** A list being analysed in slices (see `Analysis.extend`). */
+interface Pass {
+  messages: readonly ViewMessage[];
+  /** The analysed length when the pass began. */
+  from: number;
+  /** Results already paired with a call. */
+  claimed: Uint8Array;
+  /** The user messages of the whole list (what ages are read against until the last slice). */
+  users: number;
+  resultsOf?: Map<string, number[]>;
 }
 
 /** A part's text or thinking, in chars, plus one for its join (what a text block's size counts). */
@@ -370,6 +407,16 @@ function partChars(part: unknown): number {
   const { text, thinking } = part as { text?: unknown; thinking?: unknown };
   if (typeof text === "string") return text.length + 1;
   return typeof thinking === "string" ? thinking.length + 1 : 0;
+}
+
+/** The chars of a tool result's text parts (what a tool block is weighed by: its images are blocks of their own). */
+function resultTextChars(parts: ToolResultMsg["content"]): number {
+  let n = 0;
+  for (let p = 0; p < parts.length; p++) {
+    const part = parts[p];
+    if (part?.type === "text") n += part.text.length;
+  }
+  return n;
 }
 
 /** Columns start this long (a short list allocates little) and double as the list grows. */

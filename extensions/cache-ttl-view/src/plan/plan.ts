@@ -133,64 +133,95 @@ function pinned(input: PlanInput, block: Block): boolean {
  * within `keepRecentImages` and `maxImageBase64Total`, the newest always kept.
  */
 export function planPrune(input: PlanInput): Plan {
-  const { analysis, settings } = input;
-  const plan: Plan = { ids: [], blocks: [], savedChars: 0, savedTokens: 0, counts: { tool: 0, text: 0, image: 0 } };
-  const savings = new Savings(input.messages, input.api);
-  const take = (block: Block, r: Measured) => {
-    plan.ids.push(block.id);
-    plan.blocks.push(block);
-    plan.counts[block.kind]++;
-    savings.add(block, r);
-  };
+  const planner = new Planner(input);
+  planner.consider(input.analysis.blocks.length);
+  return planner.finish();
+}
 
-  for (let b = 0; b < analysis.blocks.length; b++) {
-    const block = analysis.blocks[b] as Block;
-    if (block.kind === "image" || (input.pruned.size > 0 && input.pruned.has(block.id))) continue;
-    const window = windowOf(analysis.ageOf(messageOf(block)), settings);
-    if (window === "intact") continue;
-    if (window === "cold" && block.kind === "text") continue;
-    if (pinned(input, block)) continue;
-    // A tool block's pre-check only weighs sizes; a text block's also keeps an assistant message from going empty.
-    const known = block.kind === "tool" ? input.built?.(block) : undefined;
-    if (!known && cannotShrink(input.messages, analysis, block, settings)) continue;
-    const r = known ?? input.replacement(block);
-    if (r.newChars >= r.origChars) continue;
-    if (window === "cold" && (r.kind !== "tool" || (r.heavyChars ?? 0) <= settings.maxBase64Chars)) continue;
-    take(block, r);
+/**
+ * `planPrune` in slices: the tool and text blocks as the analysis reaches them (`consider`), then the images, which
+ * are chosen newest first over the whole list, and the gain gate (`finish`). A cold pass weighs each slice's blocks
+ * right after analysing them, while their messages are still in the processor's cache.
+ */
+export class Planner {
+  readonly #input: PlanInput;
+  readonly #plan: Plan = { ids: [], blocks: [], savedChars: 0, savedTokens: 0, counts: { tool: 0, text: 0, image: 0 } };
+  readonly #savings: Savings;
+  /** Blocks before this one were considered. */
+  #next = 0;
+
+  constructor(input: PlanInput) {
+    this.#input = input;
+    this.#savings = new Savings(input.messages, input.api);
   }
 
-  // Images, newest first, wherever they are (a prompt, a tool result, pruned or not): the newest is always kept,
-  // and so are images of the intact window and of pinned tools; the rest are kept while the budget allows.
-  let kept = 0;
-  let keptChars = 0;
-  for (let b = analysis.blocks.length - 1; b >= 0; b--) {
-    const block = analysis.blocks[b] as Block;
-    if (block.kind !== "image" || input.pruned.has(block.id)) continue;
-    const ownerIndex = analysis.resultTool[block.msg] as number;
-    const owner = ownerIndex >= 0 ? (analysis.blocks[ownerIndex] as Block) : undefined;
-    const intact = windowOf(analysis.ageOf(messageOf(block)), settings) === "intact";
-    const fits = kept < settings.keepRecentImages && keptChars + block.chars <= settings.maxImageBase64Total;
-    if (intact || kept === 0 || fits || pinned(input, block) || (owner !== undefined && pinned(input, owner))) {
-      kept++;
-      keptChars += block.chars;
-      continue;
+  #take(block: Block, r: Measured): void {
+    this.#plan.ids.push(block.id);
+    this.#plan.blocks.push(block);
+    this.#plan.counts[block.kind]++;
+    this.#savings.add(block, r);
+  }
+
+  /** Weigh the tool and text blocks up to block index `end` (those of the messages analysed so far). */
+  consider(end: number): void {
+    const input = this.#input;
+    const { analysis, settings } = input;
+    for (let b = this.#next; b < end; b++) {
+      const block = analysis.blocks[b] as Block;
+      if (block.kind === "image" || (input.pruned.size > 0 && input.pruned.has(block.id))) continue;
+      const window = windowOf(analysis.ageOf(messageOf(block)), settings);
+      if (window === "intact") continue;
+      if (window === "cold" && block.kind === "text") continue;
+      if (pinned(input, block)) continue;
+      // A tool block's pre-check only weighs sizes; a text block's also keeps an assistant message from going empty.
+      const known = block.kind === "tool" ? input.built?.(block) : undefined;
+      if (!known && cannotShrink(input.messages, analysis, block, settings)) continue;
+      const r = known ?? input.replacement(block);
+      if (r.newChars >= r.origChars) continue;
+      if (window === "cold" && (r.kind !== "tool" || (r.heavyChars ?? 0) <= settings.maxBase64Chars)) continue;
+      this.#take(block, r);
     }
-    const r = input.replacement(block);
-    if (r.newChars < r.origChars) take(block, r);
+    this.#next = Math.max(this.#next, end);
   }
 
-  plan.savedChars = savings.chars;
-  plan.savedTokens = savings.tokens;
-  if (plan.ids.length > 0 && plan.savedTokens < settings.minGainTokens) {
-    return {
-      ...plan,
-      ids: [],
-      blocks: [],
-      savedChars: 0,
-      savedTokens: 0,
-      counts: { tool: 0, text: 0, image: 0 },
-      belowMinGain: true,
-    };
+  /** Choose the images (every block must have been considered) and apply the gain gate. */
+  finish(): Plan {
+    const input = this.#input;
+    const { analysis, settings } = input;
+    const plan = this.#plan;
+    // Images, newest first, wherever they are (a prompt, a tool result, pruned or not): the newest is always kept,
+    // and so are images of the intact window and of pinned tools; the rest are kept while the budget allows.
+    let kept = 0;
+    let keptChars = 0;
+    for (let b = analysis.blocks.length - 1; b >= 0; b--) {
+      const block = analysis.blocks[b] as Block;
+      if (block.kind !== "image" || input.pruned.has(block.id)) continue;
+      const ownerIndex = analysis.resultTool[block.msg] as number;
+      const owner = ownerIndex >= 0 ? (analysis.blocks[ownerIndex] as Block) : undefined;
+      const intact = windowOf(analysis.ageOf(messageOf(block)), settings) === "intact";
+      const fits = kept < settings.keepRecentImages && keptChars + block.chars <= settings.maxImageBase64Total;
+      if (intact || kept === 0 || fits || pinned(input, block) || (owner !== undefined && pinned(input, owner))) {
+        kept++;
+        keptChars += block.chars;
+        continue;
+      }
+      const r = input.replacement(block);
+      if (r.newChars < r.origChars) this.#take(block, r);
+    }
+
+    plan.savedChars = this.#savings.chars;
+    plan.savedTokens = this.#savings.tokens;
+    if (plan.ids.length > 0 && plan.savedTokens < settings.minGainTokens) {
+      return {
+        ...plan,
+        ids: [],
+        blocks: [],
+        savedChars: 0,
+        savedTokens: 0,
+        counts: { tool: 0, text: 0, image: 0 },
+        belowMinGain: true,
+      };
+    }
+    return plan;
   }
-  return plan;
 }

@@ -208,8 +208,9 @@ function markAffected(analysis: Analysis, block: Block, marks: Uint8Array): void
 /**
  * The patch that turns `messages` into the model's view. With `previous` (the patch of the analysed prefix of
  * `from` messages, before `added` were pruned) only what changed is drawn again: the new messages and the messages
- * of the newly pruned blocks; everything else keeps its view (a prune only adds). `anchors`: message indexes already
- * known for notice keys (a notice made by this request anchors at its last message: no scan for it).
+ * of the newly pruned blocks; everything else keeps its view (a prune only adds). Without it, a whole view (see
+ * `WholeView`). `anchors`: message indexes already known for notice keys (a notice made by this request anchors at
+ * its last message: no scan for it).
  */
 export function patchFor(
   messages: readonly ViewMessage[],
@@ -220,35 +221,106 @@ export function patchFor(
   previous?: { patch: ViewPatch; from: number; added: readonly Block[] },
   anchors?: ReadonlyMap<string, number>,
 ): ViewPatch {
-  const replaced = previous?.patch.replaced ?? new Map<number, ViewMessage>();
-  const draw = (index: number, touched = false) => {
+  if (!previous) {
+    const view = new WholeView(messages, analysis, replacement);
+    view.drawUpTo(messages.length, pruned);
+    return view.finish(pruned, notices, anchors);
+  }
+  const { replaced } = previous.patch;
+  const draw = (index: number) => {
+    const view = renderMessage(messages, analysis, index, pruned, replacement);
+    if (view !== messages[index]) replaced.set(index, view);
+    else replaced.delete(index);
+  };
+  // The new messages, then the earlier ones that the newly pruned blocks change.
+  if (pruned.size > 0) for (let index = previous.from; index < messages.length; index++) draw(index);
+  const marks = new Uint8Array(messages.length);
+  for (const block of previous.added) markAffected(analysis, block, marks);
+  for (let index = 0; index < previous.from; index++) if (marks[index] === 1) draw(index);
+  return { replaced, inserts: noticeInserts(messages, notices, previous.patch, anchors), notices: notices.length };
+}
+
+/**
+ * A whole view drawn in slices, as the analysis reaches them: only the messages of pruned blocks are drawn (one
+ * pass over the blocks, not over every message), each slice right after its blocks were decided, while its
+ * messages are still in the processor's cache. A message's view depends on its own blocks and on the call it
+ * answers, which comes before it; a message with images waits for `finish`, since images are chosen last, newest
+ * first over the whole list.
+ */
+export class WholeView {
+  readonly replaced = new Map<number, ViewMessage>();
+  readonly #messages: readonly ViewMessage[];
+  readonly #analysis: Analysis;
+  readonly #replacement: (block: Block) => Replacement;
+  /** Messages a pruned block changes (marks only point forward: a call's result, a reasoning's results). */
+  readonly #marks: Uint8Array;
+  /** Messages with images, drawn by `finish`. */
+  readonly #withImages: number[] = [];
+  #next = 0;
+
+  constructor(messages: readonly ViewMessage[], analysis: Analysis, replacement: (block: Block) => Replacement) {
+    this.#messages = messages;
+    this.#analysis = analysis;
+    this.#replacement = replacement;
+    this.#marks = new Uint8Array(messages.length);
+  }
+
+  /**
+   * Draw the messages before `end` (analysed, with every tool and text block of theirs decided) as `pruned` says.
+   */
+  drawUpTo(end: number, pruned: IdSet): void {
+    const analysis = this.#analysis;
+    const { blocks, first } = analysis;
+    const marks = this.#marks;
+    const from = this.#next;
+    if (pruned.size > 0) {
+      for (let b = first[from] as number; b < (first[end] as number); b++) {
+        const block = blocks[b] as Block;
+        if (pruned.has(block.id)) markAffected(analysis, block, marks);
+      }
+    }
+    for (let index = from; index < end; index++) {
+      let images = false;
+      for (let b = first[index] as number; b < (first[index + 1] as number); b++) {
+        if ((blocks[b] as Block).kind === "image") images = true;
+      }
+      if (images) this.#withImages.push(index);
+      else if (marks[index] === 1) this.#draw(index, pruned, true);
+    }
+    this.#next = Math.max(from, end);
+  }
+
+  #draw(index: number, pruned: IdSet, touched: boolean): void {
+    const [messages, analysis, replacement] = [this.#messages, this.#analysis, this.#replacement];
     const view = touched
       ? renderTouched(messages, analysis, index, pruned, replacement)
       : renderMessage(messages, analysis, index, pruned, replacement);
-    if (view !== messages[index]) replaced.set(index, view);
-    else if (previous) replaced.delete(index);
-  };
-  const from = previous?.from ?? 0;
-  if (previous) {
-    // The new messages, then the earlier ones that the newly pruned blocks change.
-    if (pruned.size > 0) for (let index = from; index < messages.length; index++) draw(index);
-    const marks = new Uint8Array(messages.length);
-    for (const block of previous.added) markAffected(analysis, block, marks);
-    for (let index = 0; index < from; index++) if (marks[index] === 1) draw(index);
-  } else if (pruned.size > 0) {
-    // A whole view: only the messages of pruned blocks are drawn (one pass over the blocks, not over every message).
-    const marks = new Uint8Array(messages.length);
-    const { blocks } = analysis;
-    for (let b = 0; b < blocks.length; b++) {
-      const block = blocks[b] as Block;
-      if (pruned.has(block.id)) markAffected(analysis, block, marks);
-    }
-    for (let index = 0; index < messages.length; index++) if (marks[index] === 1) draw(index, true);
+    if (view !== messages[index]) this.replaced.set(index, view);
   }
-  // Notices anchor in the prefix, so earlier inserts keep their places; only new notices are looked up (a map of
-  // every message key would cost as much as the analysis).
-  const inserts = previous ? previous.patch.inserts.slice() : [];
-  const fresh = notices.slice(previous?.patch.notices ?? 0);
+
+  /** Draw the messages with images by the final `pruned`, and place the notices. */
+  finish(pruned: IdSet, notices: readonly StoredNotice[], anchors?: ReadonlyMap<string, number>): ViewPatch {
+    if (pruned.size > 0) for (const index of this.#withImages) this.#draw(index, pruned, false);
+    return {
+      replaced: this.replaced,
+      inserts: noticeInserts(this.#messages, notices, undefined, anchors),
+      notices: notices.length,
+    };
+  }
+}
+
+/**
+ * Where the notices go: those of `previous` keep their places (they anchor in the prefix), new ones are looked up
+ * by key (only those: a map of every message key would cost as much as the analysis).
+ */
+function noticeInserts(
+  messages: readonly ViewMessage[],
+  notices: readonly StoredNotice[],
+  previous: ViewPatch | undefined,
+  anchors: ReadonlyMap<string, number> | undefined,
+): [number, ViewMessage][] {
+  const inserts = previous ? previous.inserts.slice() : [];
+  const fresh = notices.slice(previous?.notices ?? 0);
   if (fresh.length > 0) {
     const unknown = fresh.filter((n) => !anchors?.has(n.after)).map((n) => n.after);
     const at = unknown.length > 0 ? findMessageKeys(messages, new Set(unknown)) : undefined;
@@ -258,7 +330,7 @@ export function patchFor(
     }
     inserts.sort((a, b) => a[0] - b[0]);
   }
-  return { replaced, inserts, notices: notices.length };
+  return inserts;
 }
 
 /** Apply a patch to a (mutable, pi-cloned) message array, in place; returns it. */
