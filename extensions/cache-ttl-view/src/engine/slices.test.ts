@@ -33,7 +33,10 @@ function longSession(seed: number, count: number, repeats = true): ViewMessage[]
   const out: ViewMessage[] = [];
   let t = 1_000;
   let call = 0;
-  const tick = () => (repeats && rand(8) === 0 ? t : (t += 1_000));
+  const tick = () => {
+    if (!repeats || rand(8) !== 0) t += 1_000;
+    return t;
+  };
   while (out.length < count) {
     out.push(
       rand(5) === 0
@@ -95,7 +98,7 @@ function longSession(seed: number, count: number, repeats = true): ViewMessage[]
     }
     out.push({ role: "assistant", content: [{ type: "text", text: text(rand(1500), "done") }], timestamp: tick() });
   }
-  out.push({ role: "user", content: "next", timestamp: (t += 1_000) });
+  out.push({ role: "user", content: "next", timestamp: t + 1_000 });
   return out;
 }
 
