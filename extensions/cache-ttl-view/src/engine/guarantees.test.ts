@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hash32 } from "../model/ids.ts";
+import { hash32, ownerHash, rawMessageKey } from "../model/ids.ts";
 import type { ToolResultMsg, ViewMessage } from "../model/messages.ts";
 import { analyze } from "../plan/analysis.ts";
 import { defaultSettings } from "../settings/settings.ts";
@@ -97,5 +97,105 @@ describe("block ids", () => {
     expect(found.map((f) => f.messages[(f.block as { resultMsg: number }).resultMsg])).toMatchObject([
       { toolCallId: "call_1204060" },
     ]);
+  });
+
+  /** A provider that numbers tool calls per response (`call_0` in every turn, as some local servers do). */
+  function repeatedIds() {
+    const s = new SessionBuilder();
+    let t = 10_000;
+    const next = () => {
+      t += 1_000;
+      return t;
+    };
+    const turn = (body: string) => {
+      s.push({ role: "user", content: `read it ${text(1500)}`, timestamp: next() });
+      s.push({
+        role: "assistant",
+        content: [{ type: "toolCall", id: "call_0", name: "read", arguments: { path: `${body}.ts` } }],
+        timestamp: next(),
+      });
+      s.push({
+        role: "toolResult",
+        toolCallId: "call_0",
+        toolName: "read",
+        content: [{ type: "text", text: body }],
+        isError: false,
+        timestamp: next(),
+      });
+    };
+    // The first result is too short to prune, the second long: only the second is pruned.
+    turn("tiny");
+    turn(text(9000, "LONG"));
+    for (let i = 0; i < 3; i++) turn(text(9000, `later${i}`));
+    s.push({ role: "user", content: "now", timestamp: next() });
+    return s;
+  }
+
+  it("name their own block when tool call ids repeat: after a reload, and after a compaction", () => {
+    const s = repeatedIds();
+    const { view, r } = expiredView(s);
+    const ids = analyze(s.messages)
+      .blocks.filter((b) => b.kind === "tool")
+      .map((b) => b.id);
+    expect(r.plan?.ids).toContain(ids[1]);
+    expect(r.plan?.ids).not.toContain(ids[0]);
+    // Reloaded: the same ids go to the same blocks (the short first result is not the one shown pruned).
+    const reloaded = new SessionView(defaultSettings({ keepRecentTurns: 2, minGainTokens: 0 }));
+    reloaded.load([...r.entries, view.touchEntry()].filter((e) => e !== undefined));
+    const again = reloaded.render(s.clone(), { now: 61 * MIN, ttlSeconds: 300 });
+    expect(JSON.stringify(again.messages)).toBe(JSON.stringify(r.messages));
+    expect(reloaded.originals([ids[1] as string], s.messages).found[0]?.block).toMatchObject({ callMsg: 4 });
+    // Compacted: the pruned turns become a summary, and a new turn calls `call_0` again. Its fresh result is not
+    // the pruned block of the same call id.
+    const compacted: ViewMessage[] = [
+      { role: "compactionSummary", summary: "read", timestamp: 1 },
+      ...s.messages.slice(12),
+    ];
+    compacted.push({
+      role: "assistant",
+      content: [{ type: "toolCall", id: "call_0", name: "read", arguments: { path: "new.ts" } }],
+      timestamp: 99_000,
+    });
+    compacted.push({
+      role: "toolResult",
+      toolCallId: "call_0",
+      toolName: "read",
+      content: [{ type: "text", text: "FRESH new.ts body" }],
+      isError: false,
+      timestamp: 99_001,
+    } as ViewMessage);
+    reloaded.invalidate();
+    const after = reloaded.render(structuredClone(compacted), { now: 62 * MIN, ttlSeconds: 300 });
+    expect(after.messages.at(-1)).toMatchObject({ content: [{ type: "text", text: "FRESH new.ts body" }] });
+  });
+
+  it("prunes written before owners named the content still apply after a reload (legacy owners)", () => {
+    const s = new SessionBuilder();
+    for (let i = 0; i < 5; i++) {
+      s.user(`turn ${i} ${text(1500)}`);
+      s.tool("read", { path: `f${i}.ts` }, text(9000, `body${i}`), { images: i === 1 ? [image(40_000)] : [] });
+      s.assistant(`ok ${i} ${text(1500)}`);
+    }
+    s.user("now", [image(40_000)]);
+    const { view, r } = expiredView(s, { keepRecentImages: 1 });
+    expect(r.plan?.counts).toMatchObject({ tool: 5, text: 8, image: 1 });
+    // What an older version wrote: the same prune, its owners the hash of each block's source alone.
+    const analysis = analyze(s.messages);
+    const legacy = r.entries.map((e) => {
+      if (e.kind !== "prune") return e;
+      const { ownerVersion: _version, ...rest } = e;
+      const owners = e.ids.map((id) => {
+        const block = analysis.byId(id);
+        if (block?.kind === "tool") return ownerHash("t:", (s.messages[block.resultMsg] as ToolResultMsg).toolCallId);
+        const key = rawMessageKey(s.messages[block?.msg ?? 0] as ViewMessage);
+        return block?.kind === "image" ? ownerHash("i:", `${key}#${block.part}`) : ownerHash("m:", key);
+      });
+      return { ...rest, owners };
+    });
+    const reloaded = new SessionView(defaultSettings({ keepRecentTurns: 2, minGainTokens: 0 }));
+    reloaded.load([...legacy, view.touchEntry()].filter((e) => e !== undefined));
+    expect(reloaded.state.legacyOwners.size).toBe(r.plan?.ids.length);
+    const again = reloaded.render(s.clone(), { now: 61 * MIN, ttlSeconds: 300 });
+    expect(JSON.stringify(again.messages)).toBe(JSON.stringify(r.messages));
   });
 });

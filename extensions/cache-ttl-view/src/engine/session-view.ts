@@ -225,6 +225,7 @@ export class SessionView {
         savedTokens: plan.savedTokens,
         caps: capsOf(this.settings),
         owners: plan.blocks.map((block) => analysis.ownerOf(block)),
+        ownerVersion: 2,
         notice: {
           after,
           at: ctx.now,
@@ -338,7 +339,7 @@ export class SessionView {
   #analysisFor(messages: readonly ViewMessage[]): Analysis {
     if (this.#memo?.analysis.extends(messages)) return this.#memo.analysis;
     this.invalidate();
-    return new Analysis(this.state.owners);
+    return new Analysis(this.state);
   }
 
   /**
@@ -379,7 +380,7 @@ export class SessionView {
    * place or cut by a compaction save nothing any more. Built with the caps of their prune, as they are sent.
    */
   savedPerRequest(messages: readonly ViewMessage[], api?: string): number {
-    const analysis = analyze(messages, this.state.owners);
+    const analysis = analyze(messages, this.state);
     const savings = new Savings(messages, api);
     for (const block of analysis.blocks) {
       if (!this.state.pruned.has(block.id)) continue;
@@ -390,7 +391,7 @@ export class SessionView {
 
   /** Pruned blocks with a short label (tool and path, or the message role), for `/cache-ttl`. */
   prunedBlocks(messages: readonly ViewMessage[]): { id: string; label: string }[] {
-    const analysis = analyze(messages, this.state.owners);
+    const analysis = analyze(messages, this.state);
     return [...this.state.pruned.keys()].map((id) => {
       const block = analysis.byId(id);
       if (!block) return { id, label: "(not in the current view)" };
@@ -407,14 +408,14 @@ export class SessionView {
    * compaction cut from the context is looked up in `history` (every message of the branch).
    */
   originals(ids: readonly string[], messages: readonly ViewMessage[], history?: readonly ViewMessage[]): Originals {
-    const analysis = analyze(messages, this.state.owners);
+    const analysis = analyze(messages, this.state);
     const shown = shownOriginals(messages, analysis, this.state.pruned);
     let past: Analysis | undefined;
     const out: Originals = { found: [], notPruned: [], alreadyShown: [], missing: [] };
     for (const id of new Set(ids)) {
       let [block, from] = [analysis.byId(id), messages];
       if (!block && history && this.state.owners.has(id)) {
-        past ??= analyze(history, this.state.owners);
+        past ??= analyze(history, this.state);
         [block, from] = [past.byId(id), history];
       }
       if (!block) out.missing.push(id);

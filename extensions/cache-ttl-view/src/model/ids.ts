@@ -127,8 +127,25 @@ export function findMessageKeys(messages: readonly ViewMessage[], wanted: Readon
 }
 
 /**
- * A second, independent 32-bit hash of a block's source: stored with each pruned id as the id's owner, so an id the
- * model has seen keeps naming the same block after the blocks before it are gone (compaction), and is never handed
- * to another block whose source hashes alike.
+ * A second, independent 32-bit hash of a block's source: the owner stored with each pruned id by versions before
+ * owners named the content (`contentOwner`); such registrations are still read back ("legacy" owners).
  */
 export const ownerHash = (prefix: string, text: string): number => hash32(prefix, text, OWNER_SEED);
+
+/**
+ * The owner stored with each pruned id (owner version 2): the source's owner hash mixed with numbers of the block's
+ * content (its message's timestamp and part, or its size). Two blocks with the same source (a provider that numbers
+ * tool calls `call_0` in every response, two messages of one role in the same millisecond) have different owners, so
+ * an id the model has seen keeps naming its own block after a reload or a compaction, and is never handed to the
+ * other one. Integers up to 2^53 are mixed whole; anything else (a damaged timestamp) as zero.
+ */
+export function contentOwner(sourceOwner: number, a: number, b = 0): number {
+  const h = mixWord(mixWord(sourceOwner, a % 4_294_967_296), Math.floor(a / 4_294_967_296));
+  return mixWord(h, b) >>> 0;
+}
+
+/** FNV-1a steps over the two 16-bit halves of a 32-bit word (no array per call: this runs for every block). */
+function mixWord(h: number, word: number): number {
+  const w = word >>> 0;
+  return Math.imul(Math.imul(h ^ (w & 0xffff), 0x01000193) ^ (w >>> 16), 0x01000193);
+}

@@ -1,22 +1,28 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hash32, hex8, ownerHash } from "../model/ids.ts";
+import { contentOwner, hash32, hex8, ownerHash } from "../model/ids.ts";
 import type { ViewMessage } from "../model/messages.ts";
 import { analyze } from "./analysis.ts";
 
 /**
  * The id rules written plainly (strings and Sets, as the allocator was first written): a free plain id that nobody
- * registered; else an id registered to this very source; else the first free suffix that nobody registered.
+ * registered; else an id registered to this very block (its call id, message timestamp and part; a legacy
+ * registration: its call id alone); else the first free suffix that nobody registered.
  */
-function referenceIds(sources: readonly string[], owners: ReadonlyMap<string, number>): string[] {
+function referenceIds(
+  sources: readonly string[],
+  owners: ReadonlyMap<string, number>,
+  legacy: ReadonlySet<string>,
+): string[] {
   const taken = new Set<string>();
   const registeredBases = new Set([...owners.keys()].filter((id) => id.length > 8).map((id) => id.slice(0, 8)));
-  return sources.map((source) => {
+  return sources.map((source, i) => {
     const plain = hex8(hash32("t:", source));
-    const owner = ownerHash("t:", source);
+    const owner = (id: string) =>
+      legacy.has(id) ? ownerHash("t:", source) : contentOwner(ownerHash("t:", source), 2 * i, 0);
     let id: string | undefined;
     if (!taken.has(plain) && !owners.has(plain) && !registeredBases.has(plain)) id = plain;
-    const own = (candidate: string) => owners.get(candidate) === owner && !taken.has(candidate);
+    const own = (candidate: string) => owners.get(candidate) === owner(candidate) && !taken.has(candidate);
     if (id === undefined && owners.size > 0) {
       id = own(plain) ? plain : [...owners.keys()].filter((k) => k.startsWith(`${plain}.`)).find(own);
     }
@@ -56,21 +62,32 @@ describe("block ids with owners read back from the session", () => {
         upper: fc.boolean(),
         // Registered to that source, to something else (a block compaction cut away), or damaged on disk.
         owner: fc.constantFrom("own", "other", "damaged"),
+        // Written by a version whose owners named the source only (legacy), or the block's content too: then the
+        // occurrence of the source it was pruned at (one of the list's, or one compaction cut away).
+        legacy: fc.boolean(),
+        at: fc.nat(14),
       }),
       { maxLength: 6 },
     );
     fc.assert(
       fc.property(sources, registrations, (list, registered) => {
-        const owners = new Map(
-          registered.map(({ source, suffix, upper, owner }) => [
-            upper ? `${hex8(hash32("t:", source))}${suffix}`.toUpperCase() : `${hex8(hash32("t:", source))}${suffix}`,
-            owner === "own" ? ownerHash("t:", source) : owner === "other" ? 12345 : ownerHash("t:", source) - 2 ** 32,
-          ]),
-        );
-        const ids = analyze(toolMessages(list), owners)
+        const idOf = ({ source, suffix, upper }: (typeof registered)[number]) =>
+          upper ? `${hex8(hash32("t:", source))}${suffix}`.toUpperCase() : `${hex8(hash32("t:", source))}${suffix}`;
+        const ownerOf = ({ source, owner, legacy, at }: (typeof registered)[number]) => {
+          const own = legacy ? ownerHash("t:", source) : contentOwner(ownerHash("t:", source), 2 * at, 0);
+          return owner === "own" ? own : owner === "other" ? 12345 : own - 2 ** 32;
+        };
+        const owners = new Map(registered.map((r) => [idOf(r), ownerOf(r)]));
+        // The last registration of an id decides its version, as folding the entries does.
+        const legacyOwners = new Set<string>();
+        for (const r of registered) {
+          if (r.legacy) legacyOwners.add(idOf(r));
+          else legacyOwners.delete(idOf(r));
+        }
+        const ids = analyze(toolMessages(list), { owners, legacyOwners })
           .blocks.filter((b) => b.kind === "tool")
           .map((b) => b.id);
-        expect(ids).toEqual(referenceIds(list, owners));
+        expect(ids).toEqual(referenceIds(list, owners, legacyOwners));
       }),
       { numRuns: 3000 },
     );

@@ -1,5 +1,5 @@
 import { HashMap32, HashSet32 } from "../model/hash-table32.ts";
-import { hashBoth, hex8, rawMessageKey } from "../model/ids.ts";
+import { contentOwner, hashBoth, hex8, rawMessageKey } from "../model/ids.ts";
 import {
   type AssistantMsg,
   isAssistant,
@@ -89,35 +89,53 @@ function hexValue(id: string): number {
 }
 
 /**
+ * The ids registered by earlier prunes (read back from the session): each with its owner, and which of them were
+ * written with the source-only owner of older versions (`ownerHash`, not `contentOwner`).
+ */
+export interface Registrations {
+  owners: ReadonlyMap<string, number>;
+  legacyOwners?: ReadonlySet<string>;
+}
+
+const NO_REGISTRATIONS: Registrations = { owners: new Map() };
+
+/**
  * Block ids are 8 hex chars (short enough to quote back), unique within one message list: when two sources hash
- * alike, the later one gets `.2`, `.3`, ... . Ids follow message order, so the ids of a prefix never change when
- * messages are appended, and a fresh block can never inherit the pruned state of an older one. An id once pruned is
- * registered with its owner (`owners`): it stays its owner's after the blocks before it are gone (compaction), and
- * no other block gets it.
+ * alike (or are the same: a repeated tool call id), the later one gets `.2`, `.3`, ... . Ids follow message order, so
+ * the ids of a prefix never change when messages are appended, and a fresh block can never inherit the pruned state
+ * of an older one. An id once pruned is registered with its owner (`contentOwner`): it stays its owner's after the
+ * blocks before it are gone (compaction), and no other block gets it.
  */
 class IdAllocator {
   /** Taken plain ids by their hash (a number: no string hashing per block), and taken suffixed ids. */
   #plain = new HashSet32();
   #taken = new Set<string>();
   #owners: ReadonlyMap<string, number>;
+  #legacy: ReadonlySet<string>;
   /**
    * The owners of registered plain ids by the id's hash: a prune read back from the session registers about half the
    * blocks of a long session, and each block asks (a typed table: no string hashing per block).
    */
   #registered: HashMap32 | undefined = new HashMap32();
-  /** Registered suffixed ids by their 8-hex base (rare: only collisions). */
+  /** The hashes of registered plain ids whose owner is a legacy one. */
+  #legacyPlain = new HashSet32();
+  /** Registered suffixed ids by their 8-hex base (rare: only collisions and repeated sources). */
   #suffixed = new Map<string, string[]>();
-  /** The id hash and the owner hash of the last source given to `id` (no pair allocated per block). */
+  /** The id hash and the source's owner hash of the last `id` (no pair allocated per block). */
   #hashes = new Uint32Array(2);
+  /** The owner of the last `id`'s block (`contentOwner`). */
+  #owner = 0;
 
-  constructor(owners: ReadonlyMap<string, number>) {
+  constructor({ owners, legacyOwners }: Registrations) {
     this.#owners = owners;
+    this.#legacy = legacyOwners ?? new Set();
     this.#registered?.reserve(owners.size);
     // forEach: no [id, owner] pair per entry (a long session registers tens of thousands).
     owners.forEach((owner, id) => {
       if (id.length > 8) this.#suffixed.set(id.slice(0, 8), [...(this.#suffixed.get(id.slice(0, 8)) ?? []), id]);
       const h = id.length === 8 ? hexValue(id) : -1;
       if (h >= 0) this.#registered?.set(h, owner);
+      if (h >= 0 && this.#legacy.has(id)) this.#legacyPlain.add(h);
       // A damaged entry's owner that no hash can be: the map itself decides (no block is its owner).
       if (owner !== owner >>> 0) this.#registered = undefined;
     });
@@ -138,26 +156,33 @@ class IdAllocator {
     this.#plain.reserve(this.#plain.size + count);
   }
 
-  /** The owner hash of the source of the last `id`. */
+  /** The owner of the last `id`'s block (what a prune stores with the id). */
   get owner(): number {
-    return this.#hashes[1] as number;
+    return this.#owner;
   }
 
-  id(prefix: string, text: string): string {
+  /** The owner this block has in the eyes of a registration of `id`: a legacy one is its source's alone. */
+  #mine(id: string): number {
+    return this.#legacy.size > 0 && this.#legacy.has(id) ? (this.#hashes[1] as number) : this.#owner;
+  }
+
+  /** The id of the next block: its source (`prefix` + `text`) and numbers of its content (see `contentOwner`). */
+  id(prefix: string, text: string, a: number, b = 0): string {
     hashBoth(prefix, text, this.#hashes);
+    this.#owner = contentOwner(this.#hashes[1] as number, a, b);
     const h = this.#hashes[0] as number;
     const plain = hex8(h);
     if (!this.#plain.has(h)) {
       // Free, and not registered to another block (a registered id that is this block's own is taken back).
       const owner = this.#registered ? this.#registered.get(h) : this.#owners.get(plain);
-      if (owner === undefined ? this.#suffixed.size === 0 || !this.#suffixed.has(plain) : owner === this.owner) {
+      const mine = this.#legacyPlain.size > 0 && this.#legacyPlain.has(h) ? (this.#hashes[1] as number) : this.#owner;
+      if (owner === undefined ? this.#suffixed.size === 0 || !this.#suffixed.has(plain) : owner === mine) {
         this.#plain.add(h);
         return plain;
       }
     }
     if (this.#owners.size > 0) {
-      const owner = this.owner;
-      const own = (id: string) => this.#owners.get(id) === owner && !this.#isTaken(id);
+      const own = (id: string) => this.#owners.get(id) === this.#mine(id) && !this.#isTaken(id);
       const found = own(plain) ? plain : this.#suffixed.get(plain)?.find(own);
       if (found) return this.#take(found);
     }
@@ -196,15 +221,15 @@ export class Analysis {
   /** The list being analysed in slices, until its last slice. */
   #pass: Pass | undefined;
 
-  constructor(owners: ReadonlyMap<string, number>) {
-    this.#ids = new IdAllocator(owners);
+  constructor(registered: Registrations = NO_REGISTRATIONS) {
+    this.#ids = new IdAllocator(registered);
   }
 
   get length(): number {
     return this.#length;
   }
 
-  /** The owner hash of a block's source (stored with its id when it is pruned, see `ownerHash`). */
+  /** The owner of a block (stored with its id when it is pruned, see `contentOwner`). */
   ownerOf(block: Block): number {
     return (this.#owners[block.at] as number) >>> 0;
   }
@@ -307,7 +332,7 @@ export class Analysis {
     // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
     const ids = this.#ids;
     const text = (i: number, m: ViewMessage, chars: number, reasoning = false) => {
-      const id = ids.id(TEXT, rawMessageKey(m));
+      const id = ids.id(TEXT, rawMessageKey(m), chars);
       return this.#push({ at: blocks.length, kind: "text", id, msg: i, reasoning }, chars);
     };
     let users = from === 0 ? 0 : (userCount[from - 1] as number);
@@ -328,7 +353,7 @@ export class Analysis {
             const resultMsg = nextResult(call.id, i);
             if (resultMsg > i) resultTool[resultMsg] = blocks.length;
             else this.#unanswered.add(call.id);
-            const id = ids.id(TOOL, call.id);
+            const id = ids.id(TOOL, call.id, m.timestamp, p);
             // The result's size is read now (it may lie past this slice, and the block is weighed with the slice).
             const result = resultMsg > i ? (messages[resultMsg] as ToolResultMsg).content : undefined;
             this.#push(
@@ -348,7 +373,7 @@ export class Analysis {
           const part = parts[p];
           chars += partChars(part);
           if (part?.type === "image") {
-            const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p));
+            const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p), part.data.length);
             this.#push({ at: blocks.length, kind: "image", id, msg: i, part: p, chars: part.data.length });
           } else if (part?.type === "text") prose = true;
         }
@@ -429,7 +454,7 @@ function grown(column: Int32Array, size: number): Int32Array<ArrayBuffer> {
   return out;
 }
 
-/** One linear pass over the messages; `owners`: the registered ids (pruned ids with their owner hashes). */
-export function analyze(messages: readonly ViewMessage[], owners: ReadonlyMap<string, number> = new Map()): Analysis {
-  return new Analysis(owners).extend(messages);
+/** One linear pass over the messages; `registered`: the ids pruned before, with their owners. */
+export function analyze(messages: readonly ViewMessage[], registered: Registrations = NO_REGISTRATIONS): Analysis {
+  return new Analysis(registered).extend(messages);
 }

@@ -46,6 +46,10 @@ const StateEntrySchema = z.discriminatedUnion("kind", [
       caps: optional(CapsSchema),
       /** The owner hash of each id (index-aligned with `ids`; absent in entries written before they were stored). */
       owners: optional(z.array(num)),
+      /**
+       * 2: `owners` name the blocks' content (`contentOwner`); absent: the source only (`ownerHash`, versions before).
+       */
+      ownerVersion: optional(z.literal(2)),
       /** Absent only in a damaged entry. */
       notice: optional(NoticeSchema),
     })
@@ -69,6 +73,8 @@ export interface FoldedState {
   pruned: Map<string, Caps | undefined>;
   /** Every id ever pruned on the branch, with its owner hash (restores keep it: the model has seen the id). */
   owners: Map<string, number>;
+  /** The ids of `owners` whose owner is the source-only hash of older versions (see `Registrations`). */
+  legacyOwners: Set<string>;
   notices: StoredNotice[];
   prunes: { at: number; count: number; savedTokens: number }[];
   pins: { ids: Set<string>; paths: Set<string>; tools: Set<string> };
@@ -79,6 +85,7 @@ export function emptyState(): FoldedState {
     warmGapSeconds: 0,
     pruned: new Map(),
     owners: new Map(),
+    legacyOwners: new Set(),
     notices: [],
     prunes: [],
     pins: { ids: new Set(), paths: new Set(), tools: new Set() },
@@ -99,7 +106,10 @@ export function foldEntry(state: FoldedState, e: StateEntry): void {
         const id = e.ids[k] as string;
         state.pruned.set(id, e.caps);
         const owner = e.owners?.[k];
-        if (owner !== undefined) state.owners.set(id, owner);
+        if (owner === undefined) continue;
+        state.owners.set(id, owner);
+        if (e.ownerVersion !== 2) state.legacyOwners.add(id);
+        else if (state.legacyOwners.size > 0) state.legacyOwners.delete(id);
       }
       state.touchAt = e.at;
       state.ttlSeconds = e.ttlSeconds;
