@@ -44,6 +44,49 @@ export function hashBoth(prefix: string, text: string, out: Uint32Array): void {
   out[1] = o;
 }
 
+/** Decimal digits of a timestamp, least significant first (no string per message: see `hashMessageKey`). */
+const DIGITS = new Uint8Array(16);
+
+/**
+ * `hashBoth(prefix, rawMessageKey(m), out)` without building the key: a role and a timestamp that is a safe
+ * non-negative integer (every message pi writes) are hashed as `String` would write them; anything else goes through
+ * the key string. The analysis hashes the key of every message with prose (building 50,000 key strings of a long
+ * session, numbers formatted, cost about 5 ms of a cold pass).
+ */
+export function hashMessageKey(prefix: string, m: ViewMessage, out: Uint32Array): void {
+  const { role, timestamp } = m as { role: unknown; timestamp: unknown };
+  const plain =
+    timestamp === undefined || timestamp === null || (Number.isSafeInteger(timestamp) && (timestamp as number) >= 0);
+  if (typeof role !== "string" || role === "toolResult" || role === "custom" || !plain) {
+    hashBoth(prefix, rawMessageKey(m), out);
+    return;
+  }
+  // The key's chars: prefix, role, ":" (58), then the timestamp's digits.
+  const head = prefix.length + role.length;
+  let h = 0x811c9dc5;
+  let o = OWNER_SEED;
+  for (let i = 0; i <= head; i++) {
+    const c = i === head ? 58 : i < prefix.length ? prefix.charCodeAt(i) : role.charCodeAt(i - prefix.length);
+    h = Math.imul(h ^ c, 0x01000193);
+    o = Math.imul(o ^ c, 0x01000193);
+  }
+  if (typeof timestamp === "number") {
+    let n = timestamp;
+    let k = 0;
+    do {
+      DIGITS[k++] = 48 + (n % 10);
+      n = Math.floor(n / 10);
+    } while (n > 0);
+    while (k > 0) {
+      const c = DIGITS[--k] as number;
+      h = Math.imul(h ^ c, 0x01000193);
+      o = Math.imul(o ^ c, 0x01000193);
+    }
+  }
+  out[0] = h;
+  out[1] = o;
+}
+
 const HEX = "0123456789abcdef";
 
 /** A 32-bit hash as 8 hex chars (one string allocation: this runs for every block of every pass). */

@@ -1,5 +1,5 @@
 import { HashMap32, HashSet32 } from "../model/hash-table32.ts";
-import { contentOwner, hashBoth, hex8, rawMessageKey } from "../model/ids.ts";
+import { contentOwner, hashBoth, hashMessageKey, hex8, rawMessageKey } from "../model/ids.ts";
 import {
   type AssistantMsg,
   isAssistant,
@@ -169,6 +169,17 @@ class IdAllocator {
   /** The id of the next block: its source (`prefix` + `text`) and numbers of its content (see `contentOwner`). */
   id(prefix: string, text: string, a: number, b = 0): string {
     hashBoth(prefix, text, this.#hashes);
+    return this.#allocate(a, b);
+  }
+
+  /** `id(prefix, rawMessageKey(m), a)`, without building the key (see `hashMessageKey`). */
+  messageId(prefix: string, m: ViewMessage, a: number): string {
+    hashMessageKey(prefix, m, this.#hashes);
+    return this.#allocate(a, 0);
+  }
+
+  /** The id of the block whose source was just hashed. */
+  #allocate(a: number, b: number): string {
     this.#owner = contentOwner(this.#hashes[1] as number, a, b);
     const h = this.#hashes[0] as number;
     const plain = hex8(h);
@@ -332,7 +343,7 @@ export class Analysis {
     // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
     const ids = this.#ids;
     const text = (i: number, m: ViewMessage, chars: number, reasoning = false) => {
-      const id = ids.id(TEXT, rawMessageKey(m), chars);
+      const id = ids.messageId(TEXT, m, chars);
       return this.#push({ at: blocks.length, kind: "text", id, msg: i, reasoning }, chars);
     };
     let users = from === 0 ? 0 : (userCount[from - 1] as number);
