@@ -1,7 +1,7 @@
 import { type CacheState, inferTouch, judgeCache, ttlForJudgement } from "../clock/cache-clock.ts";
 import { messageKeyAt, startsWithMessages } from "../model/ids.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
-import { Analysis, analyze, type Block, toolCallOf } from "../plan/analysis.ts";
+import { Analysis, analyze, type Block, PrunedBlocks, toolCallOf } from "../plan/analysis.ts";
 import { type PinSet, pathArgument } from "../plan/pins.ts";
 import { type Plan, type PlanInput, Planner, planPrune, Savings } from "../plan/plan.ts";
 import { noticeText } from "../render/notice.ts";
@@ -201,14 +201,18 @@ export class SessionView {
     const analysis = this.#analysisFor(messages);
     const memo = this.#memo;
     const previous = memo?.patch && { patch: memo.patch, from: memo.length, added: [] as Block[] };
-    const planner = expired ? new Planner(this.#planInput(messages, analysis, replacement, ctx.api)) : undefined;
-    // With nothing to decide and no view to extend (a reload, a resume), the whole view is drawn slice by slice.
-    const whole = previous || planner ? undefined : new WholeView(messages, analysis, replacement);
+    // What is pruned, block by block: the state's ids, and the blocks the plan takes as it goes.
+    const pruned = new PrunedBlocks(s.pruned);
+    const planner = expired
+      ? new Planner({ ...this.#planInput(messages, analysis, replacement, ctx.api), taken: pruned })
+      : undefined;
+    // Without a view to extend, the whole view is drawn slice by slice, each right after its blocks are decided.
+    const whole = previous ? undefined : new WholeView(messages, analysis, replacement);
     // The first slice is the analysed prefix: extending by nothing begins the pass (ages are then the whole list's).
     for (let end = analysis.length; ; end = Math.min(messages.length, end + SLICE)) {
       analysis.extend(messages, end);
       planner?.consider(analysis.first[end] as number);
-      whole?.drawUpTo(end, s.pruned);
+      whole?.drawUpTo(end, pruned);
       if (end === messages.length) break;
     }
     const candidate = planner?.finish();
@@ -238,9 +242,12 @@ export class SessionView {
     }
     this.#touched(ctx, clock, messages, plan);
     if (previous) previous.added = plan?.blocks ?? [];
-    const patch = whole
-      ? whole.finish(s.pruned, s.notices, anchors)
-      : patchFor(messages, analysis, s.pruned, s.notices, replacement, previous, anchors);
+    // A plan the gain gate stopped took blocks that are not pruned after all: the view is drawn again without them.
+    const final = plan || pruned.added === 0 ? pruned : new PrunedBlocks(s.pruned);
+    const patch =
+      whole && final === pruned
+        ? whole.finish(pruned, s.notices, anchors)
+        : patchFor(messages, analysis, final, s.notices, replacement, previous, anchors);
     this.#memo = { analysis, length: messages.length, patch };
     return {
       messages: applyPatch(messages, patch),

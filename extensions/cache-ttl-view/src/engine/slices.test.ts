@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ViewMessage } from "../model/messages.ts";
-import { analyze, type Block } from "../plan/analysis.ts";
+import { analyze, type Block, blocksIn } from "../plan/analysis.ts";
 import { planPrune } from "../plan/plan.ts";
 import { applyPatch, NOTICE_TYPE, patchFor } from "../render/render.ts";
 import { type Replacement, replacementFor } from "../render/replacements.ts";
@@ -111,7 +111,7 @@ function wholeListView(messages: readonly ViewMessage[]) {
   const replacement = (block: Block) => (built[block.at] ??= replacementFor(messages, block, settings));
   const pins = { ids: new Set<string>(), tools: new Set<string>(), paths: [] };
   const plan = planPrune({ messages, analysis, pruned: new Map(), pins, settings, replacement });
-  const patch = patchFor(messages, analysis, new Set(plan.ids), [], replacement);
+  const patch = patchFor(messages, analysis, blocksIn(new Set(plan.ids)), [], replacement);
   return { ids: plan.ids, messages: json(applyPatch(structuredClone(messages) as ViewMessage[], patch)) };
 }
 
@@ -141,4 +141,14 @@ describe("a long list in slices", () => {
       expect(json(again.messages)).toEqual(json(result.messages));
     },
   );
+
+  it("a plan the gain gate stops leaves the view as it was, though its slices were drawn as it went", () => {
+    const messages = longSession(4, 3_000, false);
+    const gated = defaultSettings({ ...settings, minGainTokens: 10_000_000 });
+    const view = new SessionView(gated);
+    view.load([{ kind: "touch", at: 0, ttlSeconds: 300 }]);
+    const result = view.render(structuredClone(messages), { now: 10 * MIN, ttlSeconds: 300 });
+    expect(result.plan).toBeUndefined();
+    expect(json(result.messages)).toEqual(json(messages));
+  });
 });

@@ -29,6 +29,73 @@ export interface IdSet {
   readonly size: number;
 }
 
+/**
+ * Which blocks are pruned, asked per block: drawing asks three or four times per message, and a whole view of a long
+ * session draws tens of thousands (see `PrunedBlocks`).
+ */
+export interface BlockSet {
+  has(block: Block): boolean;
+  readonly size: number;
+}
+
+/** The blocks whose ids are in `ids`. */
+export const blocksIn = (ids: IdSet): BlockSet => ({
+  has: (block) => ids.has(block.id),
+  get size() {
+    return ids.size;
+  },
+});
+
+/**
+ * The pruned blocks of one analysis during one pass: those whose ids are pruned (each id looked up once, then
+ * remembered by block index), and those a plan takes in this pass (`add`, marked by index: no id hashed), so a slice
+ * can be drawn before the plan is finished.
+ */
+export class PrunedBlocks implements BlockSet {
+  readonly #ids: IdSet;
+  /** By block index: 0 not asked yet, 1 not pruned, 2 pruned (its id), 3 taken in this pass. */
+  #marks = new Uint8Array(1024);
+  #added = 0;
+
+  constructor(ids: IdSet) {
+    this.#ids = ids;
+  }
+
+  #grow(at: number): void {
+    let size = this.#marks.length;
+    while (size <= at) size *= 2;
+    const marks = new Uint8Array(size);
+    marks.set(this.#marks);
+    this.#marks = marks;
+  }
+
+  has(block: Block): boolean {
+    if (block.at >= this.#marks.length) this.#grow(block.at);
+    let mark = this.#marks[block.at] as number;
+    if (mark === 0) {
+      mark = this.#ids.size > 0 && this.#ids.has(block.id) ? 2 : 1;
+      this.#marks[block.at] = mark;
+    }
+    return mark >= 2;
+  }
+
+  /** A block the plan of this pass takes. */
+  add(block: Block): void {
+    if (block.at >= this.#marks.length) this.#grow(block.at);
+    this.#marks[block.at] = 3;
+    this.#added++;
+  }
+
+  /** Whether a plan took blocks in this pass. */
+  get added(): number {
+    return this.#added;
+  }
+
+  get size(): number {
+    return this.#ids.size + this.#added;
+  }
+}
+
 /** The message a block's age is read from (a tool block: its call). */
 export const messageOf = (block: Block): number => (block.kind === "tool" ? block.callMsg : block.msg);
 
@@ -46,30 +113,30 @@ export function partBlock(analysis: Analysis, i: number, part: number): Block | 
   return undefined;
 }
 
-/** Message i's text block when it is in `ids`. */
-export function prunedText(analysis: Analysis, i: number, ids: IdSet) {
+/** Message i's text block when it is pruned. */
+export function prunedText(analysis: Analysis, i: number, pruned: BlockSet) {
   const t = analysis.textBlock[i] as number;
   const block = t < 0 ? undefined : (analysis.blocks[t] as Extract<Block, { kind: "text" }>);
-  return block && ids.has(block.id) ? block : undefined;
+  return block && pruned.has(block) ? block : undefined;
 }
 
 /**
  * Whether the thinking of message i is dropped from the view (its text block is pruned and it has thinking): the
  * message's tool calls then lose their provider item ids, and their results follow.
  */
-export function reasoningDropped(analysis: Analysis, i: number, pruned: IdSet): boolean {
+export function reasoningDropped(analysis: Analysis, i: number, pruned: BlockSet): boolean {
   return prunedText(analysis, i, pruned)?.reasoning === true;
 }
 
-/** Whether anything in message i is in `ids`, or its tool call's message lost its reasoning (no allocation). */
-export function touches(analysis: Analysis, i: number, ids: IdSet): boolean {
+/** Whether anything in message i is pruned, or its tool call's message lost its reasoning (no allocation). */
+export function touches(analysis: Analysis, i: number, pruned: BlockSet): boolean {
   for (let b = analysis.first[i] as number; b < (analysis.first[i + 1] as number); b++) {
-    if (ids.has((analysis.blocks[b] as Block).id)) return true;
+    if (pruned.has(analysis.blocks[b] as Block)) return true;
   }
   const tool = analysis.resultTool[i] as number;
   if (tool < 0) return false;
   const block = analysis.blocks[tool] as Extract<Block, { kind: "tool" }>;
-  return ids.has(block.id) || reasoningDropped(analysis, block.callMsg, ids);
+  return pruned.has(block) || reasoningDropped(analysis, block.callMsg, pruned);
 }
 
 /** What a block's id is hashed from: a tool call's id, else the message's raw key (and the image part's index). */

@@ -18,6 +18,8 @@ export interface PlanInput {
   api?: string;
   /** The sizes of the block's replacement (built and memoised by the caller, who draws it). */
   replacement: (block: Block) => Measured;
+  /** Told of each block the plan takes, as it takes it (a view drawn while the plan goes on). */
+  taken?: { add(block: Block): void };
   /**
    * A replacement built before the plan (prepared while pi was idle), else undefined. A tool block whose
    * replacement is at hand is weighed by it, without the pre-check's walk over its arguments (`cannotShrink`).
@@ -159,6 +161,7 @@ export class Planner {
     this.#plan.ids.push(block.id);
     this.#plan.blocks.push(block);
     this.#plan.counts[block.kind]++;
+    this.#input.taken?.add(block);
     this.#savings.add(block, r);
   }
 

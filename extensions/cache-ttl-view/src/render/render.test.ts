@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { messageKeyAt } from "../model/ids.ts";
 import type { AssistantMsg, ViewMessage } from "../model/messages.ts";
-import { analyze, type Block } from "../plan/analysis.ts";
+import { analyze, type Block, blocksIn } from "../plan/analysis.ts";
 import { defaultSettings } from "../settings/settings.ts";
 import { SessionBuilder, text } from "../testing/fixtures.ts";
 import { applyPatch, NOTICE_TYPE, patchFor } from "./render.ts";
@@ -11,7 +11,7 @@ const settings = defaultSettings();
 
 function view(s: SessionBuilder, pruned: string[], notices: { after: string; at: number; text: string }[] = []) {
   const analysis = analyze(s.messages);
-  const patch = patchFor(s.messages, analysis, new Set(pruned), notices, (b: Block) =>
+  const patch = patchFor(s.messages, analysis, blocksIn(new Set(pruned)), notices, (b: Block) =>
     replacementFor(s.messages, b, settings),
   );
   return { out: applyPatch(s.clone(), patch), analysis };

@@ -13,7 +13,7 @@ import type {
 import {
   type Analysis,
   type Block,
-  type IdSet,
+  type BlockSet,
   partBlock,
   prunedText,
   reasoningDropped,
@@ -38,7 +38,7 @@ function replaceContentParts(
   parts: readonly (TextPart | ImagePart)[],
   analysis: Analysis,
   i: number,
-  pruned: IdSet,
+  pruned: BlockSet,
   replacement: (block: Block) => Replacement,
   summary?: string,
 ): (TextPart | ImagePart)[] {
@@ -48,7 +48,7 @@ function replaceContentParts(
   for (let p = 0; p < parts.length; p++) {
     const part = parts[p] as TextPart | ImagePart;
     const image = part.type === "image" ? partBlock(analysis, i, p) : undefined;
-    if (part.type === "image") out.push(image && pruned.has(image.id) ? markerOf(image, replacement) : part);
+    if (part.type === "image") out.push(image && pruned.has(image) ? markerOf(image, replacement) : part);
     else if (!text && summary === undefined) out.push(part);
     else if (!textDone && text) out.push(markerOf(text, replacement));
     if (part.type === "text" && text) textDone = true;
@@ -77,7 +77,7 @@ function renderAssistant(
   a: AssistantMsg,
   analysis: Analysis,
   index: number,
-  pruned: IdSet,
+  pruned: BlockSet,
   replacement: (block: Block) => Replacement,
 ): AssistantMsg {
   const text = prunedText(analysis, index, pruned);
@@ -100,7 +100,7 @@ function renderAssistant(
     }
     let call = part as ToolCallPart;
     const tool = partBlock(analysis, index, p);
-    if (tool && pruned.has(tool.id)) {
+    if (tool && pruned.has(tool)) {
       const r = replacement(tool) as Extract<Replacement, { kind: "tool" }>;
       // New arguments: a signature over the old call (Gemini's thoughtSignature) no longer belongs to it.
       if ("thoughtSignature" in call) {
@@ -121,7 +121,7 @@ export function renderMessage(
   messages: readonly ViewMessage[],
   analysis: Analysis,
   index: number,
-  pruned: IdSet,
+  pruned: BlockSet,
   replacement: (block: Block) => Replacement,
 ): ViewMessage {
   return touches(analysis, index, pruned)
@@ -134,7 +134,7 @@ function renderTouched(
   messages: readonly ViewMessage[],
   analysis: Analysis,
   index: number,
-  pruned: IdSet,
+  pruned: BlockSet,
   replacement: (block: Block) => Replacement,
 ): ViewMessage {
   const m = messages[index] as ViewMessage;
@@ -150,7 +150,7 @@ function renderTouched(
           ? withoutItemId(t.toolCallId)
           : t.toolCallId;
       // A pruned call's summary replaces the text; images stay (or become markers) under the image budget.
-      const summary = tool && pruned.has(tool.id) ? (replacement(tool) as { summary: string }).summary : undefined;
+      const summary = tool && pruned.has(tool) ? (replacement(tool) as { summary: string }).summary : undefined;
       return {
         ...t,
         toolCallId,
@@ -215,7 +215,7 @@ function markAffected(analysis: Analysis, block: Block, marks: Uint8Array): void
 export function patchFor(
   messages: readonly ViewMessage[],
   analysis: Analysis,
-  pruned: IdSet,
+  pruned: BlockSet,
   notices: readonly StoredNotice[],
   replacement: (block: Block) => Replacement,
   previous?: { patch: ViewPatch; from: number; added: readonly Block[] },
@@ -268,7 +268,7 @@ export class WholeView {
   /**
    * Draw the messages before `end` (analysed, with every tool and text block of theirs decided) as `pruned` says.
    */
-  drawUpTo(end: number, pruned: IdSet): void {
+  drawUpTo(end: number, pruned: BlockSet): void {
     const analysis = this.#analysis;
     const { blocks, first } = analysis;
     const marks = this.#marks;
@@ -276,7 +276,7 @@ export class WholeView {
     if (pruned.size > 0) {
       for (let b = first[from] as number; b < (first[end] as number); b++) {
         const block = blocks[b] as Block;
-        if (pruned.has(block.id)) markAffected(analysis, block, marks);
+        if (pruned.has(block)) markAffected(analysis, block, marks);
       }
     }
     for (let index = from; index < end; index++) {
@@ -290,7 +290,7 @@ export class WholeView {
     this.#next = Math.max(from, end);
   }
 
-  #draw(index: number, pruned: IdSet, touched: boolean): void {
+  #draw(index: number, pruned: BlockSet, touched: boolean): void {
     const [messages, analysis, replacement] = [this.#messages, this.#analysis, this.#replacement];
     const view = touched
       ? renderTouched(messages, analysis, index, pruned, replacement)
@@ -299,7 +299,7 @@ export class WholeView {
   }
 
   /** Draw the messages with images by the final `pruned`, and place the notices. */
-  finish(pruned: IdSet, notices: readonly StoredNotice[], anchors?: ReadonlyMap<string, number>): ViewPatch {
+  finish(pruned: BlockSet, notices: readonly StoredNotice[], anchors?: ReadonlyMap<string, number>): ViewPatch {
     if (pruned.size > 0) for (const index of this.#withImages) this.#draw(index, pruned, false);
     return {
       replaced: this.replaced,
