@@ -40,11 +40,17 @@ export function truncateText(text: string, max: number): string {
   return `${MARK}${text.slice(0, keep)}${CUT}`;
 }
 
+/** What starts a cut tail (see `truncateTail`). */
+export const TAIL_MARK = `${MARK}${CUT}`;
+
 /** `[TRUNCATED] ...<suffix>`: the end of a text, for outputs whose last lines matter (bash). */
 export function truncateTail(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const keep = Math.max(0, max - MARK.length - CUT.length);
-  return `${MARK}${CUT}${text.slice(text.length - keep)}`;
+  return text.length <= max ? text : `${TAIL_MARK}${keptTail(text, max)}`;
+}
+
+/** The end of a text longer than `max` that `truncateTail` keeps after its mark (a slice: nothing copied). */
+export function keptTail(text: string, max: number): string {
+  return text.slice(text.length - Math.max(0, max - TAIL_MARK.length));
 }
 
 const REF = "ref:";

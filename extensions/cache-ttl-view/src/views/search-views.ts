@@ -1,16 +1,21 @@
-import { capValue, countLines, firstLines, fitList, truncateTail } from "./caps.ts";
+import { needsEscape } from "../model/json.ts";
+import { capValue, countLines, firstLines, fitList, keptTail, TAIL_MARK } from "./caps.ts";
 import { resultText } from "./default-view.ts";
 import type { ToolViewFn } from "./tool-view.ts";
 
 /** `bash`: the command capped, the output's tail kept (errors and summaries come last). */
 export const bashView: ToolViewFn = (input, caps) => {
   const text = input.resultText;
-  const result = text.startsWith("ref:")
-    ? text
-    : `${truncateTail(text, Math.max(16, caps.maxTextChars - 16))} (lines=${countLines(text)})`;
+  const params = capValue(input.args, caps) as Record<string, unknown>;
+  if (text.length <= caps.maxTextChars || text.startsWith("ref:")) return { params, result: text };
+  const max = Math.max(16, caps.maxTextChars - 16);
+  const kept = text.length > max ? keptTail(text, max) : text;
+  // The mark and the line count never need a JSON escape: only the kept end is checked, as a slice of the output
+  // (checking the joined result would copy it once more than the summary does).
   return {
-    params: capValue(input.args, caps) as Record<string, unknown>,
-    result: text.length <= caps.maxTextChars ? text : result,
+    params,
+    result: `${kept === text ? "" : TAIL_MARK}${kept} (lines=${countLines(text)})`,
+    resultSafe: !needsEscape(kept),
   };
 };
 
