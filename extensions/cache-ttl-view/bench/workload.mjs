@@ -3,6 +3,13 @@
 
 const filler = (chars, word) => `${word} `.repeat(Math.ceil(chars / (word.length + 1))).slice(0, chars);
 
+/** `chars` of output in lines of 30-70 chars, as files and command output come (a summary counts their lines). */
+function lines(chars, word) {
+  let out = "";
+  for (let n = 0; out.length < chars; n++) out += `${filler(30 + ((n * 17) % 41), `${word}${n % 10}`)}\n`;
+  return out.slice(0, chars);
+}
+
 /** About `count` messages (user, assistant, toolResult) with ms timestamps from `start`. */
 export function benchSession(count, start = 1_000_000) {
   const messages = [];
@@ -13,8 +20,8 @@ export function benchSession(count, start = 1_000_000) {
   };
   let call = 0;
   const tools = [
-    (i) => ["read", { path: `src/module-${i}.ts` }, filler(2000 + ((i * 797) % 6000), `code${i}`)],
-    (i) => ["bash", { command: `pnpm test --filter pkg-${i}` }, filler(300 + ((i * 331) % 3000), "PASS")],
+    (i) => ["read", { path: `src/module-${i}.ts` }, lines(2000 + ((i * 797) % 6000), `code${i}`)],
+    (i) => ["bash", { command: `pnpm test --filter pkg-${i}` }, lines(300 + ((i * 331) % 3000), "PASS")],
     (i) => [
       "grep",
       { pattern: `symbol${i}`, path: "src" },
