@@ -198,4 +198,61 @@ describe("block ids", () => {
     const again = reloaded.render(s.clone(), { now: 61 * MIN, ttlSeconds: 300 });
     expect(JSON.stringify(again.messages)).toBe(JSON.stringify(r.messages));
   });
+
+  it("a prune of this version wins over an older version's prune of the same repeated call id", () => {
+    const turn = (t: number, body: string): ViewMessage[] => [
+      { role: "user", content: "go", timestamp: t },
+      {
+        role: "assistant",
+        content: [{ type: "toolCall", id: "call_0", name: "read", arguments: { path: body } }],
+        timestamp: t + 1,
+      },
+      {
+        role: "toolResult",
+        toolCallId: "call_0",
+        toolName: "read",
+        content: [{ type: "text", text: body }],
+        isError: false,
+        timestamp: t + 2,
+      } as ViewMessage,
+    ];
+    const list = [...turn(1000, "one"), ...turn(2000, "two")];
+    const analysis = analyze(list);
+    const [first, second] = analysis.blocks.filter((b) => b.kind === "tool");
+    const caps = { maxTextChars: 100, maxFieldChars: 100, maxListItems: 5, maxDictKeys: 5 };
+    const view = new SessionView(defaultSettings({}));
+    view.load([
+      // The first turn pruned by an older version (its owner: the call id alone), and restored in place.
+      {
+        kind: "prune",
+        at: 1,
+        ttlSeconds: 300,
+        ids: [first?.id ?? ""],
+        savedTokens: 1,
+        caps,
+        owners: [ownerHash("t:", "call_0")],
+      },
+      { kind: "restore", at: 1, ids: [first?.id ?? ""] },
+      // The second pruned by this version.
+      {
+        kind: "prune",
+        at: 2,
+        ttlSeconds: 300,
+        ids: [second?.id ?? ""],
+        savedTokens: 1,
+        caps,
+        owners: [second ? analysis.ownerOf(second) : 0],
+        ownerVersion: 2,
+      },
+      { kind: "touch", at: 3, ttlSeconds: 300 },
+    ]);
+    const before = view.render(structuredClone(list), { now: 4, ttlSeconds: 300 });
+    expect(JSON.stringify(before.messages[5])).toContain("[TRUNCATED FILE]");
+    // Compacted: the first turn is gone. The second keeps its own id, stays pruned, and is found by a restore.
+    view.invalidate();
+    const compacted: ViewMessage[] = [{ role: "compactionSummary", summary: "s", timestamp: 5 }, ...turn(2000, "two")];
+    const after = view.render(structuredClone(compacted), { now: 5, ttlSeconds: 300 });
+    expect(JSON.stringify(after.messages[3])).toBe(JSON.stringify(before.messages[5]));
+    expect(view.originals([second?.id ?? ""], compacted).found).toHaveLength(1);
+  });
 });

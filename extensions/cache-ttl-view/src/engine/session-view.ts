@@ -9,7 +9,14 @@ import { applyPatch, patchFor, type ViewPatch, WholeView } from "../render/rende
 import { type Replacement, replacementFor } from "../render/replacements.ts";
 import { shownOriginals } from "../restore/restore.ts";
 import type { CacheTtlSettings } from "../settings/settings.ts";
-import { emptyState, type FoldedState, foldEntries, foldEntry, type StateEntry } from "../state/entries.ts";
+import {
+  emptyState,
+  type FoldedState,
+  foldEntries,
+  foldEntry,
+  OWNER_VERSION,
+  type StateEntry,
+} from "../state/entries.ts";
 import { capsOf } from "../views/caps.ts";
 
 export interface RenderContext {
@@ -188,24 +195,43 @@ export class SessionView {
     this.lastIdleSeconds = touchAt === undefined ? undefined : (ctx.now - touchAt) / 1000;
     for (let i = 0; i < this.requestsAfterPrune.length; i++) this.requestsAfterPrune[i]!++;
 
-    let plan: Plan | undefined;
-    /** The message a notice made now anchors at (its key was just computed: the patch need not look it up). */
-    let anchors: Map<string, number> | undefined;
     const expired = clock.kind === "expired";
     // Between prunes, the cached view of a list that only grew is re-applied (the warm path: no analysis).
     if (!expired && this.#memo?.patch && this.#memo.analysis.extends(messages)) {
       this.#touched(ctx, clock, messages);
       return { messages: applyPatch(messages, this.#memo.patch), clock, entries, reused: true, prepared };
     }
+    try {
+      return this.#draw(messages, ctx, clock, entries, prepared);
+    } catch (error) {
+      // A pass that failed partway leaves an analysis and a view of part of the list: the next request starts over.
+      this.invalidate();
+      throw error;
+    }
+  }
+
+  /** The view of a request whose clock was judged: the analysis, the prune when expired, the patch. */
+  #draw(
+    messages: ViewMessage[],
+    ctx: RenderContext,
+    clock: CacheState,
+    entries: StateEntry[],
+    prepared: boolean,
+  ): RenderResult {
+    const s = this.state;
+    let plan: Plan | undefined;
+    /** The message a notice made now anchors at (its key was just computed: the patch need not look it up). */
+    let anchors: Map<string, number> | undefined;
     const replacement = this.#replacementFor(messages);
     const analysis = this.#analysisFor(messages);
     const memo = this.#memo;
     const previous = memo?.patch && { patch: memo.patch, from: memo.length, added: [] as Block[] };
     // What is pruned, block by block: the state's ids, and the blocks the plan takes as it goes.
     const pruned = new PrunedBlocks(s.pruned);
-    const planner = expired
-      ? new Planner({ ...this.#planInput(messages, analysis, replacement, ctx.api), taken: pruned })
-      : undefined;
+    const planner =
+      clock.kind === "expired"
+        ? new Planner({ ...this.#planInput(messages, analysis, replacement, ctx.api), taken: pruned })
+        : undefined;
     // Without a view to extend, the whole view is drawn slice by slice, each right after its blocks are decided.
     const whole = previous ? undefined : new WholeView(messages, analysis, replacement);
     // The first slice is the analysed prefix: extending by nothing begins the pass (ages are then the whole list's).
@@ -229,7 +255,7 @@ export class SessionView {
         savedTokens: plan.savedTokens,
         caps: capsOf(this.settings),
         owners: plan.blocks.map((block) => analysis.ownerOf(block)),
-        ownerVersion: 2,
+        ownerVersion: OWNER_VERSION,
         notice: {
           after,
           at: ctx.now,

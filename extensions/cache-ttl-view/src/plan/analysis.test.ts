@@ -6,8 +6,8 @@ import { analyze } from "./analysis.ts";
 
 /**
  * The id rules written plainly (strings and Sets, as the allocator was first written): a free plain id that nobody
- * registered; else an id registered to this very block (its call id, message timestamp and part; a legacy
- * registration: its call id alone); else the first free suffix that nobody registered.
+ * registered; else an id registered to this very block (its call id, message timestamp and part), plain first; else
+ * one a legacy registration gives to its call id alone, plain first; else the first free suffix nobody registered.
  */
 function referenceIds(
   sources: readonly string[],
@@ -22,9 +22,11 @@ function referenceIds(
       legacy.has(id) ? ownerHash("t:", source) : contentOwner(ownerHash("t:", source), 2 * i, 0);
     let id: string | undefined;
     if (!taken.has(plain) && !owners.has(plain) && !registeredBases.has(plain)) id = plain;
-    const own = (candidate: string) => owners.get(candidate) === owner(candidate) && !taken.has(candidate);
+    const own = (legacyOnes: boolean) => (candidate: string) =>
+      legacy.has(candidate) === legacyOnes && owners.get(candidate) === owner(candidate) && !taken.has(candidate);
     if (id === undefined && owners.size > 0) {
-      id = own(plain) ? plain : [...owners.keys()].filter((k) => k.startsWith(`${plain}.`)).find(own);
+      const candidates = [plain, ...[...owners.keys()].filter((k) => k.startsWith(`${plain}.`))];
+      id = candidates.find(own(false)) ?? candidates.find(own(true));
     }
     if (id === undefined) {
       id = plain;

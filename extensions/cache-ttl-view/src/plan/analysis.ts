@@ -228,21 +228,33 @@ class IdAllocator {
     return this.#owner;
   }
 
-  /** The owner this block has in the eyes of a registration of `id`: a legacy one is its source's alone. */
-  #mine(id: string): number {
-    return this.#legacy.size > 0 && this.#legacy.has(id) ? (this.#hashes[1] as number) : this.#owner;
+  /** Whether `id` is registered to this block: by its owner, or by its source alone when the registration is legacy. */
+  #owns(id: string, legacy: boolean): boolean {
+    if (this.#isTaken(id) || this.#legacy.has(id) !== legacy) return false;
+    return this.#owners.get(id) === (legacy ? (this.#hashes[1] as number) : this.#owner);
   }
 
-  /** The id of the next block: its source (`prefix` + `text`) and numbers of its content (see `contentOwner`). */
+  /**
+   * The id of a tool block (its call id, and its call message's timestamp and part: see `contentOwner`) or of an image
+   * (its message's key and part, and its message's timestamp: a result's key is its call id). Repeated call ids are
+   * common (`call_0` in every response of some providers), and these numbers never change, whatever another extension
+   * does to the messages' text.
+   */
   id(prefix: string, text: string, a: number, b = 0): string {
     hashBoth(prefix, text, this.#hashes);
     return this.#allocate(a, b);
   }
 
-  /** `id(prefix, rawMessageKey(m), a)`, without building the key (see `hashMessageKey`). */
-  messageId(prefix: string, m: ViewMessage, a: number): string {
+  /**
+   * The id of a text block: its message's raw key, hashed without building it (see `hashMessageKey`), and its
+   * timestamp (a result's key is its call id). Nothing of the text is in the owner: a text's size would tell two
+   * messages of one role in the same millisecond apart, but another extension's `context` handler may rewrite old
+   * text, and the session's own copy (what `context_restore` and the preparation read) would then have other owners
+   * than the request's. Such twins are told apart by their order alone.
+   */
+  messageId(prefix: string, m: ViewMessage): string {
     hashMessageKey(prefix, m, this.#hashes);
-    return this.#allocate(a, 0);
+    return this.#allocate(Number(m.timestamp), 0);
   }
 
   /** The id of the block whose source was just hashed. */
@@ -250,18 +262,20 @@ class IdAllocator {
     this.#owner = contentOwner(this.#hashes[1] as number, a, b);
     const h = this.#hashes[0] as number;
     const plain = hex8(h);
-    if (!this.#plain.has(h)) {
-      // Free, and not registered to another block (a registered id that is this block's own is taken back).
+    // Free, and not registered to another block: taken at once (the common case, no strings looked up). A plain id
+    // registered to this very block is taken back here too; a legacy registration is decided below, since an exact
+    // registration of one of its suffixed ids wins over it.
+    if (!this.#plain.has(h) && !(this.#legacyPlain.size > 0 && this.#legacyPlain.has(h))) {
       const owner = this.#registered ? this.#registered.get(h) : this.#owners.get(plain);
-      const mine = this.#legacyPlain.size > 0 && this.#legacyPlain.has(h) ? (this.#hashes[1] as number) : this.#owner;
-      if (owner === undefined ? this.#suffixed.size === 0 || !this.#suffixed.has(plain) : owner === mine) {
+      if (owner === undefined ? this.#suffixed.size === 0 || !this.#suffixed.has(plain) : owner === this.#owner) {
         this.#plain.add(h);
         return plain;
       }
     }
     if (this.#owners.size > 0) {
-      const own = (id: string) => this.#owners.get(id) === this.#mine(id) && !this.#isTaken(id);
-      const found = own(plain) ? plain : this.#suffixed.get(plain)?.find(own);
+      const suffixed = this.#suffixed.get(plain) ?? NO_IDS;
+      const exact = this.#owns(plain, false) ? plain : suffixed.find((id) => this.#owns(id, false));
+      const found = exact ?? (this.#owns(plain, true) ? plain : suffixed.find((id) => this.#owns(id, true)));
       if (found) return this.#take(found);
     }
     let id = plain;
@@ -269,6 +283,8 @@ class IdAllocator {
     return this.#take(id);
   }
 }
+
+const NO_IDS: readonly string[] = [];
 
 /**
  * The analysis of a message list, extended in place when the next request's list is this one plus new messages
@@ -361,6 +377,9 @@ export class Analysis {
 
   /** Whether `messages` is the analysed list plus new messages (compared by the keys of its ends). */
   extends(messages: readonly ViewMessage[]): boolean {
+    // A pass left unfinished (a render that failed between slices) is never extended: its last slice's calls may
+    // have claimed results beyond it that a new pass would not know of.
+    if (this.#pass) return false;
     const n = this.length;
     if (messages.length < n) return false;
     for (let i = n; i < messages.length && this.#unanswered.size > 0; i++) {
@@ -410,7 +429,7 @@ export class Analysis {
     // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
     const ids = this.#ids;
     const text = (i: number, m: ViewMessage, chars: number, reasoning = false) => {
-      const id = ids.messageId(TEXT, m, chars);
+      const id = ids.messageId(TEXT, m);
       return this.#push({ at: blocks.length, kind: "text", id, msg: i, reasoning }, chars);
     };
     let users = from === 0 ? 0 : (userCount[from - 1] as number);
@@ -451,7 +470,7 @@ export class Analysis {
           const part = parts[p];
           chars += partChars(part);
           if (part?.type === "image") {
-            const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p), part.data.length);
+            const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p), m.timestamp);
             this.#push({ at: blocks.length, kind: "image", id, msg: i, part: p, chars: part.data.length });
           } else if (part?.type === "text") prose = true;
         }

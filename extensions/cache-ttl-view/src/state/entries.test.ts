@@ -51,4 +51,35 @@ describe("foldEntries", () => {
     expect(s.pruned.size).toBe(0);
     expect([...s.pins.ids]).toEqual(["ok"]);
   });
+
+  it("reads owners by their version: legacy without one, content owners with 2, none of a version it does not know", () => {
+    const prune = (ids: string[], owners: number[], ownerVersion?: number) =>
+      ({
+        kind: "prune",
+        at: 1,
+        ttlSeconds: 300,
+        ids,
+        savedTokens: 1,
+        owners,
+        ...(ownerVersion ? { ownerVersion } : {}),
+      }) as const;
+    const s = foldEntries(
+      readSessionEntries(
+        [prune(["a", "b"], [1, 2]), prune(["b", "c"], [3, 4], 2), prune(["d"], [5], 3)].map((data) => ({
+          type: "custom",
+          customType: STATE_ENTRY.customType,
+          data,
+        })),
+        STATE_ENTRY,
+      ),
+    );
+    expect([...s.owners]).toEqual([
+      ["a", 1],
+      ["b", 3],
+      ["c", 4],
+    ]);
+    expect([...s.legacyOwners]).toEqual(["a"]);
+    // Pruned all the same: an unknown version's ids are pruned, their owners unread.
+    expect([...s.pruned.keys()]).toEqual(["a", "b", "c", "d"]);
+  });
 });

@@ -10,6 +10,9 @@ import type { Caps } from "../views/caps.ts";
 
 export const STATE_ENTRY_TYPE = "cache-ttl-view";
 
+/** The owners this version writes with each prune (`contentOwner`); entries without a version hold legacy ones. */
+export const OWNER_VERSION = 2;
+
 // Entries come from a file, maybe written by another version: a bad optional field is dropped, a list keeps its
 // usable items, and an entry without what it needs is skipped (never thrown).
 const num = z.number().refine(Number.isFinite);
@@ -48,8 +51,9 @@ const StateEntrySchema = z.discriminatedUnion("kind", [
       owners: optional(z.array(num)),
       /**
        * 2: `owners` name the blocks' content (`contentOwner`); absent: the source only (`ownerHash`, versions before).
+       * Any other version is one this version cannot read: its owners are ignored (the order rule decides those ids).
        */
-      ownerVersion: optional(z.literal(2)),
+      ownerVersion: optional(num),
       /** Absent only in a damaged entry. */
       notice: optional(NoticeSchema),
     })
@@ -106,9 +110,9 @@ export function foldEntry(state: FoldedState, e: StateEntry): void {
         const id = e.ids[k] as string;
         state.pruned.set(id, e.caps);
         const owner = e.owners?.[k];
-        if (owner === undefined) continue;
+        if (owner === undefined || (e.ownerVersion !== undefined && e.ownerVersion !== OWNER_VERSION)) continue;
         state.owners.set(id, owner);
-        if (e.ownerVersion !== 2) state.legacyOwners.add(id);
+        if (e.ownerVersion === undefined) state.legacyOwners.add(id);
         else if (state.legacyOwners.size > 0) state.legacyOwners.delete(id);
       }
       state.touchAt = e.at;
