@@ -176,11 +176,11 @@ export function findMessageKeys(messages: readonly ViewMessage[], wanted: Readon
 export const ownerHash = (prefix: string, text: string): number => hash32(prefix, text, OWNER_SEED);
 
 /**
- * The owner stored with each pruned id (owner version 2): the source's owner hash mixed with numbers of the block's
- * content (its message's timestamp and part, or its size). Two blocks with the same source (a provider that numbers
- * tool calls `call_0` in every response, two messages of one role in the same millisecond) have different owners, so
- * an id the model has seen keeps naming its own block after a reload or a compaction, and is never handed to the
- * other one. Integers up to 2^53 are mixed whole; anything else (a damaged timestamp) as zero.
+ * The owner stored with each pruned id (owner version 2): the source's owner hash mixed with numbers that never
+ * change for a block (its message's timestamp, and a tool call's part). Two calls with the same id (a provider that
+ * numbers tool calls `call_0` in every response) have different owners, so an id the model has seen keeps naming its
+ * own block after a reload or a compaction, and is never handed to the other one. Integers up to 2^53 are mixed
+ * whole; anything else (a damaged timestamp) as zero.
  */
 export function contentOwner(sourceOwner: number, a: number, b = 0): number {
   const h = mixWord(mixWord(sourceOwner, a % 4_294_967_296), Math.floor(a / 4_294_967_296));

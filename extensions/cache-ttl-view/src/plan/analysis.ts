@@ -86,7 +86,7 @@ export class PrunedBlocks implements BlockSet {
     this.#added++;
   }
 
-  /** Whether a plan took blocks in this pass. */
+  /** How many blocks the plan of this pass took. */
   get added(): number {
     return this.#added;
   }
