@@ -266,6 +266,43 @@ describe("SessionView", () => {
     expect(call(sent)).not.toBe(call(resumed));
   });
 
+  it("a reload draws each pruned marker with the lines counted when it was pruned, without reading the output", () => {
+    const s = new SessionBuilder();
+    for (let i = 0; i < 4; i++) {
+      s.user(`prompt ${i}`);
+      s.tool("read", { path: `f${i}.ts` }, "const x = 1;\n".repeat(500 + i));
+      s.tool("bash", { command: `make ${i}` }, `building ${i}\n`.repeat(300 + i));
+      s.assistant(`answer ${i}`);
+    }
+    s.user("next");
+    const view = new SessionView(settings);
+    render(view, s, 0);
+    const pruned = render(view, s, 10 * MIN);
+    const prune = pruned.entries[0] as Extract<StateEntry, { kind: "prune" }>;
+    const touch = view.touchEntry() as StateEntry;
+    const counted = (messages: readonly ViewMessage[]) =>
+      JSON.stringify(messages)
+        .match(/lines=\d+/g)
+        ?.map((m) => Number(m.slice(6)));
+    // Each read and bash block pruned stored what its marker says (the last bash output is recent and not heavy).
+    const lines = [500, 300, 501, 301, 502, 302, 503];
+    expect(counted(pruned.messages)).toEqual(lines);
+    expect(prune.lines).toHaveLength(prune.ids.length);
+    expect(prune.lines?.filter((n) => n >= 0)).toEqual(lines);
+
+    // A count the output does not have: the reloaded view says it, so it did not count again.
+    const tampered = { ...prune, lines: prune.lines?.map((n) => (n >= 0 ? n + 1000 : n)) };
+    const reloaded = new SessionView(settings);
+    reloaded.load([tampered, touch]);
+    expect(counted(render(reloaded, s, 11 * MIN).messages)).toEqual(lines.map((n) => n + 1000));
+
+    // An entry of an older version stores none: counted again, the bytes of the first request.
+    const { lines: _, ...older } = prune;
+    const counting = new SessionView(settings);
+    counting.load([older, touch]);
+    expect(bytes(render(counting, s, 11 * MIN).messages)).toEqual(bytes(pruned.messages));
+  });
+
   it("does nothing when disabled", () => {
     const s = session(4).user("next");
     const view = new SessionView({ ...settings, enabled: false });

@@ -53,6 +53,9 @@ interface Evidence {
   previousPrompt: number;
 }
 
+/** What a prune entry stores of a replacement's line count (-1: it counted none). */
+const linesOf = (r: Replacement | undefined): number => (r?.kind === "tool" && r.lines !== undefined ? r.lines : -1);
+
 const promptTokens = (u: UsageLike | undefined): number =>
   (Number(u?.input) || 0) + (Number(u?.cacheRead) || 0) + (Number(u?.cacheWrite) || 0);
 
@@ -165,12 +168,20 @@ export class SessionView {
   }
 
   /**
-   * The replacement of a block, built once. A block pruned earlier is rendered with the caps stored with its prune,
-   * so changed settings (after `/reload`) never change bytes already in the cached prefix.
+   * The replacement of a block, built once. A block pruned earlier is rendered with the caps and the line count
+   * stored with its prune, so changed settings (after `/reload`) never change bytes already in the cached prefix,
+   * and a reloaded session does not read every pruned output again to count its lines.
    */
   #replacementFor(messages: readonly ViewMessage[]): (block: Block) => Replacement {
-    return (block) =>
-      (this.#built[block.at] ??= replacementFor(messages, block, this.state.pruned.get(block.id) ?? this.settings));
+    return (block) => (this.#built[block.at] ??= this.#build(messages, block));
+  }
+
+  #build(messages: readonly ViewMessage[], block: Block): Replacement {
+    const { pruned, rows } = this.state;
+    const row = pruned.size > 0 ? pruned.get(block.id) : undefined;
+    if (row === undefined) return replacementFor(messages, block, this.settings);
+    const lines = rows.lines[row] as number;
+    return replacementFor(messages, block, rows.caps[row] ?? this.settings, lines >= 0 ? lines : undefined);
   }
 
   /**
@@ -256,6 +267,7 @@ export class SessionView {
         caps: capsOf(this.settings),
         owners: plan.blocks.map((block) => analysis.ownerOf(block)),
         ownerVersion: OWNER_VERSION,
+        lines: plan.blocks.map((block) => linesOf(this.#built[block.at])),
         notice: {
           after,
           at: ctx.now,
@@ -417,7 +429,7 @@ export class SessionView {
     const savings = new Savings(messages, api);
     for (const block of analysis.blocks) {
       if (!this.state.pruned.has(block.id)) continue;
-      savings.add(block, replacementFor(messages, block, this.state.pruned.get(block.id) ?? this.settings));
+      savings.add(block, this.#build(messages, block));
     }
     return savings.tokens;
   }

@@ -24,6 +24,15 @@ export function quoteJson(s: string): string {
 }
 
 /**
+ * `s` as JSON writes it inside a string, without the quotes: `s` itself when nothing in it needs escaping. Pieces
+ * escaped one by one join to the escape of the whole when ASCII stands at every join (a surrogate pair split across
+ * two pieces would be escaped, where the whole keeps it).
+ */
+export function escapedJson(s: string): string {
+  return needsEscape(s) ? JSON.stringify(s).slice(1, -1) : s;
+}
+
+/**
  * The length of `JSON.stringify(value)`, measured without building it, up to `limit`: past that, some number
  * greater than `limit`. Whether a tool call is worth pruning only needs to know whether its arguments are short;
  * serialising a written file's content to learn that it is long would allocate the whole file on every pass.

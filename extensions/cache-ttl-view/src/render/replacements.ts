@@ -1,3 +1,4 @@
+import { jsonLength } from "../model/json.ts";
 import {
   type AssistantMsg,
   type BashExecutionMsg,
@@ -22,6 +23,8 @@ export type Replacement =
       newChars: number;
       /** The largest artifact: the result text or the longest string argument (a written file). */
       heavyChars: number;
+      /** The lines its view counted (stored with its prune, see `ToolViewInput.lines`). */
+      lines?: number;
     }
   | {
       kind: "text";
@@ -79,15 +82,22 @@ export function reasoningChars(m: AssistantMsg): number {
   return n;
 }
 
-/** Build the replacement of one block (deterministic: same input and caps, same bytes). */
-export function replacementFor(messages: readonly ViewMessage[], block: Block, caps: Caps): Replacement {
+/**
+ * Build the replacement of one block (deterministic: same input, caps and line count, same bytes). `lines`: the
+ * count its prune stored, if any (see `ToolViewInput.lines`).
+ */
+export function replacementFor(
+  messages: readonly ViewMessage[],
+  block: Block,
+  caps: Caps,
+  lines?: number,
+): Replacement {
   if (block.kind === "tool") {
     const call = toolCallOf(messages, block);
     const result = block.resultMsg >= 0 ? (messages[block.resultMsg] as ToolResultMsg) : undefined;
     const parts = result ? result.content : [];
     const resultText = textOf(parts);
     const args = call.arguments && typeof call.arguments === "object" ? call.arguments : {};
-    const argsJson = JSON.stringify(args);
     const view = renderToolView(
       {
         tool: call.name,
@@ -99,11 +109,12 @@ export function replacementFor(messages: readonly ViewMessage[], block: Block, c
         images: NO_IMAGES,
         isError: result?.isError === true,
         hasResult: result !== undefined,
+        lines,
       },
       caps,
-      argsJson,
     );
-    const origChars = argsJson.length + resultText.length;
+    // Arguments the view kept as they are were serialised by it; others are measured without serialising them.
+    const origChars = (view.args === args ? view.argsJson.length : jsonLength(args)) + resultText.length;
     const newChars = view.argsJson.length + view.summary.length;
     let longestArg = 0;
     for (const key in args) {
@@ -111,7 +122,10 @@ export function replacementFor(messages: readonly ViewMessage[], block: Block, c
       if (typeof value === "string" && value.length > longestArg) longestArg = value.length;
     }
     const heavyChars = Math.max(resultText.length, longestArg);
-    return { kind: "tool", args: view.args, summary: view.summary, origChars, newChars, heavyChars };
+    const { args: shown, summary } = view;
+    return view.lines === undefined
+      ? { kind: "tool", args: shown, summary, origChars, newChars, heavyChars }
+      : { kind: "tool", args: shown, summary, origChars, newChars, heavyChars, lines: view.lines };
   }
   const m = messages[block.msg] as ViewMessage;
   if (block.kind === "image") {

@@ -52,6 +52,44 @@ describe("foldEntries", () => {
     expect([...s.pins.ids]).toEqual(["ok"]);
   });
 
+  it("keeps the line counts stored with a prune by id, and drops a list it cannot align with the ids", () => {
+    const read = (lines: unknown, ids: unknown[] = ["a", "b", "c"]) =>
+      foldEntries(
+        readSessionEntries(
+          [
+            {
+              type: "custom",
+              customType: STATE_ENTRY.customType,
+              data: { kind: "prune", at: 1, ttlSeconds: 300, ids, savedTokens: 1, lines },
+            },
+          ],
+          STATE_ENTRY,
+        ),
+      );
+    const linesOf = (s: ReturnType<typeof foldEntries>) =>
+      [...s.pruned].map(([id, row]) => [id, s.rows.lines[row]] as const);
+    expect(linesOf(read([12, -1, 7]))).toEqual([
+      ["a", 12],
+      ["b", -1],
+      ["c", 7],
+    ]);
+    // Not one per id (a non-string id was dropped from the list), not integers, below -1, not a list: none stored.
+    for (const [lines, ids] of [
+      [[12, 7], undefined],
+      [
+        [1, 2, 3],
+        ["a", 5, "c"],
+      ],
+      [[1.5, 2, 3], undefined],
+      [[1, -2, 3], undefined],
+      ["12", undefined],
+    ] as const) {
+      const s = read(lines, ids as unknown[] | undefined);
+      expect(s.pruned.size).toBeGreaterThan(0);
+      expect(linesOf(s).every(([, n]) => n === -1)).toBe(true);
+    }
+  });
+
   it("reads owners by their version: legacy without one, content owners with 2, none of a version it does not know", () => {
     const prune = (ids: string[], owners: number[], ownerVersion?: number) =>
       ({

@@ -54,10 +54,17 @@ const StateEntrySchema = z.discriminatedUnion("kind", [
        * Any other version is one this version cannot read: its owners are ignored (the order rule decides those ids).
        */
       ownerVersion: optional(num),
+      /**
+       * The lines each replacement counted (index-aligned with `ids`; -1: none), so that a reload draws the same
+       * markers without reading every output again. Absent in entries written before they were stored.
+       */
+      lines: optional(z.array(z.number().int().min(-1))),
       /** Absent only in a damaged entry. */
       notice: optional(NoticeSchema),
     })
-    .transform((e) => (e.owners?.length === e.ids.length ? e : { ...e, owners: undefined })),
+    // A list that is not index-aligned with the ids cannot say which id it belongs to: it is dropped.
+    .transform((e) => (e.owners === undefined || e.owners.length === e.ids.length ? e : { ...e, owners: undefined }))
+    .transform((e) => (e.lines === undefined || e.lines.length === e.ids.length ? e : { ...e, lines: undefined })),
   z.object({ kind: z.literal("restore"), at: num.catch(0), ids: strings.catch([]) }),
   z.object({ kind: z.literal("pin"), ...targets }),
   z.object({ kind: z.literal("unpin"), ...targets }),
@@ -73,8 +80,14 @@ export interface FoldedState {
   touchAt?: number;
   ttlSeconds?: number;
   warmGapSeconds: number;
-  /** The pruned ids, each with the caps of the prune that pruned it (undefined: not stored, an older entry). */
-  pruned: Map<string, Caps | undefined>;
+  /** The pruned ids, each with its row in `rows`: what the prune that pruned it stored for it. */
+  pruned: Map<string, number>;
+  /**
+   * By row of `pruned`: the caps its replacement was built with (undefined: not stored, an older entry), and the lines
+   * it counted (-1: none, or not stored; see `ToolViewInput.lines`). Columns, not an object per id: a prune of a long
+   * session folds 30,000 ids.
+   */
+  rows: { caps: (Caps | undefined)[]; lines: number[] };
   /** Every id ever pruned on the branch, with its owner hash (restores keep it: the model has seen the id). */
   owners: Map<string, number>;
   /** The ids of `owners` whose owner is the source-only hash of older versions (see `Registrations`). */
@@ -90,6 +103,7 @@ export function emptyState(): FoldedState {
     pruned: new Map(),
     owners: new Map(),
     legacyOwners: new Set(),
+    rows: { caps: [], lines: [] },
     notices: [],
     prunes: [],
     pins: { ids: new Set(), paths: new Set(), tools: new Set() },
@@ -108,7 +122,9 @@ export function foldEntry(state: FoldedState, e: StateEntry): void {
     case "prune":
       for (let k = 0; k < e.ids.length; k++) {
         const id = e.ids[k] as string;
-        state.pruned.set(id, e.caps);
+        state.pruned.set(id, state.rows.lines.length);
+        state.rows.caps.push(e.caps);
+        state.rows.lines.push(e.lines?.[k] ?? -1);
         const owner = e.owners?.[k];
         if (owner === undefined || (e.ownerVersion !== undefined && e.ownerVersion !== OWNER_VERSION)) continue;
         state.owners.set(id, owner);

@@ -1,5 +1,5 @@
 import { needsEscape } from "../model/json.ts";
-import { capValue } from "./caps.ts";
+import { capValue, countLines } from "./caps.ts";
 import { resultText } from "./default-view.ts";
 import { fileMarker, imagesNote, type ToolViewFn } from "./tool-view.ts";
 
@@ -33,21 +33,22 @@ export const readView: ToolViewFn = (input, caps) => {
   if (input.isError) return { params, result: resultText(input.resultText, caps.maxTextChars) };
   const path = input.args["path"];
   const note = imagesNote(input.images);
-  const result = fileMarker(input.id, path, input.resultText, note);
+  const lines = input.lines ?? countLines(input.resultText);
+  const result = fileMarker(input.id, path, input.resultText, lines, note);
   // The marker's own text, the block id and the numbers never need escaping: only the path and the images' types.
-  return {
-    params,
-    result,
-    resultSafe: !needsEscape(input.id + note) && !(typeof path === "string" && needsEscape(path)),
-  };
+  const safe = !needsEscape(input.id + note) && !(typeof path === "string" && needsEscape(path));
+  return safe ? { params, result, resultJson: `"${result}"`, lines } : { params, result, lines };
 };
 
 /** `write`: the written content is a file marker in the parameters; the short result is kept (capped). */
 export const writeView: ToolViewFn = (input, caps) => {
   const content = input.args["content"];
   const params = capValue(pick(input.args, ["path"]), caps) as Record<string, unknown>;
-  if (typeof content === "string") params["content"] = fileMarker(input.id, input.args["path"], content);
-  return { params, result: resultText(input.resultText, caps.maxTextChars) };
+  const result = resultText(input.resultText, caps.maxTextChars);
+  if (typeof content !== "string") return { params, result };
+  const lines = input.lines ?? countLines(content);
+  params["content"] = fileMarker(input.id, input.args["path"], content, lines);
+  return { params, result, lines };
 };
 
 /** `edit`: old/new texts capped per field (they are usually small), the diff result cut to `maxTextChars`. */

@@ -1,4 +1,4 @@
-import { quoteJson } from "../model/json.ts";
+import { escapedJson, quoteJson } from "../model/json.ts";
 import type { Caps } from "./caps.ts";
 import { defaultView } from "./default-view.ts";
 import { editView, readView, writeView } from "./file-views.ts";
@@ -23,34 +23,35 @@ export interface RenderedToolView {
   argsJson: string;
   /** The compact JSON summary that replaces the tool result. */
   summary: string;
+  /** The lines the view counted, if it counted any (see `ToolViewInput.lines`). */
+  lines?: number;
 }
 
 /**
- * Render the replacement of one tool call + result pair. `argsJson` is the call's own arguments serialised, reused
- * when the view keeps them as they are. The summary is `JSON.stringify({tool, tool_call_id, id, params, result})`.
+ * Render the replacement of one tool call + result pair. The summary is
+ * `JSON.stringify({tool, tool_call_id, id, params, result})`, joined from its pieces.
  */
-export function renderToolView(input: ToolViewInput, caps: Caps, argsJson?: string): RenderedToolView {
+export function renderToolView(input: ToolViewInput, caps: Caps): RenderedToolView {
   const view = TOOL_VIEWS.get(input.tool) ?? defaultView;
-  const { params, result, resultSafe } = view(input, caps);
-  const paramsJson = params === input.args && argsJson !== undefined ? argsJson : JSON.stringify(params);
-  // What JSON.stringify({tool, tool_call_id, id, params, result}) writes, from the parts already serialised: joined
-  // in one flat string (a template would build a tree of pieces and copy it again to flatten it).
-  const resultJson =
-    typeof result === "string" ? (resultSafe ? `"${result}"` : quoteJson(result)) : JSON.stringify(result);
+  const { params, result, resultJson, lines } = view(input, caps);
+  const argsJson = JSON.stringify(params);
+  const resultPiece = resultJson ?? (typeof result === "string" ? quoteJson(result) : JSON.stringify(result));
+  // Joined in one flat string from pieces (a template would build a tree of pieces and copy it again to flatten
+  // it); the names are quoted in place (no quoted copy of each).
   const summary = [
-    '{"tool":',
-    quoteJson(input.tool),
-    ',"tool_call_id":',
-    quoteJson(input.callId),
-    ',"id":',
-    quoteJson(input.id),
-    ',"params":',
-    paramsJson,
-    resultJson === undefined ? "" : ',"result":',
-    resultJson ?? "",
+    '{"tool":"',
+    escapedJson(input.tool),
+    '","tool_call_id":"',
+    escapedJson(input.callId),
+    '","id":"',
+    escapedJson(input.id),
+    '","params":',
+    argsJson,
+    resultPiece === undefined ? "" : ',"result":',
+    resultPiece ?? "",
     "}",
   ].join("");
-  return { args: params, argsJson: paramsJson, summary };
+  return lines === undefined ? { args: params, argsJson, summary } : { args: params, argsJson, summary, lines };
 }
 
 export type { Caps } from "./caps.ts";

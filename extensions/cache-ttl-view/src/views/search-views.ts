@@ -1,4 +1,4 @@
-import { needsEscape } from "../model/json.ts";
+import { escapedJson } from "../model/json.ts";
 import { capValue, countLines, firstLines, fitList, keptTail, TAIL_MARK } from "./caps.ts";
 import { resultText } from "./default-view.ts";
 import type { ToolViewFn } from "./tool-view.ts";
@@ -10,12 +10,15 @@ export const bashView: ToolViewFn = (input, caps) => {
   if (text.length <= caps.maxTextChars || text.startsWith("ref:")) return { params, result: text };
   const max = Math.max(16, caps.maxTextChars - 16);
   const kept = text.length > max ? keptTail(text, max) : text;
-  // The mark and the line count never need a JSON escape: only the kept end is checked, as a slice of the output
-  // (checking the joined result would copy it once more than the summary does).
+  const mark = kept === text ? "" : TAIL_MARK;
+  const lines = input.lines ?? countLines(text);
+  // The mark and the line count never need a JSON escape: only the kept end is escaped, as a slice of the output
+  // (escaping the joined result would flatten it and copy it once more than the summary does).
   return {
     params,
-    result: `${kept === text ? "" : TAIL_MARK}${kept} (lines=${countLines(text)})`,
-    resultSafe: !needsEscape(kept),
+    result: `${mark}${kept} (lines=${lines})`,
+    resultJson: `"${mark}${escapedJson(kept)} (lines=${lines})"`,
+    lines,
   };
 };
 
@@ -23,7 +26,7 @@ export const bashView: ToolViewFn = (input, caps) => {
 export const grepView: ToolViewFn = (input, caps) => {
   const params = capValue(input.args, caps) as Record<string, unknown>;
   if (input.isError) return { params, result: resultText(input.resultText, caps.maxTextChars) };
-  const matches = countLines(input.resultText);
+  const matches = input.lines ?? countLines(input.resultText);
   const files: string[] = [];
   const seen = new Set<string>();
   // Files of the first matches only: a summary needs a few names, not a scan of a huge output.
@@ -39,17 +42,17 @@ export const grepView: ToolViewFn = (input, caps) => {
   const result = fitList(listed, caps.maxTextChars, (kept, dropped) =>
     JSON.stringify({ matches, files: kept, more_files: files.length - listed.length + dropped }),
   );
-  return { params, result };
+  return { params, result, lines: matches };
 };
 
 /** `find` / `ls`: how many entries and the first `maxListItems`, fitted into `maxTextChars`. */
 export const listingView: ToolViewFn = (input, caps) => {
   const params = capValue(input.args, caps) as Record<string, unknown>;
   if (input.isError) return { params, result: resultText(input.resultText, caps.maxTextChars) };
-  const entries = countLines(input.resultText);
+  const entries = input.lines ?? countLines(input.resultText);
   const listed = firstLines(input.resultText, caps.maxListItems);
   const result = fitList(listed, caps.maxTextChars, (kept, dropped) =>
     JSON.stringify({ entries, first: kept, more: entries - listed.length + dropped }),
   );
-  return { params, result };
+  return { params, result, lines: entries };
 };
