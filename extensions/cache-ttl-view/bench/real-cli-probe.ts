@@ -27,6 +27,11 @@ export default function realCliProbe(pi: ExtensionAPI): void {
   pi.on("context", () => {
     begin = performance.now();
   });
+  // The fold of a prune into the view's state, done once the answer begins (after the request went out).
+  let settleBegin = 0;
+  pi.on("message_start", () => {
+    settleBegin = performance.now();
+  });
   createCacheTtlView({
     onRender: (result) => {
       pruned = result.plan?.ids.length;
@@ -54,5 +59,8 @@ export default function realCliProbe(pi: ExtensionAPI): void {
   });
   pi.on("context", (event) => {
     record({ event: "context", passMs: performance.now() - begin, messages: event.messages.length, pruned, prepared });
+  });
+  pi.on("message_start", (event) => {
+    if (event.message.role === "assistant") record({ event: "settle", settleMs: performance.now() - settleBegin });
   });
 }

@@ -95,11 +95,14 @@ it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
           },
         });
         expect(result.code, result.stderr).toBe(0);
-        const [start, pass, next] = readFileSync(probeOut, "utf8")
+        const lines = readFileSync(probeOut, "utf8")
           .trim()
           .split("\n")
           .map((line) => JSON.parse(line));
-        return { start, pass, next };
+        const start = lines.find((line) => line.event === "session_start");
+        const [pass, next] = lines.filter((line) => line.event === "context");
+        const [settle] = lines.filter((line) => line.event === "settle");
+        return { start, pass, next, settle };
       };
       const file = join(home.root, `session-${k}.jsonl`);
       copyFileSync(pristine, file);
@@ -121,6 +124,7 @@ it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
         walkMs: cold.start.walkMs,
         getBranchMs: cold.start.getBranchMs,
         coldMs: cold.pass.passMs,
+        settleMs: cold.settle.settleMs,
         pruned: cold.pass.pruned,
         preparedMs: paused.pass.passMs,
         runningMs: paused.next.passMs,
@@ -134,7 +138,7 @@ it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
       [
         `real pi CLI, ${SIZE} messages (ms over ${SAMPLES} processes each):`,
         `  start-up: the extension's session_start handler ${col("handlerMs")}; its branch read ${col("walkMs")}, pi's getBranch() ${col("getBranchMs")}`,
-        `  first request after the expiry (${rows[0]?.["pruned"]} blocks pruned): context pass ${col("coldMs")} when the prompt comes at once (pi -p), ${col("preparedMs")} when pi waited 2 s for it (prepared while idle)`,
+        `  first request after the expiry (${rows[0]?.["pruned"]} blocks pruned): context pass ${col("coldMs")} when the prompt comes at once (pi -p) (its prune folded into the state once the answer began: ${col("settleMs")}), ${col("preparedMs")} when pi waited 2 s for it (prepared while idle)`,
         `  the same process, the next request 10 minutes later (a running session's expiry, nothing new to prune): context pass ${col("runningMs")}`,
         `  next process, a minute later: session_start handler ${col("handler2Ms")}, context pass ${col("reuseMs")} (the prune read back and re-applied)`,
       ].join("\n"),

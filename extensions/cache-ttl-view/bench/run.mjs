@@ -101,6 +101,18 @@ for (const size of SIZES) {
     () => undefined,
     size >= 100_000 ? 4000 : 1500,
   );
+  // The prune's ids folded into the view's state: after the request went out (the extension settles when the answer
+  // begins), timed on its own.
+  const settling = timed(
+    (view) => view.settle(),
+    () => {
+      const view = fresh();
+      view.render(context.slice(), { now: expiredAt, ttlSeconds: 300 });
+      return view;
+    },
+    1500,
+    size >= 100_000 ? 5 : 40,
+  );
   // The same pass as the first request of a fresh process (nothing compiled yet, pi's structuredClone as input).
   const first = Array.from({ length: 3 }, () =>
     JSON.parse(
@@ -148,6 +160,8 @@ for (const size of SIZES) {
     () => {
       const view = fresh();
       view.render(context.slice(0, cut), { now: expiredAt, ttlSeconds: 300 });
+      // As the extension does once the answer begins.
+      view.settle();
       return view;
     },
     1500,
@@ -188,6 +202,7 @@ for (const size of SIZES) {
   // Warm: the view after that prune, next request = same messages + the model's answer + a new prompt.
   const view = fresh();
   view.render(context.slice(), { now: expiredAt, ttlSeconds: 300 });
+  view.settle();
   const next = [
     ...context,
     { role: "assistant", content: [{ type: "text", text: "ok" }], timestamp: lastAt + 1 },
@@ -215,6 +230,7 @@ for (const size of SIZES) {
     steadyMedianMs: steady.median,
     passMs: cold.best,
     passMedianMs: cold.median,
+    settleMs: settling.best,
     firstMs: firstMs[0],
     firstMedianMs: firstMs[1],
     usPerMessage: (cold.best * 1000) / size,
@@ -242,7 +258,7 @@ if (json) {
     ")",
   );
   console.log(
-    "messages  context MB  pi's own clone ms  running-session pass ms (pruned)  cold pass ms (pruned)  µs/message  first request of a process ms  resumed, prepared ms  (idle prepare ms)  reloaded, pruned before ms  (session_start load ms)  warm path ms  warm/cold  kept MB  kept/deep copy",
+    "messages  context MB  pi's own clone ms  running-session pass ms (pruned)  cold pass ms (pruned)  (settled after ms)  µs/message  first request of a process ms  resumed, prepared ms  (idle prepare ms)  reloaded, pruned before ms  (session_start load ms)  warm path ms  warm/cold  kept MB  kept/deep copy",
   );
   for (const r of rows) {
     console.log(
@@ -252,6 +268,7 @@ if (json) {
         fmt(r.piCloneMs, 1).padStart(18),
         `${fmt(r.steadyMs)} / ${fmt(r.steadyMedianMs)} (${r.steadyPruned})`.padStart(33),
         `${fmt(r.passMs)} / ${fmt(r.passMedianMs)} (${r.pruned})`.padStart(22),
+        `(${fmt(r.settleMs)})`.padStart(19),
         fmt(r.usPerMessage, 3).padStart(11),
         `${fmt(r.firstMs)} / ${fmt(r.firstMedianMs)}`.padStart(30),
         `${fmt(r.preparedMs)} / ${fmt(r.preparedMedianMs)}`.padStart(21),
@@ -270,7 +287,7 @@ if (json) {
   const okWarm = rows.every((r) => r.warmShare < 0.01);
   const okMem = rows.every((r) => !(r.keptShare > 0.5));
   console.log(
-    `goal: a 100k pass under 150 ms (in this process; the real CLI's first request of a process follows): running session ${okPass ? "yes" : "NO"} (${fmt(big.steadyMs)} ms), resumed ${big.preparedMs < 150 ? "yes" : "NO"} (${fmt(big.preparedMs)} ms, prepared while idle), cold ${big.passMs < 150 ? "yes" : "no"} (${fmt(big.passMs)} ms: a request that comes before the preparation; ${fmt(big.firstMs)} ms as the first request of a fresh process), reloaded ${big.reloadedMs < 150 ? "yes" : "no"} (${fmt(big.reloadedMs)} ms); ` +
+    `goal: a 100k pass under 150 ms (in this process; the real CLI's first request of a process follows): running session ${okPass ? "yes" : "NO"} (${fmt(big.steadyMs)} ms), resumed ${big.preparedMs < 150 ? "yes" : "NO"} (${fmt(big.preparedMs)} ms, prepared while idle), cold ${big.passMs < 150 ? "yes" : "no"} (${fmt(big.passMs)} ms: a request that comes before the preparation, its prune folded into the state after it in ${fmt(big.settleMs)} ms; ${fmt(big.firstMs)} ms as the first request of a fresh process), reloaded ${big.reloadedMs < 150 ? "yes" : "no"} (${fmt(big.reloadedMs)} ms); ` +
       `warm path under 1% of a pass: ${okWarm ? "yes" : "NO"}; kept between requests at most half a deep copy: ${okMem ? "yes" : "NO"} (${fmt(big.keptShare, 3)})`,
   );
 }

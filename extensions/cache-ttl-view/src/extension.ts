@@ -134,6 +134,10 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
       return { messages: result.messages as typeof event.messages };
     });
 
+    // A prune is folded into the view's state once the request is on its way (see `SessionView.settle`): the answer
+    // has begun, and the request did not wait for it.
+    pi.on("message_start", () => view.settle());
+
     pi.on("message_end", (event) => {
       if (event.message.role === "assistant") persist(view.observeUsage(event.message.usage));
     });

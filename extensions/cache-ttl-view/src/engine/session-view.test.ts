@@ -303,6 +303,22 @@ describe("SessionView", () => {
     expect(bytes(render(counting, s, 11 * MIN).messages)).toEqual(bytes(pruned.messages));
   });
 
+  it("a request whose view failed after its prune was made drops that prune: pi sent it unpruned, nothing persisted", () => {
+    const s = session(5).user("next");
+    const view = new SessionView(settings);
+    render(view, s, 0);
+    // Frozen: patching the view into the request's list throws, after the plan and its prune entry were made.
+    const frozen = Object.freeze(s.clone());
+    expect(() => view.render(frozen as ViewMessage[], { now: 10 * MIN, ttlSeconds: 300 })).toThrow(TypeError);
+    expect(view.state.pruned.size).toBe(0);
+    expect(view.state.prunes).toEqual([]);
+    expect(view.requestsAfterPrune).toEqual([]);
+    // The unpruned request touched the cache: the next one is warm and sends the originals.
+    const next = render(view, s, 11 * MIN);
+    expect(next.clock.kind).toBe("warm");
+    expect(bytes(next.messages)).toEqual(bytes(s.messages));
+  });
+
   it("does nothing when disabled", () => {
     const s = session(4).user("next");
     const view = new SessionView({ ...settings, enabled: false });

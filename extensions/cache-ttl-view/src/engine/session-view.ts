@@ -94,7 +94,9 @@ interface Memo {
 export class SessionView {
   readonly settings: CacheTtlSettings;
   readonly cwd: string | undefined;
-  state: FoldedState = emptyState();
+  #state: FoldedState = emptyState();
+  /** The prune the last request made, not folded into the state yet (see `settle`). */
+  #unsettled: StateEntry | undefined;
   bootstrapPending = false;
   /** Idle seconds before the last request (for usage evidence). */
   lastIdleSeconds: number | undefined;
@@ -114,11 +116,31 @@ export class SessionView {
     this.cwd = cwd;
   }
 
+  /** The state folded from the branch's entries and this view's own (a prune not settled yet is folded in first). */
+  get state(): FoldedState {
+    this.settle();
+    return this.#state;
+  }
+
+  /**
+   * Fold the prune the last request made into the state. Drawing that request needs only the blocks its plan took,
+   * not the 30,000 ids of a long session's first prune in the state's maps (about 8 ms at 100k messages), so the fold
+   * waits: the adapter settles once the request is on its way, and anything that reads the state settles first.
+   */
+  settle(): void {
+    const entry = this.#unsettled;
+    if (!entry) return;
+    this.#unsettled = undefined;
+    foldEntry(this.#state, entry);
+    this.requestsAfterPrune.push(1);
+  }
+
   /** Rebuild state from the persisted entries (oldest first): a reload, resume or fork. */
   load(entries: readonly StateEntry[]): void {
-    this.state = foldEntries(entries);
-    this.bootstrapPending = this.state.ttlSeconds !== undefined;
-    this.requestsAfterPrune = this.state.prunes.map(() => 0);
+    this.#unsettled = undefined;
+    this.#state = foldEntries(entries);
+    this.bootstrapPending = this.#state.ttlSeconds !== undefined;
+    this.requestsAfterPrune = this.#state.prunes.map(() => 0);
     this.invalidate();
   }
 
@@ -128,11 +150,11 @@ export class SessionView {
    */
   switchBranch(entries: readonly StateEntry[]): void {
     const { touchAt, ttlSeconds, warmGapSeconds } = this.state;
-    this.state = foldEntries(entries);
-    if (touchAt !== undefined) this.state.touchAt = touchAt;
-    if (ttlSeconds !== undefined) this.state.ttlSeconds = ttlSeconds;
-    this.state.warmGapSeconds = warmGapSeconds;
-    this.requestsAfterPrune = this.state.prunes.map(() => 0);
+    this.#state = foldEntries(entries);
+    if (touchAt !== undefined) this.#state.touchAt = touchAt;
+    if (ttlSeconds !== undefined) this.#state.ttlSeconds = ttlSeconds;
+    this.#state.warmGapSeconds = warmGapSeconds;
+    this.requestsAfterPrune = this.#state.prunes.map(() => 0);
     this.invalidate();
   }
 
@@ -177,7 +199,9 @@ export class SessionView {
   }
 
   #build(messages: readonly ViewMessage[], block: Block): Replacement {
-    const { pruned, rows } = this.state;
+    // The state as it stands: a block this pass's plan took is not in it yet, and is built with these settings, the
+    // caps its prune stores.
+    const { pruned, rows } = this.#state;
     const row = pruned.size > 0 ? pruned.get(block.id) : undefined;
     if (row === undefined) return replacementFor(messages, block, this.settings);
     const lines = rows.lines[row] as number;
@@ -216,6 +240,8 @@ export class SessionView {
       return this.#draw(messages, ctx, clock, entries, prepared);
     } catch (error) {
       // A pass that failed partway leaves an analysis and a view of part of the list: the next request starts over.
+      // A prune it made was neither sent nor persisted: it is dropped.
+      this.#unsettled = undefined;
       this.invalidate();
       throw error;
     }
@@ -274,18 +300,22 @@ export class SessionView {
           text: noticeText(plan, ttl, clock.idleSeconds),
         },
       };
-      foldEntry(s, entry);
-      this.requestsAfterPrune.push(1);
+      this.#unsettled = entry;
       entries.push(entry);
     }
+    // The notice of the prune made now is drawn now; the prune itself is folded into the state later (`settle`).
+    const notices =
+      plan && this.#unsettled?.kind === "prune" && this.#unsettled.notice
+        ? [...s.notices, this.#unsettled.notice]
+        : s.notices;
     this.#touched(ctx, clock, messages, plan);
     if (previous) previous.added = plan?.blocks ?? [];
     // A plan the gain gate stopped took blocks that are not pruned after all: the view is drawn again without them.
     const final = plan || pruned.added === 0 ? pruned : new PrunedBlocks(s.pruned);
     const patch =
       whole && final === pruned
-        ? whole.finish(pruned, s.notices, anchors)
-        : patchFor(messages, analysis, final, s.notices, replacement, previous, anchors);
+        ? whole.finish(pruned, notices, anchors)
+        : patchFor(messages, analysis, final, notices, replacement, previous, anchors);
     this.#memo = { analysis, length: messages.length, patch };
     return {
       messages: applyPatch(messages, patch),
@@ -303,7 +333,7 @@ export class SessionView {
    * an older one), and the evidence its usage will be read against.
    */
   #touched(ctx: RenderContext, clock: CacheState, messages: readonly ViewMessage[], plan?: Plan): void {
-    const s = this.state;
+    const s = this.#state;
     s.touchAt = ctx.now;
     if (ctx.ttlSeconds !== undefined && ctx.ttlSeconds > 0) s.ttlSeconds = ctx.ttlSeconds;
     this.#evidence =
