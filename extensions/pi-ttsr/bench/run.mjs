@@ -2,9 +2,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runModuleLoadBench } from "../../../scripts/bench-module-load.mjs";
 import { PatternSet, TtsrManager } from "../dist/index.js";
 import { compileAll } from "../dist/matcher/compile-cache.js";
-import { runModuleLoadBench } from "./module-load.mjs";
 import { pathologicalCases, runStreamed } from "./pathological.mjs";
 import { runStartupBench } from "./startup.mjs";
 import { benchRules, benchText, deltas, verifyHeavyRules, verifyHeavyText } from "./workload.mjs";
@@ -194,7 +195,9 @@ try {
 }
 
 const startup = process.argv.includes("--no-cli") ? undefined : await runStartupBench();
-const moduleLoad = process.argv.includes("--no-cli") ? undefined : runModuleLoadBench();
+const moduleLoad = process.argv.includes("--no-cli")
+  ? undefined
+  : runModuleLoadBench(fileURLToPath(new URL("..", import.meta.url)));
 
 if (json) {
   const heavy = { rules: heavySpecs.length, modes: heavyModes, rows: heavyRows };

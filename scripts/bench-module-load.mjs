@@ -1,16 +1,16 @@
-// Module load as pi does it: pi loads every extension through jiti (its own copy, `moduleCache: false`), which
-// transforms and evaluates TypeScript modules one by one and hands a built ES module to Node's own loader. Loads the unbundled extension (src/extension.ts and the
-// ~60 modules it pulls in) and the package's bundled pi entry side by side, each in fresh processes that have
+// Module load as pi does it, for a bench of any extension with a bundled pi entry (scripts/bundle-extension.mjs): pi
+// loads every extension through jiti (its own copy, `moduleCache: false`), which transforms and evaluates TypeScript
+// modules one by one and hands a built ES module to Node's own loader. Loads the unbundled extension (src/extension.ts
+// and the modules it pulls in) and the package's bundled pi entry side by side, each in fresh processes that have
 // already loaded pi itself (as pi has when it reaches the extensions). Minimum and median of `rounds`.
+// `node scripts/bench-module-load.mjs <package dir>` prints the table.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
-
-/** pi's entry and the jiti pi itself loads extensions with (`jiti/static`, resolved from pi's package). */
+/** pi's entry (the workspace's pinned pi) and the jiti pi itself loads extensions with (`jiti/static`). */
 function piPaths() {
   const index = fileURLToPath(import.meta.resolve("@mariozechner/pi-coding-agent"));
   const jitiManifest = createRequire(index).resolve("jiti/package.json");
@@ -31,13 +31,16 @@ console.log(ms.toFixed(2));
 
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 
-/** Per entry: ms to load it through pi's loader, fresh process each time (the first run fills jiti's cache). */
-export function runModuleLoadBench({ rounds = Number(process.env.TTSR_MODULE_ROUNDS ?? 11) } = {}) {
+/**
+ * Per entry of the package in `packageDir`: ms to load it through pi's loader, fresh process each time (the first run
+ * fills jiti's cache). `MODULE_LOAD_ROUNDS` overrides the rounds.
+ */
+export function runModuleLoadBench(packageDir, { rounds = Number(process.env.MODULE_LOAD_ROUNDS ?? 11) } = {}) {
   const { index, jiti } = piPaths();
-  const piEntry = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8")).pi.extensions[0];
+  const piEntry = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")).pi.extensions[0];
   const entries = [
-    { name: "unbundled (src/extension.ts)", path: join(PACKAGE_DIR, "src", "extension.ts") },
-    { name: `pi entry (${piEntry})`, path: join(PACKAGE_DIR, piEntry) },
+    { name: "unbundled (src/extension.ts)", path: join(packageDir, "src", "extension.ts") },
+    { name: `pi entry (${piEntry})`, path: join(packageDir, piEntry) },
   ];
   const times = entries.map(() => []);
   for (let round = -1; round < rounds; round++) {
@@ -57,10 +60,11 @@ export function runModuleLoadBench({ rounds = Number(process.env.TTSR_MODULE_ROU
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = runModuleLoadBench();
+  const packageDir = resolve(process.argv[2] ?? ".");
+  const result = runModuleLoadBench(packageDir);
   if (process.argv.includes("--json")) console.log(JSON.stringify(result, null, 2));
   else {
-    console.log(`pi-ttsr module load through pi's loader (jiti), fresh processes, ${result.rounds} rounds`);
+    console.log(`${packageDir}: module load through pi's loader (jiti), fresh processes, ${result.rounds} rounds`);
     console.table(result.rows);
   }
 }
