@@ -1,12 +1,17 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { NoticeBoard, readSessionEntries, sessionBranch, writeSessionEntry } from "@pi-rails/agent-core/kit";
-import { Type } from "typebox";
 import { applyBuffer, cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
 import { type RenderResult, SessionView } from "./engine/session-view.ts";
 import type { ViewMessage } from "./model/messages.ts";
 import { builderOf } from "./model/session-context.ts";
 import { statusReport } from "./report/status.ts";
-import { RESTORE_TOOL, restoredContent, restoreNotes } from "./restore/restore.ts";
+import {
+  RESTORE_PARAMETERS,
+  RESTORE_TOOL,
+  type RestoreParams,
+  restoredContent,
+  restoreNotes,
+} from "./restore/restore.ts";
 import { parsePinCommand } from "./settings/pin-command.ts";
 import { defaultSettings, loadCacheTtlSettings, type SettingsProblem } from "./settings/settings.ts";
 import { STATE_ENTRY, type StateEntry } from "./state/entries.ts";
@@ -153,11 +158,9 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
         "appended here, at the end of the conversation (the cached prefix stays valid); inPlace: true puts them " +
         "back where they were from the next request on (this re-writes the prompt cache from that point).",
       promptSnippet: "Restore pruned context blocks by id (ids from [TRUNCATED] texts)",
-      parameters: Type.Object({
-        ids: Type.Array(Type.String(), { description: 'Block ids, e.g. ["ab12cd34"]' }),
-        inPlace: Type.Optional(Type.Boolean({ description: "Unprune in place instead of appending (default false)" })),
-      }),
-      async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+      parameters: RESTORE_PARAMETERS,
+      async execute(_toolCallId, input, _signal, _onUpdate, ctx) {
+        const params = input as RestoreParams;
         const branch = builderOf(sessionBranch(ctx.sessionManager));
         const ids = view.originals(params.ids, branch.messages(), branch.history());
         const ok = ids.found.length + ids.alreadyShown.length;

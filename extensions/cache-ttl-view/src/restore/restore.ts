@@ -7,6 +7,26 @@ import { proseOf } from "../render/replacements.ts";
 export const RESTORE_TOOL = "context_restore";
 
 /**
+ * `context_restore`'s parameters as plain JSON Schema (what TypeBox's `Type.Object` would write, key for key): pi
+ * loads the extension's bundle with Node's own loader, outside the alias that hands TypeScript extensions pi's
+ * TypeBox, and TypeBox is only an optional peer of this package. pi-ai validates plain schemas as well.
+ */
+export const RESTORE_PARAMETERS = {
+  type: "object",
+  required: ["ids"],
+  properties: {
+    ids: { type: "array", items: { type: "string" }, description: 'Block ids, e.g. ["ab12cd34"]' },
+    inPlace: { type: "boolean", description: "Unprune in place instead of appending (default false)" },
+  },
+} as const;
+
+/** What `context_restore` is called with (validated against `RESTORE_PARAMETERS` by pi before it runs). */
+export interface RestoreParams {
+  ids: string[];
+  inPlace?: boolean;
+}
+
+/**
  * The content `context_restore` returns for found originals: it lands at the tail of the conversation, so the
  * cached (pruned) prefix stays byte-identical and the model still sees the full original.
  */
