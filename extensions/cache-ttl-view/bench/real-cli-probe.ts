@@ -1,14 +1,19 @@
-// Loaded by `pi -e` in the real-CLI bench: cache-ttl-view as users load it (its TypeScript source, through pi's
-// loader), with marks around its handlers. Writes one JSON line per measurement to $CACHE_TTL_BENCH_PROBE_OUT.
+// Loaded by `pi -e` in the real-CLI bench: cache-ttl-view as users load it (its bundled pi entry, which pi hands to
+// Node's own loader), with marks around its handlers and the collector's pauses inside its context pass. Writes one JSON line per measurement to $CACHE_TTL_BENCH_PROBE_OUT.
 // $CACHE_TTL_BENCH_IDLE_MS: pi waits that long before the prompt goes out, as it waits for a user's typing (print
 // mode sends it at once): the extension's idle preparation then runs first. $CACHE_TTL_BENCH_ADVANCE_S: after each turn
 // the extension's clock moves on that many seconds, so the next request of the same process finds the cache expired
 // again (a running session's prune pass).
 
 import { appendFileSync } from "node:fs";
+import { PerformanceObserver } from "node:perf_hooks";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { sessionBranch } from "@pi-rails/agent-core/kit";
-import { CLOCK_OFFSET_ENV, createCacheTtlView } from "../src/extension.ts";
+// @ts-expect-error: the bundle has no declarations of its own; its API is src/extension.ts's (typed below)
+import * as bundle from "../dist/pi/extension.js";
+import type * as Source from "../src/extension.ts";
+
+const { CLOCK_OFFSET_ENV, createCacheTtlView } = bundle as typeof Source;
 
 export default function realCliProbe(pi: ExtensionAPI): void {
   const out = process.env["CACHE_TTL_BENCH_PROBE_OUT"];
@@ -57,8 +62,22 @@ export default function realCliProbe(pi: ExtensionAPI): void {
     const getBranchMs = performance.now() - t;
     record({ event: "session_start", handlerMs, entries, walkMs, getBranchMs, at: performance.now() });
   });
+  // The collector's pauses (start, duration), to tell how much of a pass was spent in them. The observer hears of a
+  // pause some turns of the event loop after it: each pass is recorded once the agent's run has ended.
+  const pauses: [number, number][] = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) pauses.push([e.startTime, e.duration]);
+  }).observe({ entryTypes: ["gc"] });
+  const passes: { from: number; passMs: number; line: Record<string, unknown> }[] = [];
   pi.on("context", (event) => {
-    record({ event: "context", passMs: performance.now() - begin, messages: event.messages.length, pruned, prepared });
+    const passMs = performance.now() - begin;
+    passes.push({ from: begin, passMs, line: { passMs, messages: event.messages.length, pruned, prepared } });
+  });
+  pi.on("agent_end", () => {
+    for (const { from, passMs, line } of passes.splice(0)) {
+      const within = pauses.filter(([start]) => start >= from && start < from + passMs);
+      record({ event: "context", ...line, gcMs: within.reduce((sum, [, ms]) => sum + ms, 0) });
+    }
   });
   pi.on("message_start", (event) => {
     if (event.message.role === "assistant") record({ event: "settle", settleMs: performance.now() - settleBegin });

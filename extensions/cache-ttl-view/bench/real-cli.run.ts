@@ -124,12 +124,14 @@ it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
         walkMs: cold.start.walkMs,
         getBranchMs: cold.start.getBranchMs,
         coldMs: cold.pass.passMs,
+        coldGcMs: cold.pass.gcMs,
         settleMs: cold.settle.settleMs,
         pruned: cold.pass.pruned,
         preparedMs: paused.pass.passMs,
         runningMs: paused.next.passMs,
         handler2Ms: again.start.handlerMs,
         reuseMs: again.pass.passMs,
+        reuseGcMs: again.pass.gcMs,
       });
       rmSync(file);
     }
@@ -138,9 +140,9 @@ it(`real pi CLI: a resumed ${SIZE}-message session, expired`, async () => {
       [
         `real pi CLI, ${SIZE} messages (ms over ${SAMPLES} processes each):`,
         `  start-up: the extension's session_start handler ${col("handlerMs")}; its branch read ${col("walkMs")}, pi's getBranch() ${col("getBranchMs")}`,
-        `  first request after the expiry (${rows[0]?.["pruned"]} blocks pruned): context pass ${col("coldMs")} when the prompt comes at once (pi -p) (its prune folded into the state once the answer began: ${col("settleMs")}), ${col("preparedMs")} when pi waited 2 s for it (prepared while idle)`,
+        `  first request after the expiry (${rows[0]?.["pruned"]} blocks pruned): context pass ${col("coldMs")} (collector ${col("coldGcMs")}) when the prompt comes at once (pi -p) (its prune folded into the state once the answer began: ${col("settleMs")}), ${col("preparedMs")} when pi waited 2 s for it (prepared while idle)`,
         `  the same process, the next request 10 minutes later (a running session's expiry, nothing new to prune): context pass ${col("runningMs")}`,
-        `  next process, a minute later: session_start handler ${col("handler2Ms")}, context pass ${col("reuseMs")} (the prune read back and re-applied)`,
+        `  next process, a minute later: session_start handler ${col("handler2Ms")}, context pass ${col("reuseMs")} (collector ${col("reuseGcMs")}) (the prune read back and re-applied)`,
       ].join("\n"),
     );
   } finally {
