@@ -7,6 +7,7 @@ import {
   startModelServer,
   type TestSession,
 } from "@pi-rails/testkit";
+import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { afterEach, vi } from "vitest";
 import { type CacheTtlViewOptions, createCacheTtlView } from "../src/extension.ts";
 
@@ -68,6 +69,8 @@ export function sessionPerTest() {
     files: Record<string, string>;
     projectSettings: Record<string, unknown>;
     onRender?: CacheTtlViewOptions["onRender"];
+    /** Other extensions, loaded before cache-ttl-view (their handlers of an event run first). */
+    extensions?: ExtensionFactory[];
   }) => {
     live.server = await startModelServer({ script: options.script });
     live.t = await createTestSession({
@@ -75,6 +78,7 @@ export function sessionPerTest() {
       files: options.files,
       projectSettings: options.projectSettings,
       extensions: [
+        ...(options.extensions ?? []),
         createCacheTtlView({
           now: () => options.clock.now,
           ...(options.onRender ? { onRender: options.onRender } : {}),

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildSessionContext } from "@mariozechner/pi-coding-agent";
-import type { RecordedRequest, ScriptedResponse } from "@pi-rails/testkit";
+import { buildSessionContext, type ExtensionFactory } from "@mariozechner/pi-coding-agent";
+import type { RecordedRequest, ScriptedResponse, TestSession } from "@pi-rails/testkit";
 import { describe, expect, it, vi } from "vitest";
 import type { RenderResult } from "../src/engine/session-view.ts";
 import { messageKeyAt } from "../src/model/ids.ts";
@@ -221,5 +221,102 @@ describe("the session's current context", () => {
     const keys = (ms: readonly ViewMessage[]) => ms.map((_m, i) => messageKeyAt(ms, i));
     expect(keys(ours)).toEqual(keys(pis));
     expect(ours.length).toBeGreaterThan(2);
+  });
+});
+
+/**
+ * Another extension that adds context with every prompt (`before_agent_start`), as memory and rule extensions do. pi
+ * stamps such a custom message when it makes it, and its session entry when it saves it, after every `message_end`
+ * handler (one that awaits anything, a logger, makes the two differ); a reloaded context has the entry's stamp.
+ */
+const memoryInjector: ExtensionFactory = (pi) => {
+  let n = 0;
+  pi.on("message_end", async () => {
+    await new Promise((done) => setTimeout(done, 5));
+  });
+  pi.on("before_agent_start", async () => ({
+    message: { customType: "memory", content: `MEMORY-${++n} ${"remembered fact. ".repeat(120)}`, display: false },
+  }));
+};
+/** pi saves messages in its event queue, after every extension's `message_end` handler: wait until it has. */
+const saved = (t: TestSession) =>
+  vi.waitFor(() => {
+    const entries = t.session.sessionManager.getEntries();
+    const kept = entries.filter((e) => e.type === "message" || e.type === "custom_message").length;
+    expect(kept).toBe(t.session.messages.length);
+  });
+const memoryId = (text: string) => /\[TRUNCATED\] id=([0-9a-f]{8}(?:\.\d+)?) chars=\d+: MEMORY-1 /.exec(text)?.[1];
+
+describe("custom messages of another extension", () => {
+  const startWithMemory = (clock: { now: number }, restoreId: () => string | undefined) =>
+    startSession({
+      script: (request, index) => {
+        const text = json(request.messages);
+        if (text.includes("please restore") && !text.includes("call_restore")) {
+          return { toolCalls: [{ id: "call_restore", name: "context_restore", arguments: { ids: [restoreId()] } }] };
+        }
+        return { text: `answer ${index}` };
+      },
+      clock,
+      files: {},
+      projectSettings: { cacheTtl: { ttlSeconds: 300, keepRecentTurns: 1, minGainTokens: 0 } },
+      extensions: [memoryInjector],
+    });
+
+  it("a pruned one is restored by its id in the same process (pi's copy has another timestamp than the request's)", async () => {
+    const clock = { now: 1_000_000 };
+    let id: string | undefined;
+    const { server, t } = await startWithMemory(clock, () => id);
+    await t.prompt("first");
+    await t.prompt("second");
+    clock.now += 10 * MIN;
+    await t.prompt("third, after the break");
+    id = memoryId(json(conversation(server.requests.at(-1)!)));
+    expect(id).toBeDefined();
+    await saved(t);
+    // The session's copy of the message was stamped later than the one the requests carried.
+    const stamps = (t.readSessionEntries() as { type: string; timestamp: string }[])
+      .filter((e) => e.type === "custom_message")
+      .map((e) => Date.parse(e.timestamp));
+    const sent = t.session.messages.filter((m) => m.role === "custom").map((m) => m.timestamp);
+    expect(stamps[0]).not.toBe(sent[0]);
+    await t.prompt("please restore");
+    const result = json(conversation(server.requests.at(-1)!).at(-1));
+    expect(result).toContain("MEMORY-1 remembered fact.");
+    expect(result).not.toContain("Unknown id");
+  });
+
+  it("the pruned prefix and its notice (anchored after one) survive /reload and a /tree round trip byte for byte", async () => {
+    const clock = { now: 1_000_000 };
+    let id: string | undefined;
+    const { server, t } = await startWithMemory(clock, () => id);
+    await t.prompt("first");
+    await t.prompt("second");
+    clock.now += 10 * MIN;
+    await t.prompt("third, after the break");
+    const pruned = conversation(server.requests.at(-1)!);
+    id = memoryId(json(pruned));
+    expect(id).toBeDefined();
+    // The notice comes after the request's last message: the memory added to the third prompt.
+    expect(json(pruned.at(-1))).toContain("Context was pruned");
+    expect(json(pruned.at(-2))).toContain("MEMORY-3");
+
+    await saved(t);
+    await t.session.reload();
+    clock.now += MIN;
+    await t.prompt("warm, after the reload");
+    expect(isPrefix(pruned, conversation(server.requests.at(-1)!))).toBe(true);
+
+    await saved(t);
+    const messages = t.session.sessionManager.getEntries().filter((e) => e.type === "message");
+    const leaf = t.session.sessionManager.getLeafId() as string;
+    await t.session.navigateTree(messages.at(-3)!.id);
+    await t.session.navigateTree(leaf);
+    clock.now += MIN;
+    await t.prompt("warm, after the tree");
+    expect(isPrefix(pruned, conversation(server.requests.at(-1)!))).toBe(true);
+
+    await t.prompt("please restore");
+    expect(json(conversation(server.requests.at(-1)!).at(-1))).toContain("MEMORY-1 remembered fact.");
   });
 });

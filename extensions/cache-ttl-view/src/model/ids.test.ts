@@ -1,7 +1,17 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hash32, hashBoth, hashMessageKey, ownerHash, rawMessageKey } from "./ids.ts";
-import type { ViewMessage } from "./messages.ts";
+import {
+  findMessageKeys,
+  hash32,
+  hashBoth,
+  hashMessageKey,
+  messageKeyAt,
+  momentOf,
+  ownerHash,
+  rawMessageKey,
+  startsWithMessages,
+} from "./ids.ts";
+import type { CustomMsg, ViewMessage } from "./messages.ts";
 
 describe("hashBoth", () => {
   it("is the id hash and the owner hash of the same source, in one pass", () => {
@@ -40,5 +50,41 @@ describe("hashMessageKey", () => {
       }),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe("a custom message's key", () => {
+  const memory = (timestamp: number, content: CustomMsg["content"] = "remember this"): CustomMsg => ({
+    role: "custom",
+    customType: "memory",
+    content,
+    display: false,
+    timestamp,
+  });
+
+  it("names its type and content, not the timestamp pi changes when it saves the message", () => {
+    expect(rawMessageKey(memory(1000))).toBe(rawMessageKey(memory(1007)));
+    expect(rawMessageKey(memory(1000))).not.toBe(rawMessageKey(memory(1000, "remember that")));
+    expect(rawMessageKey(memory(1000))).not.toBe(rawMessageKey({ ...memory(1000), customType: "rules" }));
+    const image = (data: string) => [{ type: "image" as const, data, mimeType: "image/png" }];
+    expect(rawMessageKey(memory(1, image("iVBORw0KGgoAAA")))).not.toBe(
+      rawMessageKey(memory(1, image("iVBORw0KGgoAAB"))),
+    );
+    expect(momentOf(memory(1000))).toBe(0);
+  });
+
+  it("is found by key in a list whose copy of the message has another timestamp, repeats counted in order", () => {
+    const sent = [memory(1000), { role: "user", content: "hi", timestamp: 1001 } as ViewMessage, memory(1002)];
+    const saved = [memory(1003), sent[1] as ViewMessage, memory(1009)];
+    expect(messageKeyAt(sent, 2)).toBe(`${rawMessageKey(memory(0))}#2`);
+    expect(findMessageKeys(saved, new Set([messageKeyAt(sent, 2), messageKeyAt(sent, 0)]))).toEqual(
+      new Map([
+        [messageKeyAt(sent, 0), 0],
+        [messageKeyAt(sent, 2), 2],
+      ]),
+    );
+    expect(startsWithMessages(saved, sent.slice(0, 2))).toBe(true);
+    // A key written before (with the timestamp) matches no message now.
+    expect(findMessageKeys(sent, new Set(["c:memory:1000"])).size).toBe(0);
   });
 });

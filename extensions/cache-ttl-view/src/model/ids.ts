@@ -1,9 +1,10 @@
-import type { ViewMessage } from "./messages.ts";
+import type { CustomMsg, ViewMessage } from "./messages.ts";
 
 /**
  * Stable identities. pi's context event hands us deep copies without entry ids, so a message is known by its role,
- * timestamp (and tool call id); a block id is a short hash of that key, short enough for the model to quote back
- * to `context_restore`, stable across processes so persisted prune sets apply after a reload.
+ * timestamp (and tool call id; a custom message by its content, see `customMessageHash`); a block id is a short hash
+ * of that key, short enough for the model to quote back to `context_restore`, stable across processes so persisted
+ * prune sets apply after a reload.
  */
 
 /** 32-bit FNV-1a of `prefix + text` (without building that string), as an unsigned number. */
@@ -95,19 +96,53 @@ export function hex8(h: number): string {
   return String.fromCharCode(c(28), c(24), c(20), c(16), c(12), c(8), c(4), c(0));
 }
 
+/**
+ * What stands for a custom message's timestamp in its key: a hash of its type and content. pi stamps a custom message
+ * when it makes it (`Date.now()`) but its session entry when it saves it (later: after every `message_end` handler),
+ * and a resumed, navigated or compacted session's context is built from the entries: the same message comes back with
+ * another timestamp. Its content is saved as it was. Two custom messages of one type with the same content are told
+ * apart by their order (like two messages of one role in the same millisecond). An image counts by its type, size
+ * and first bytes (the header, which holds its dimensions), not by the whole base64.
+ */
+export function customMessageHash(m: CustomMsg): number {
+  let h = hash32("c:", String(m.customType));
+  const content = m.content as unknown;
+  if (typeof content === "string") return hash32("\u0000s", content, h);
+  if (!Array.isArray(content)) return h;
+  for (const part of content as { type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown }[]) {
+    if (typeof part?.text === "string") h = hash32("\u0000t", part.text, h);
+    else if (typeof part?.data === "string") {
+      h = hash32(`\u0000i${String(part.mimeType)}:${part.data.length}:`, part.data.slice(0, 128), h);
+    }
+  }
+  return h;
+}
+
+/**
+ * The time a message's key and its blocks' owners are read from: its timestamp, except a custom message's (0: pi gives
+ * it another timestamp when it saves it, see `customMessageHash`, and its key names its content instead).
+ */
+export function momentOf(m: ViewMessage): number {
+  return m.role === "custom" ? 0 : Number(m.timestamp);
+}
+
 /** Key of a message (before de-duplication of equal keys). */
 export function rawMessageKey(m: ViewMessage): string {
   if (m.role === "toolResult") return `r:${String((m as { toolCallId?: unknown }).toolCallId)}`;
-  if (m.role === "custom") return `c:${String((m as { customType?: unknown }).customType)}:${m.timestamp ?? ""}`;
+  if (m.role === "custom") {
+    return `c:${String((m as { customType?: unknown }).customType)}:h${hex8(customMessageHash(m as CustomMsg))}`;
+  }
   return `${m.role}:${m.timestamp ?? ""}`;
 }
 
 /**
- * What a raw key can only match: the tool call id of a result, else the timestamp. Scans compare these fields and
- * build a message's key only on a hit (building 100k key strings costs more than the rest of the scan).
+ * What a raw key can only match: the tool call id of a result, a custom message's content hash, else the timestamp.
+ * Scans compare these fields and build a message's key only on a hit (building 100k key strings costs more than the
+ * rest of the scan).
  */
 function discriminator(m: ViewMessage): unknown {
-  return m.role === "toolResult" ? (m as { toolCallId?: unknown }).toolCallId : m.timestamp;
+  if (m.role === "toolResult") return (m as { toolCallId?: unknown }).toolCallId;
+  return m.role === "custom" ? customMessageHash(m as CustomMsg) : m.timestamp;
 }
 
 /**
@@ -125,8 +160,10 @@ export function startsWithMessages(messages: readonly ViewMessage[], prefix: rea
 
 function discriminatorOfKey(raw: string): unknown {
   if (raw.startsWith("r:")) return raw.slice(2);
-  const ts = raw.slice(raw.lastIndexOf(":") + 1);
-  return ts === "" ? undefined : Number(ts);
+  const tail = raw.slice(raw.lastIndexOf(":") + 1);
+  // A custom message's content hash (a key written before it, with the timestamp, matches no message any more).
+  if (raw.startsWith("c:") && tail.startsWith("h")) return Number.parseInt(tail.slice(1), 16);
+  return tail === "" ? undefined : Number(tail);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { HashMap32, HashSet32 } from "../model/hash-table32.ts";
-import { contentOwner, hashBoth, hashMessageKey, hex8, rawMessageKey } from "../model/ids.ts";
+import { contentOwner, hashBoth, hashMessageKey, hex8, momentOf, rawMessageKey } from "../model/ids.ts";
 import {
   type AssistantMsg,
   isAssistant,
@@ -236,7 +236,7 @@ class IdAllocator {
 
   /**
    * The id of a tool block (its call id, and its call message's timestamp and part: see `contentOwner`) or of an image
-   * (its message's key and part, and its message's timestamp: a result's key is its call id). Repeated call ids are
+   * (its message's key and part, and its message's moment, see `momentOf`: a result's key is its call id). Repeated call ids are
    * common (`call_0` in every response of some providers), and these numbers never change, whatever another extension
    * does to the messages' text.
    */
@@ -247,14 +247,14 @@ class IdAllocator {
 
   /**
    * The id of a text block: its message's raw key, hashed without building it (see `hashMessageKey`), and its
-   * timestamp (a result's key is its call id). Nothing of the text is in the owner: a text's size would tell two
-   * messages of one role in the same millisecond apart, but another extension's `context` handler may rewrite old
-   * text, and the session's own copy (what `context_restore` and the preparation read) would then have other owners
-   * than the request's. Such twins are told apart by their order alone.
+   * moment (`momentOf`: its timestamp; a result's key is its call id, a custom message's its content). Nothing of the
+   * text is in the owner: a text's size would tell two messages of one role in the same millisecond apart, but another
+   * extension's `context` handler may rewrite old text, and the session's own copy (what `context_restore` and the
+   * preparation read) would then have other owners than the request's. Such twins are told apart by their order alone.
    */
   messageId(prefix: string, m: ViewMessage): string {
     hashMessageKey(prefix, m, this.#hashes);
-    return this.#allocate(Number(m.timestamp), 0);
+    return this.#allocate(momentOf(m), 0);
   }
 
   /** The id of the block whose source was just hashed. */
@@ -470,7 +470,7 @@ export class Analysis {
           const part = parts[p];
           chars += partChars(part);
           if (part?.type === "image") {
-            const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p), m.timestamp);
+            const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p), momentOf(m));
             this.#push({ at: blocks.length, kind: "image", id, msg: i, part: p, chars: part.data.length });
           } else if (part?.type === "text") prose = true;
         }
