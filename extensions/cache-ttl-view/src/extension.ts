@@ -149,6 +149,13 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
 
     pi.on("agent_end", () => persist(view.touchEntry()));
 
+    /**
+     * Ids whose originals a `context_restore` call of the current turn appended: pi runs a turn's tool calls together,
+     * so a second call for the same id does not see the first one's result in the session yet.
+     */
+    const appending = new Set<string>();
+    pi.on("turn_start", () => appending.clear());
+
     pi.registerTool({
       name: RESTORE_TOOL,
       label: "Restore context",
@@ -162,7 +169,12 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
       async execute(_toolCallId, input, _signal, _onUpdate, ctx) {
         const params = input as RestoreParams;
         const branch = builderOf(sessionBranch(ctx.sessionManager));
-        const ids = view.originals(params.ids, branch.messages(), branch.history());
+        const ids = view.originals(
+          params.ids,
+          branch.messages(),
+          branch.history(),
+          params.inPlace ? undefined : appending,
+        );
         const ok = ids.found.length + ids.alreadyShown.length;
         if (ok === 0 && ids.notPruned.length === 0) throw new Error(restoreNotes(ids).join(" "));
         if (params.inPlace) {
@@ -177,6 +189,7 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
             details: { ids: restored, notPruned: ids.notPruned, missing: ids.missing, inPlace: true },
           };
         }
+        for (const found of ids.found) appending.add(found.id);
         return {
           content: restoredContent(ids.found, restoreNotes(ids)),
           details: {

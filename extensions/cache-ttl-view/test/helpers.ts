@@ -1,3 +1,4 @@
+import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import {
   type ChatMessage,
   createTestSession,
@@ -7,7 +8,6 @@ import {
   startModelServer,
   type TestSession,
 } from "@pi-rails/testkit";
-import type { ExtensionFactory } from "@mariozechner/pi-coding-agent";
 import { afterEach, vi } from "vitest";
 import { type CacheTtlViewOptions, createCacheTtlView } from "../src/extension.ts";
 

@@ -60,6 +60,33 @@ describe("context_restore is idempotent", () => {
     expect(toolPairingProblems(last)).toEqual([]);
   });
 
+  it("two calls of one turn for the same id (pi runs them together) append the original once", async () => {
+    const clock = { now: 1_000_000 };
+    const { server, t } = await start((index, text) => {
+      if (index === 0) return READ_BIG;
+      if (index === 2) {
+        const ids = [bigId(text)];
+        return {
+          toolCalls: [
+            { id: "r1", name: "context_restore", arguments: { ids } },
+            { id: "r2", name: "context_restore", arguments: { ids } },
+          ],
+        };
+      }
+      return { text: `answer ${index}` };
+    }, clock);
+    await t.prompt("read big.txt");
+    clock.now += 10 * MIN;
+    await t.prompt("what was on line 300?");
+    const last = conversation(server.requests[3]!);
+    expect(toolPairingProblems(last)).toEqual([]);
+    expect(count(json(last), "line 300: payload")).toBe(1);
+    expect(json(last.at(-1))).toContain("Already restored above");
+    // The next turn sees the first call's result in the session: the same answer, nothing appended again.
+    await t.prompt("and again?");
+    expect(count(json(conversation(server.requests.at(-1)!)), "line 300: payload")).toBe(1);
+  });
+
   it("an in-place restore of an id already restored answers that it is not pruned", async () => {
     const clock = { now: 1_000_000 };
     let id = "missing";

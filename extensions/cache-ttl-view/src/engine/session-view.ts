@@ -480,11 +480,19 @@ export class SessionView {
   /**
    * The originals behind ids in `messages` (the session's current context): found (pruned now), shown (already
    * restored at the tail and still in view there, or not pruned at all), and unknown ids. An id whose block
-   * compaction cut from the context is looked up in `history` (every message of the branch).
+   * compaction cut from the context is looked up in `history` (every message of the branch). `appending`: ids whose
+   * originals another call of the same turn is appending (its result is not in the session yet: pi runs a turn's
+   * tool calls together).
    */
-  originals(ids: readonly string[], messages: readonly ViewMessage[], history?: readonly ViewMessage[]): Originals {
+  originals(
+    ids: readonly string[],
+    messages: readonly ViewMessage[],
+    history?: readonly ViewMessage[],
+    appending: ReadonlySet<string> = new Set(),
+  ): Originals {
     const analysis = analyze(messages, this.state);
     const shown = shownOriginals(messages, analysis, this.state.pruned);
+    for (const id of appending) shown.add(id);
     let past: Analysis | undefined;
     const out: Originals = { found: [], notPruned: [], alreadyShown: [], missing: [] };
     for (const id of new Set(ids)) {
