@@ -85,6 +85,24 @@ describe("loadCacheTtlSettings", () => {
     expect(problems[0]?.message).toContain("the current turn");
   });
 
+  it("says when the intact window is wider than the kept one (which applies, and from which turn), and prunes on", () => {
+    const h = homes(
+      JSON.stringify({ cacheTtl: { keepRecentTurns: 2 } }),
+      JSON.stringify({ cacheTtl: { keepRecentIntactTurns: 5 } }),
+    );
+    const { problems, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(valid).toBe(true);
+    expect(settings).toMatchObject({ keepRecentTurns: 2, keepRecentIntactTurns: 5 });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.file).toContain(h.projectFile);
+    expect(problems[0]?.message).toBe(
+      "cacheTtl.keepRecentIntactTurns (5) is above cacheTtl.keepRecentTurns (2): the last 5 turns stay untouched, " +
+        "so turns are replaced from the 6th last on, not the 3rd",
+    );
+    const equal = homes(undefined, JSON.stringify({ cacheTtl: { keepRecentTurns: 3, keepRecentIntactTurns: 3 } }));
+    expect(loadCacheTtlSettings(equal.cwd, equal.agentDir).problems).toEqual([]);
+  });
+
   it("reports a file that is not JSON, and a cacheTtl that is not an object", () => {
     const h = homes("{ nope", JSON.stringify({ cacheTtl: [1] }));
     const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);

@@ -72,6 +72,23 @@ export function crossFieldProblems(s: {
   return out;
 }
 
+/**
+ * Relations between fields that are possible but do not do what each field says alone: said once, and pruning goes
+ * on (each message names the fields and what applies).
+ */
+export function crossFieldNotes(s: { keepRecentTurns?: number; keepRecentIntactTurns?: number }): string[] {
+  const { keepRecentTurns: keep, keepRecentIntactTurns: intact } = s;
+  // The current turn is never pruned, whatever the settings (documented): an intact window of 1 says nothing new.
+  if (keep === undefined || intact === undefined || intact <= Math.max(keep, 1)) return [];
+  return [
+    `cacheTtl.keepRecentIntactTurns (${intact}) is above cacheTtl.keepRecentTurns (${keep}): the last ${intact} ` +
+      `turns stay untouched, so turns are replaced from the ${ordinal(intact + 1)} last on, not the ${ordinal(keep + 1)}`,
+  ];
+}
+
+const ordinal = (n: number) =>
+  `${n}${n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th")}`;
+
 export type CacheTtlSettings = z.infer<typeof CacheTtlSettingsSchema>;
 export type Pins = z.infer<typeof PinsSchema>;
 
@@ -134,8 +151,9 @@ export function loadCacheTtlSettings(cwd: string, agentDir = resolveAgentDir()):
   const problems: SettingsProblem[] = [...loaded.issues];
   // Relations between fields are checked on the merge (with defaults): a user TTL with a project buffer above it.
   const cross = crossFieldProblems(loaded.settings);
-  if (cross.length === 0) return { settings: loaded.settings, problems, valid: true };
-  const where = files.filter((f) => existsSync(f)).join(" + ");
-  for (const message of cross) problems.push({ file: where, key: "cacheTtl", message: `${message}; pruning is off` });
-  return { settings: loaded.settings, problems, valid: false };
+  const notes = crossFieldNotes(loaded.settings);
+  const where = () => files.filter((f) => existsSync(f)).join(" + ");
+  for (const message of notes) problems.push({ file: where(), key: "cacheTtl", message });
+  for (const message of cross) problems.push({ file: where(), key: "cacheTtl", message: `${message}; pruning is off` });
+  return { settings: loaded.settings, problems, valid: cross.length === 0 };
 }
