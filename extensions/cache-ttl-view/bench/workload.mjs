@@ -31,6 +31,8 @@ export function benchSession(count, start = 1_000_000) {
       "edit",
       { path: `src/module-${i}.ts`, edits: [{ oldText: filler(120, "old"), newText: filler(140, "new") }] },
       "Edited.",
+      // What pi's edit tool keeps for the UI (never sent to the model): the diff, as its session holds it.
+      { diff: `-${12 + (i % 80)} ${filler(120, "old")}\n+${12 + (i % 80)} ${filler(140, "new")}`, firstChangedLine: 12 },
     ],
   ];
   for (let turn = 0; messages.length < count; turn++) {
@@ -40,7 +42,8 @@ export function benchSession(count, start = 1_000_000) {
       timestamp: tick(1000),
     });
     for (let k = 0; k < 3 && messages.length < count; k++) {
-      const [name, args, result] = tools[(turn + k) % tools.length](turn * 3 + k);
+      // pi's tool results carry `details` (undefined unless the tool keeps something for the UI).
+      const [name, args, result, details] = tools[(turn + k) % tools.length](turn * 3 + k);
       const id = `call_${++call}`;
       messages.push({
         role: "assistant",
@@ -53,6 +56,7 @@ export function benchSession(count, start = 1_000_000) {
         toolCallId: id,
         toolName: name,
         content: [{ type: "text", text: result }],
+        details,
         isError: false,
         timestamp: tick(10),
       });

@@ -8,6 +8,7 @@ import { applyPatch, NOTICE_TYPE, patchFor } from "./render.ts";
 import { replacementFor } from "./replacements.ts";
 
 const settings = defaultSettings();
+const json = (value: unknown) => JSON.stringify(value);
 
 function view(s: SessionBuilder, pruned: string[], notices: { after: string; at: number; text: string }[] = []) {
   const analysis = analyze(s.messages);
@@ -18,6 +19,41 @@ function view(s: SessionBuilder, pruned: string[], notices: { after: string; at:
 }
 
 describe("render", () => {
+  it("a pruned tool result's and custom message's views carry no details (kept for the UI, never sent)", () => {
+    const s = new SessionBuilder().user("go");
+    s.push({
+      role: "assistant",
+      content: [{ type: "toolCall", id: "c1", name: "read", arguments: { path: "big.ts" } }],
+      timestamp: 99_999,
+    });
+    const output = text(6000);
+    s.push({
+      role: "toolResult",
+      toolCallId: "c1",
+      toolName: "read",
+      content: [{ type: "text", text: output }],
+      details: { truncation: { content: `SHOWN-OUTPUT ${output}`, truncated: true } },
+      timestamp: 100_000,
+    });
+    s.push({
+      role: "custom",
+      customType: "memory",
+      content: text(3000),
+      details: { source: "MEMORY-SOURCE" },
+      timestamp: 100_001,
+    });
+    const { blocks } = analyze(s.messages);
+    const { out } = view(
+      s,
+      blocks.filter((b) => b.kind !== "text" || b.msg === 3).map((b) => b.id),
+    );
+    expect(json(out[2])).toContain("[TRUNCATED FILE]");
+    expect(json(out[3])).toContain("[TRUNCATED]");
+    expect(out[2]).toMatchObject({ details: undefined });
+    expect(out[3]).toMatchObject({ details: undefined });
+    expect(json(out)).not.toMatch(/SHOWN-OUTPUT|MEMORY-SOURCE/);
+  });
+
   it("replaces an assistant's prose and drops its thinking, keeping tool calls (pruned or not) in place", () => {
     const s = new SessionBuilder().user("go");
     s.push({

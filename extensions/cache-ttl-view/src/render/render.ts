@@ -129,7 +129,12 @@ export function renderMessage(
     : (messages[index] as ViewMessage);
 }
 
-/** The view of a message that something pruned touches (see `touches`). */
+/**
+ * The view of a message that something pruned touches (see `touches`). A tool result's or custom message's view has
+ * no `details`: what a tool or an extension keeps there for the UI and the session (a truncated read's or bash run's
+ * shown output, an edit's diff) is never sent to the model, and the patch, kept between requests, would keep the
+ * first request's copy of it alive as long.
+ */
 function renderTouched(
   messages: readonly ViewMessage[],
   analysis: Analysis,
@@ -155,18 +160,17 @@ function renderTouched(
         ...t,
         toolCallId,
         content: replaceContentParts(t.content, analysis, index, pruned, replacement, summary),
+        details: undefined,
       };
     }
     case "user":
     case "custom": {
       const u = m as UserMsg | CustomMsg;
-      if (typeof u.content === "string") {
-        return {
-          ...u,
-          content: markerOf(prunedText(analysis, index, pruned) as Block, replacement).text,
-        } as ViewMessage;
-      }
-      return { ...u, content: replaceContentParts(u.content, analysis, index, pruned, replacement) } as ViewMessage;
+      const content =
+        typeof u.content === "string"
+          ? markerOf(prunedText(analysis, index, pruned) as Block, replacement).text
+          : replaceContentParts(u.content, analysis, index, pruned, replacement);
+      return (u.role === "custom" ? { ...u, content, details: undefined } : { ...u, content }) as ViewMessage;
     }
     case "bashExecution": {
       const r = replacement(prunedText(analysis, index, pruned) as Block) as Extract<Replacement, { kind: "text" }>;
