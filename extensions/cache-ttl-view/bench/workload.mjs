@@ -32,7 +32,10 @@ export function benchSession(count, start = 1_000_000) {
       { path: `src/module-${i}.ts`, edits: [{ oldText: filler(120, "old"), newText: filler(140, "new") }] },
       "Edited.",
       // What pi's edit tool keeps for the UI (never sent to the model): the diff, as its session holds it.
-      { diff: `-${12 + (i % 80)} ${filler(120, "old")}\n+${12 + (i % 80)} ${filler(140, "new")}`, firstChangedLine: 12 },
+      {
+        diff: `-${12 + (i % 80)} ${filler(120, "old")}\n+${12 + (i % 80)} ${filler(140, "new")}`,
+        firstChangedLine: 12,
+      },
     ],
   ];
   for (let turn = 0; messages.length < count; turn++) {

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
 import { expect } from "vitest";
 import { CLOCK_OFFSET_ENV } from "../src/extension.ts";
-import { bigFile, conversation, isPrefix, json, toolPairingProblems } from "./helpers.ts";
+import { bigFile, conversation, isPrefix, json, requestProblems } from "./helpers.ts";
 
 export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FILE = bigFile(50);
@@ -62,7 +62,7 @@ export async function expiryScenario(into: Scenario, piCli?: string): Promise<vo
   expect(json(pruned).includes("line 300: payload")).toBe(false);
   expect(json(pruned).includes("[TRUNCATED FILE] id=")).toBe(true);
   expect(json(pruned).includes("Context was pruned because the prompt cache TTL (300s) was exceeded")).toBe(true);
-  expect(toolPairingProblems(pruned)).toEqual([]);
+  expect(requestProblems(server.requests[2]!)).toEqual([]);
 
   const files = sessionFiles(home.agentDir);
   expect(files).toHaveLength(1);

@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest";
 import { hash32 } from "../src/model/ids.ts";
 import { bigFile, conversation, json, sessionPerTest } from "./helpers.ts";
 
-/** Block ids across a real pi compaction (AgentSession, loopback model): unique, and restores find the right original. */
+/**
+ * Block ids across a real pi compaction (AgentSession, loopback model): unique, and restores find the right original.
+ * On chat completions only: the test needs two tool call ids whose block ids collide, and OpenAI Responses and Gemini
+ * carry ids of their own (`call_…|fc_…`, generated ones) that a script cannot choose. The other flows run on every
+ * format (expiry, session, lifecycle and wire-format tests).
+ */
 
 const MIN = 60_000;
 // Two tool call ids whose block ids hash alike (32-bit): the ids must still differ, before and after compaction.

@@ -5,11 +5,13 @@ import {
   type ModelServer,
   type ModelServerOptions,
   type RecordedRequest,
-  startModelServer,
+  startProviderServer,
   type TestSession,
+  type WireFormat,
 } from "@pi-rails/testkit";
 import { afterEach, vi } from "vitest";
 import { type CacheTtlViewOptions, createCacheTtlView } from "../src/extension.ts";
+import { type WireApi, wireProblems } from "../src/testing/wire.ts";
 
 /** A file body of about `kb` KB with numbered lines (so a read of it is obviously large). */
 export function bigFile(kb: number, word = "payload"): string {
@@ -23,24 +25,52 @@ export function bigFile(kb: number, word = "payload"): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** The messages of a request without the system prompt. */
+/**
+ * The conversation of a request as its format carries it (chat and Anthropic messages, Responses input items, Gemini
+ * contents), without the system prompt and without cache markers: pi-ai moves those to the newest block with every
+ * request, while the prefix they mark keeps its bytes (the cached content is the same).
+ */
 export function conversation(request: RecordedRequest): ChatMessage[] {
-  return request.messages.filter((m) => m.role !== "system" && m.role !== "developer");
+  return request.messages
+    .filter((m) => m.role !== "system" && m.role !== "developer")
+    .map((m) => withoutCacheMarkers(m) as ChatMessage);
 }
 
-/** Every assistant tool call is answered by a tool message with its id, and every tool message answers a call. */
-export function toolPairingProblems(messages: readonly ChatMessage[]): string[] {
-  const problems: string[] = [];
-  const open = new Set<string>();
-  for (const m of messages) {
-    if (m.role === "assistant") {
-      for (const call of (m.tool_calls ?? []) as { id: string }[]) open.add(call.id);
-    } else if (m.role === "tool") {
-      if (!m.tool_call_id || !open.delete(m.tool_call_id)) problems.push(`tool result without call: ${m.tool_call_id}`);
+/** `value` without Anthropic's `cache_control` markers, however deep. */
+export function withoutCacheMarkers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutCacheMarkers);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== "cache_control")
+      .map(([key, inner]) => [key, withoutCacheMarkers(inner)]),
+  );
+}
+
+/**
+ * What the request's API would reject in its body: tool calls and results paired, reasoning items with their calls,
+ * signed blocks as issued, no empty content (the strict servers answer such a request 400 as well).
+ */
+export const requestProblems = (request: RecordedRequest): string[] =>
+  wireProblems(request.format as WireApi, request.body);
+
+type Item = Record<string, unknown>;
+const items = (value: unknown): Item[] => (Array.isArray(value) ? (value as Item[]) : []);
+
+/**
+ * The tool results a request carries, in order, each as the JSON of its format's own item: a `tool` message (chat
+ * completions), a `tool_result` block (Anthropic), a `function_call_output` item (OpenAI Responses), a
+ * `functionResponse` part (Gemini).
+ */
+export function toolResults(request: RecordedRequest): string[] {
+  const out: Item[] = [];
+  for (const m of request.messages as unknown as Item[]) {
+    if (m["role"] === "tool" || m["type"] === "function_call_output") out.push(m);
+    for (const part of [...items(m["content"]), ...items(m["parts"])]) {
+      if (part["type"] === "tool_result" || part["functionResponse"] !== undefined) out.push(part);
     }
   }
-  for (const id of open) problems.push(`tool call without result: ${id}`);
-  return problems;
+  return out.map((item) => JSON.stringify(item));
 }
 
 /** Whether `shorter` is a byte-identical prefix of `longer` (message by message, serialized). */
@@ -52,8 +82,9 @@ export function isPrefix(shorter: readonly ChatMessage[], longer: readonly ChatM
 export const json = (value: unknown) => JSON.stringify(value);
 
 /**
- * `start(...)`: a loopback model server and a persisted pi session with cache-ttl-view on `clock`. Call once per
- * test file: both are closed (and mocks restored) after each test.
+ * `start(...)`: a loopback model server (strict: it answers 400 to a request its API would refuse) and a persisted pi
+ * session with cache-ttl-view on `clock`. Call once per test file: both are closed (and mocks restored) after each
+ * test.
  */
 export function sessionPerTest() {
   let live: { server?: ModelServer; t?: TestSession } = {};
@@ -71,10 +102,17 @@ export function sessionPerTest() {
     onRender?: CacheTtlViewOptions["onRender"];
     /** Other extensions, loaded before cache-ttl-view (their handlers of an event run first). */
     extensions?: ExtensionFactory[];
+    /** The wire format of the model (default chat completions): a strict loopback server of that API. */
+    format?: WireFormat;
   }) => {
-    live.server = await startModelServer({ script: options.script });
+    live.server = await startProviderServer(options.format ?? "openai-completions", {
+      strict: true,
+      script: options.script,
+    });
     live.t = await createTestSession({
-      model: { kind: "loopback", server: live.server },
+      model: { kind: "provider", server: live.server },
+      // The scripts answer without thinking (the wire-format tests script it, as each API signs it).
+      thinkingLevel: "off",
       files: options.files,
       projectSettings: options.projectSettings,
       extensions: [

@@ -1,31 +1,19 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildSessionContext, type ExtensionFactory } from "@mariozechner/pi-coding-agent";
-import type { RecordedRequest, ScriptedResponse, TestSession } from "@pi-rails/testkit";
+import { type RecordedRequest, type ScriptedResponse, type TestSession, WIRE_FORMATS } from "@pi-rails/testkit";
 import { describe, expect, it, vi } from "vitest";
 import type { RenderResult } from "../src/engine/session-view.ts";
 import { messageKeyAt } from "../src/model/ids.ts";
 import type { ViewMessage } from "../src/model/messages.ts";
 import { builderOf } from "../src/model/session-context.ts";
-import { bigFile, conversation, isPrefix, json, sessionPerTest, toolPairingProblems } from "./helpers.ts";
+import { bigFile, conversation, isPrefix, json, requestProblems, sessionPerTest, toolResults } from "./helpers.ts";
 
-/** State lifecycle and restores, in a real pi AgentSession against the loopback model. */
+/** State lifecycle and restores, in a real pi AgentSession on every wire format (strict loopback servers). */
 
 const MIN = 60_000;
 const FILE = bigFile(50);
 const startSession = sessionPerTest();
-const start = (
-  script: (index: number, text: string) => ScriptedResponse,
-  clock: { now: number },
-  settings: Record<string, unknown> = { ttlSeconds: 300 },
-) =>
-  startSession({
-    script: (request, index) => script(index, json(request.messages)),
-    clock,
-    files: { "big.txt": FILE },
-    projectSettings: { cacheTtl: settings },
-  });
-
 const READ_BIG: ScriptedResponse = { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "big.txt" } }] };
 const bigId = (text: string) => /id=([0-9a-f]{8}(?:\.\d+)?) path=big\.txt/.exec(text)?.[1] ?? "missing";
 const count = (text: string, needle: string) => text.split(needle).length - 1;
@@ -38,218 +26,6 @@ function captureStdout(): string[] {
   });
   return out;
 }
-
-describe("context_restore is idempotent", () => {
-  it("a second restore of the same id does not append the original again, and says where it is", async () => {
-    const clock = { now: 1_000_000 };
-    const { server, t } = await start((index, text) => {
-      if (index === 0) return READ_BIG;
-      if (index === 2 || index === 3) {
-        return {
-          toolCalls: [{ id: `call_restore_${index}`, name: "context_restore", arguments: { ids: [bigId(text)] } }],
-        };
-      }
-      return { text: `answer ${index}` };
-    }, clock);
-    await t.prompt("read big.txt");
-    clock.now += 10 * MIN;
-    await t.prompt("what was on line 300?");
-    const last = conversation(server.requests[4]!);
-    expect(count(json(last), "line 300: payload")).toBe(1);
-    expect(json(last.at(-1))).toContain("Already restored above");
-    expect(toolPairingProblems(last)).toEqual([]);
-  });
-
-  it("two calls of one turn for the same id (pi runs them together) append the original once", async () => {
-    const clock = { now: 1_000_000 };
-    const { server, t } = await start((index, text) => {
-      if (index === 0) return READ_BIG;
-      if (index === 2) {
-        const ids = [bigId(text)];
-        return {
-          toolCalls: [
-            { id: "r1", name: "context_restore", arguments: { ids } },
-            { id: "r2", name: "context_restore", arguments: { ids } },
-          ],
-        };
-      }
-      return { text: `answer ${index}` };
-    }, clock);
-    await t.prompt("read big.txt");
-    clock.now += 10 * MIN;
-    await t.prompt("what was on line 300?");
-    const last = conversation(server.requests[3]!);
-    expect(toolPairingProblems(last)).toEqual([]);
-    expect(count(json(last), "line 300: payload")).toBe(1);
-    expect(json(last.at(-1))).toContain("Already restored above");
-    // The next turn sees the first call's result in the session: the same answer, nothing appended again.
-    await t.prompt("and again?");
-    expect(count(json(conversation(server.requests.at(-1)!)), "line 300: payload")).toBe(1);
-  });
-
-  it("an in-place restore of an id already restored answers that it is not pruned", async () => {
-    const clock = { now: 1_000_000 };
-    let id = "missing";
-    const { server, t } = await start((index, text) => {
-      if (index === 0) return READ_BIG;
-      if (index === 2) {
-        id = bigId(text);
-        return { toolCalls: [{ id: "r1", name: "context_restore", arguments: { ids: [id], inPlace: true } }] };
-      }
-      if (index === 3)
-        return { toolCalls: [{ id: "r2", name: "context_restore", arguments: { ids: [id], inPlace: true } }] };
-      return { text: `answer ${index}` };
-    }, clock);
-    await t.prompt("read big.txt");
-    clock.now += 10 * MIN;
-    await t.prompt("need it back");
-    const tools = conversation(server.requests[4]!).filter((m) => m.role === "tool");
-    expect(json(tools.at(-2))).toContain("Restored in place");
-    expect(json(tools.at(-1))).toContain(`Not pruned (already shown in full where they are): ${id}`);
-    expect(json(tools.at(-1))).not.toContain("Restored in place");
-  });
-});
-
-describe("state lifecycle", () => {
-  it("/tree: a branch that never held the prune is sent unpruned", async () => {
-    const clock = { now: 1_000_000 };
-    const { server, t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock);
-    await t.prompt("read big.txt");
-    clock.now += 10 * MIN;
-    await t.prompt("expired");
-    expect(json(server.requests[2]!.messages)).not.toContain("line 300: payload");
-    // Back to the first answer: the prune entry was written after it (with the second prompt's request).
-    const entries = t.readSessionEntries() as { type: string; id: string; data?: { kind?: string } }[];
-    const pruneAt = entries.findIndex((e) => e.type === "custom" && e.data?.kind === "prune");
-    const firstAnswer = entries.slice(0, pruneAt).findLast((e) => e.type === "message") as { id: string };
-    await t.session.navigateTree(firstAnswer.id);
-    clock.now += 1 * MIN;
-    await t.prompt("another way");
-    const branch = json(server.requests[3]!.messages);
-    expect(branch).toContain("line 300: payload");
-    expect(branch).not.toContain("Context was pruned");
-  });
-
-  /** A read pruned at an expiry, then `/reload` with `settings` in the project, then a warm request. */
-  async function prunedThenReloaded(firstPrompt: string, settings: Record<string, unknown>) {
-    const clock = { now: 1_000_000 };
-    const { server, t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock, {
-      ttlSeconds: 300,
-      keepRecentTurns: 1,
-    });
-    await t.prompt(firstPrompt);
-    clock.now += 10 * MIN;
-    await t.prompt("expired");
-    const before = conversation(server.requests[2]!);
-    writeFileSync(join(t.cwd, ".pi", "settings.json"), JSON.stringify({ cacheTtl: settings }));
-    await t.session.reload();
-    clock.now += 1 * MIN;
-    await t.prompt("warm after reload");
-    return { server, t, clock, before };
-  }
-
-  it("/reload with new caps keeps the pruned prefix byte-identical (replacements keep the caps of their prune)", async () => {
-    const { server, before } = await prunedThenReloaded(
-      `read big.txt ${"and explain every line of it carefully ".repeat(40)}`,
-      { ttlSeconds: 300, keepRecentTurns: 1, maxTextChars: 60, maxFieldChars: 20 },
-    );
-    expect(json(before)).toContain("[TRUNCATED] id=");
-    expect(isPrefix(before, conversation(server.requests[3]!))).toBe(true);
-  });
-
-  it("/reload into conflicting settings prunes nothing new and keeps the pruned prefix byte-identical", async () => {
-    // A buffer not below the TTL: said, naming both fields, and pruning is off.
-    const { server, t, clock, before } = await prunedThenReloaded("read big.txt", {
-      ttlSeconds: 300,
-      bufferSeconds: 300,
-      keepRecentTurns: 1,
-    });
-    expect(json(before)).toContain("[TRUNCATED FILE] id=");
-    // Long past the TTL: still nothing new pruned (the answers stay in full), the old prune still applied.
-    clock.now += 60 * MIN;
-    await t.prompt(`expired again ${"with a long question that would be pruned ".repeat(20)}`);
-    clock.now += 60 * MIN;
-    await t.prompt("and again");
-    const warm = conversation(server.requests[3]!);
-    const later = conversation(server.requests[5]!);
-    expect(isPrefix(before, warm)).toBe(true);
-    expect(isPrefix(warm, later)).toBe(true);
-    expect(json(later)).not.toContain("line 300: payload");
-    expect(json(later)).toContain("with a long question that would be pruned ".repeat(20).trim());
-  });
-
-  it("/cache-ttl right after a resume labels the pruned blocks from the session", async () => {
-    const clock = { now: 1_000_000 };
-    const { t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock);
-    await t.prompt("read big.txt");
-    clock.now += 10 * MIN;
-    await t.prompt("expired");
-    await t.session.reload(); // a fresh extension instance: state from the session, no request yet
-    const out = captureStdout();
-    await t.session.prompt("/cache-ttl");
-    const report = out.join("");
-    expect(report).toMatch(/[0-9a-f]{8} \(read big\.txt\)/);
-    expect(report).not.toContain("not in the current view");
-  });
-});
-
-describe("prepared while idle", () => {
-  it("after a resume the first request uses the analysis made from the session file; a prompt that comes first does not wait for it", async () => {
-    const clock = { now: 1_000_000 };
-    const rendered: RenderResult[] = [];
-    const { server, t } = await startSession({
-      script: (_request, index) => (index % 2 === 0 ? READ_BIG : { text: `answer ${index}` }),
-      clock,
-      files: { "big.txt": FILE },
-      projectSettings: { cacheTtl: { ttlSeconds: 300, keepRecentTurns: 1, minGainTokens: 0 } },
-      onRender: (result) => rendered.push(result),
-    });
-    for (let turn = 0; turn < 3; turn++) {
-      clock.now += 10 * MIN;
-      await t.prompt(`read big.txt (${turn})`);
-    }
-    // A fresh extension instance (state from the session); pi idles past the preparation before the prompt.
-    await t.session.reload();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    rendered.length = 0;
-    clock.now += 10 * MIN;
-    const before = server.requests.length;
-    await t.prompt("expired again");
-    expect(rendered[0]?.prepared).toBe(true);
-    expect(rendered[0]?.plan?.ids.length).toBeGreaterThan(0);
-    const sent = conversation(server.requests[before] as RecordedRequest);
-    expect(toolPairingProblems(sent)).toEqual([]);
-    expect(count(json(sent), "[TRUNCATED FILE]")).toBeGreaterThanOrEqual(2);
-
-    // Reloaded and prompted at once (pi -p): the request does the work itself, with the same kind of result.
-    await t.session.reload();
-    rendered.length = 0;
-    clock.now += 10 * MIN;
-    await t.prompt("at once");
-    expect(rendered[0]?.prepared).toBe(false);
-    expect(rendered[0]?.clock.kind).toBe("expired");
-  });
-});
-
-describe("the session's current context", () => {
-  it("is built like pi's buildSessionContext (after a compaction and a tree navigation)", async () => {
-    const clock = { now: 1_000_000 };
-    const { t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock);
-    await t.prompt("read big.txt");
-    await t.prompt("second");
-    await t.session.compact();
-    await t.prompt("third");
-    const entries = t.readSessionEntries() as { type: string; id: string }[];
-    const firstAnswer = entries.find((e) => e.type === "message" && json(e).includes("answer 1")) as { id: string };
-    await t.session.navigateTree(firstAnswer.id);
-    const manager = t.session.sessionManager;
-    const ours = builderOf(manager.getBranch()).messages();
-    const pis = buildSessionContext(manager.getEntries(), manager.getLeafId()).messages as ViewMessage[];
-    const keys = (ms: readonly ViewMessage[]) => ms.map((_m, i) => messageKeyAt(ms, i));
-    expect(keys(ours)).toEqual(keys(pis));
-    expect(ours.length).toBeGreaterThan(2);
-  });
-});
 
 /**
  * Another extension that adds context with every prompt (`before_agent_start`), as memory and rule extensions do. pi
@@ -274,76 +50,310 @@ const saved = (t: TestSession) =>
   });
 const memoryId = (text: string) => /\[TRUNCATED\] id=([0-9a-f]{8}(?:\.\d+)?) chars=\d+: MEMORY-1 /.exec(text)?.[1];
 
-describe("custom messages of another extension", () => {
-  const startWithMemory = (clock: { now: number }, restoreId: () => string | undefined) =>
+describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
+  const start = (
+    script: (index: number, text: string) => ScriptedResponse,
+    clock: { now: number },
+    settings: Record<string, unknown> = { ttlSeconds: 300 },
+  ) =>
     startSession({
-      script: (request, index) => {
-        const text = json(request.messages);
-        if (text.includes("please restore") && !text.includes("call_restore")) {
-          return { toolCalls: [{ id: "call_restore", name: "context_restore", arguments: { ids: [restoreId()] } }] };
-        }
-        return { text: `answer ${index}` };
-      },
+      format,
+      script: (request, index) => script(index, json(request.messages)),
       clock,
-      files: {},
-      projectSettings: { cacheTtl: { ttlSeconds: 300, keepRecentTurns: 1, minGainTokens: 0 } },
-      extensions: [memoryInjector],
+      files: { "big.txt": FILE },
+      projectSettings: { cacheTtl: settings },
     });
 
-  it("a pruned one is restored by its id in the same process (pi's copy has another timestamp than the request's)", async () => {
-    const clock = { now: 1_000_000 };
-    let id: string | undefined;
-    const { server, t } = await startWithMemory(clock, () => id);
-    await t.prompt("first");
-    await t.prompt("second");
-    clock.now += 10 * MIN;
-    await t.prompt("third, after the break");
-    id = memoryId(json(conversation(server.requests.at(-1)!)));
-    expect(id).toBeDefined();
-    await saved(t);
-    // The session's copy of the message was stamped later than the one the requests carried.
-    const stamps = (t.readSessionEntries() as { type: string; timestamp: string }[])
-      .filter((e) => e.type === "custom_message")
-      .map((e) => Date.parse(e.timestamp));
-    const sent = t.session.messages.filter((m) => m.role === "custom").map((m) => m.timestamp);
-    expect(stamps[0]).not.toBe(sent[0]);
-    await t.prompt("please restore");
-    const result = json(conversation(server.requests.at(-1)!).at(-1));
-    expect(result).toContain("MEMORY-1 remembered fact.");
-    expect(result).not.toContain("Unknown id");
+  describe("context_restore is idempotent", () => {
+    it("a second restore of the same id does not append the original again, and says where it is", async () => {
+      const clock = { now: 1_000_000 };
+      const { server, t } = await start((index, text) => {
+        if (index === 0) return READ_BIG;
+        if (index === 2 || index === 3) {
+          return {
+            toolCalls: [{ id: `call_restore_${index}`, name: "context_restore", arguments: { ids: [bigId(text)] } }],
+          };
+        }
+        return { text: `answer ${index}` };
+      }, clock);
+      await t.prompt("read big.txt");
+      clock.now += 10 * MIN;
+      await t.prompt("what was on line 300?");
+      const last = conversation(server.requests[4]!);
+      expect(count(json(last), "line 300: payload")).toBe(1);
+      expect(toolResults(server.requests[4]!).at(-1)).toContain("Already restored above");
+      expect(requestProblems(server.requests[4]!)).toEqual([]);
+    });
+
+    it("two calls of one turn for the same id (pi runs them together) append the original once", async () => {
+      const clock = { now: 1_000_000 };
+      const { server, t } = await start((index, text) => {
+        if (index === 0) return READ_BIG;
+        if (index === 2) {
+          const ids = [bigId(text)];
+          return {
+            toolCalls: [
+              { id: "r1", name: "context_restore", arguments: { ids } },
+              { id: "r2", name: "context_restore", arguments: { ids } },
+            ],
+          };
+        }
+        return { text: `answer ${index}` };
+      }, clock);
+      await t.prompt("read big.txt");
+      clock.now += 10 * MIN;
+      await t.prompt("what was on line 300?");
+      const last = conversation(server.requests[3]!);
+      expect(requestProblems(server.requests[3]!)).toEqual([]);
+      expect(count(json(last), "line 300: payload")).toBe(1);
+      expect(toolResults(server.requests[3]!).at(-1)).toContain("Already restored above");
+      // The next turn sees the first call's result in the session: the same answer, nothing appended again.
+      await t.prompt("and again?");
+      expect(count(json(conversation(server.requests.at(-1)!)), "line 300: payload")).toBe(1);
+    });
+
+    it("an in-place restore of an id already restored answers that it is not pruned", async () => {
+      const clock = { now: 1_000_000 };
+      let id = "missing";
+      const { server, t } = await start((index, text) => {
+        if (index === 0) return READ_BIG;
+        if (index === 2) {
+          id = bigId(text);
+          return { toolCalls: [{ id: "r1", name: "context_restore", arguments: { ids: [id], inPlace: true } }] };
+        }
+        if (index === 3)
+          return { toolCalls: [{ id: "r2", name: "context_restore", arguments: { ids: [id], inPlace: true } }] };
+        return { text: `answer ${index}` };
+      }, clock);
+      await t.prompt("read big.txt");
+      clock.now += 10 * MIN;
+      await t.prompt("need it back");
+      const tools = toolResults(server.requests[4]!);
+      expect(tools.at(-2)).toContain("Restored in place");
+      expect(tools.at(-1)).toContain(`Not pruned (already shown in full where they are): ${id}`);
+      expect(tools.at(-1)).not.toContain("Restored in place");
+    });
   });
 
-  it("the pruned prefix and its notice (anchored after one) survive /reload and a /tree round trip byte for byte", async () => {
-    const clock = { now: 1_000_000 };
-    let id: string | undefined;
-    const { server, t } = await startWithMemory(clock, () => id);
-    await t.prompt("first");
-    await t.prompt("second");
-    clock.now += 10 * MIN;
-    await t.prompt("third, after the break");
-    const pruned = conversation(server.requests.at(-1)!);
-    id = memoryId(json(pruned));
-    expect(id).toBeDefined();
-    // The notice comes after the request's last message: the memory added to the third prompt.
-    expect(json(pruned.at(-1))).toContain("Context was pruned");
-    expect(json(pruned.at(-2))).toContain("MEMORY-3");
+  describe("state lifecycle", () => {
+    it("/tree: a branch that never held the prune is sent unpruned", async () => {
+      const clock = { now: 1_000_000 };
+      const { server, t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock);
+      await t.prompt("read big.txt");
+      clock.now += 10 * MIN;
+      await t.prompt("expired");
+      expect(json(server.requests[2]!.messages)).not.toContain("line 300: payload");
+      // Back to the first answer: the prune entry was written after it (with the second prompt's request).
+      const entries = t.readSessionEntries() as { type: string; id: string; data?: { kind?: string } }[];
+      const pruneAt = entries.findIndex((e) => e.type === "custom" && e.data?.kind === "prune");
+      const firstAnswer = entries.slice(0, pruneAt).findLast((e) => e.type === "message") as { id: string };
+      await t.session.navigateTree(firstAnswer.id);
+      clock.now += 1 * MIN;
+      await t.prompt("another way");
+      const branch = json(server.requests[3]!.messages);
+      expect(branch).toContain("line 300: payload");
+      expect(branch).not.toContain("Context was pruned");
+    });
 
-    await saved(t);
-    await t.session.reload();
-    clock.now += MIN;
-    await t.prompt("warm, after the reload");
-    expect(isPrefix(pruned, conversation(server.requests.at(-1)!))).toBe(true);
+    /** A read pruned at an expiry, then `/reload` with `settings` in the project, then a warm request. */
+    async function prunedThenReloaded(firstPrompt: string, settings: Record<string, unknown>) {
+      const clock = { now: 1_000_000 };
+      const { server, t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock, {
+        ttlSeconds: 300,
+        keepRecentTurns: 1,
+      });
+      await t.prompt(firstPrompt);
+      clock.now += 10 * MIN;
+      await t.prompt("expired");
+      const before = conversation(server.requests[2]!);
+      writeFileSync(join(t.cwd, ".pi", "settings.json"), JSON.stringify({ cacheTtl: settings }));
+      await t.session.reload();
+      clock.now += 1 * MIN;
+      await t.prompt("warm after reload");
+      return { server, t, clock, before };
+    }
 
-    await saved(t);
-    const messages = t.session.sessionManager.getEntries().filter((e) => e.type === "message");
-    const leaf = t.session.sessionManager.getLeafId() as string;
-    await t.session.navigateTree(messages.at(-3)!.id);
-    await t.session.navigateTree(leaf);
-    clock.now += MIN;
-    await t.prompt("warm, after the tree");
-    expect(isPrefix(pruned, conversation(server.requests.at(-1)!))).toBe(true);
+    it("/reload with new caps keeps the pruned prefix byte-identical (replacements keep the caps of their prune)", async () => {
+      const { server, before } = await prunedThenReloaded(
+        `read big.txt ${"and explain every line of it carefully ".repeat(40)}`,
+        { ttlSeconds: 300, keepRecentTurns: 1, maxTextChars: 60, maxFieldChars: 20 },
+      );
+      expect(json(before)).toContain("[TRUNCATED] id=");
+      expect(isPrefix(before, conversation(server.requests[3]!))).toBe(true);
+    });
 
-    await t.prompt("please restore");
-    expect(json(conversation(server.requests.at(-1)!).at(-1))).toContain("MEMORY-1 remembered fact.");
+    it("/reload into conflicting settings prunes nothing new and keeps the pruned prefix byte-identical", async () => {
+      // A buffer not below the TTL: said, naming both fields, and pruning is off.
+      const { server, t, clock, before } = await prunedThenReloaded("read big.txt", {
+        ttlSeconds: 300,
+        bufferSeconds: 300,
+        keepRecentTurns: 1,
+      });
+      expect(json(before)).toContain("[TRUNCATED FILE] id=");
+      // Long past the TTL: still nothing new pruned (the answers stay in full), the old prune still applied.
+      clock.now += 60 * MIN;
+      await t.prompt(`expired again ${"with a long question that would be pruned ".repeat(20)}`);
+      clock.now += 60 * MIN;
+      await t.prompt("and again");
+      const warm = conversation(server.requests[3]!);
+      const later = conversation(server.requests[5]!);
+      expect(isPrefix(before, warm)).toBe(true);
+      expect(isPrefix(warm, later)).toBe(true);
+      expect(json(later)).not.toContain("line 300: payload");
+      expect(json(later)).toContain("with a long question that would be pruned ".repeat(20).trim());
+    });
+
+    it("/cache-ttl right after a resume labels the pruned blocks from the session", async () => {
+      const clock = { now: 1_000_000 };
+      const { t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock);
+      await t.prompt("read big.txt");
+      clock.now += 10 * MIN;
+      await t.prompt("expired");
+      await t.session.reload(); // a fresh extension instance: state from the session, no request yet
+      const out = captureStdout();
+      await t.session.prompt("/cache-ttl");
+      const report = out.join("");
+      expect(report).toMatch(/[0-9a-f]{8} \(read big\.txt\)/);
+      expect(report).not.toContain("not in the current view");
+    });
+  });
+
+  describe("prepared while idle", () => {
+    it("after a resume the first request uses the analysis made from the session file; a prompt that comes first does not wait for it", async () => {
+      const clock = { now: 1_000_000 };
+      const rendered: RenderResult[] = [];
+      const { server, t } = await startSession({
+        format,
+        script: (_request, index) => (index % 2 === 0 ? READ_BIG : { text: `answer ${index}` }),
+        clock,
+        files: { "big.txt": FILE },
+        projectSettings: { cacheTtl: { ttlSeconds: 300, keepRecentTurns: 1, minGainTokens: 0 } },
+        onRender: (result) => rendered.push(result),
+      });
+      for (let turn = 0; turn < 3; turn++) {
+        clock.now += 10 * MIN;
+        await t.prompt(`read big.txt (${turn})`);
+      }
+      // A fresh extension instance (state from the session); pi idles past the preparation before the prompt.
+      await t.session.reload();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      rendered.length = 0;
+      clock.now += 10 * MIN;
+      const before = server.requests.length;
+      await t.prompt("expired again");
+      expect(rendered[0]?.prepared).toBe(true);
+      expect(rendered[0]?.plan?.ids.length).toBeGreaterThan(0);
+      const sent = conversation(server.requests[before] as RecordedRequest);
+      expect(requestProblems(server.requests[before] as RecordedRequest)).toEqual([]);
+      expect(count(json(sent), "[TRUNCATED FILE]")).toBeGreaterThanOrEqual(2);
+
+      // Reloaded and prompted at once (pi -p): the request does the work itself, with the same kind of result.
+      await t.session.reload();
+      rendered.length = 0;
+      clock.now += 10 * MIN;
+      await t.prompt("at once");
+      expect(rendered[0]?.prepared).toBe(false);
+      expect(rendered[0]?.clock.kind).toBe("expired");
+    });
+  });
+
+  describe("the session's current context", () => {
+    it("is built like pi's buildSessionContext (after a compaction and a tree navigation)", async () => {
+      const clock = { now: 1_000_000 };
+      const { t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock);
+      await t.prompt("read big.txt");
+      await t.prompt("second");
+      await t.session.compact();
+      await t.prompt("third");
+      const entries = t.readSessionEntries() as { type: string; id: string }[];
+      const firstAnswer = entries.find((e) => e.type === "message" && json(e).includes("answer 1")) as { id: string };
+      await t.session.navigateTree(firstAnswer.id);
+      const manager = t.session.sessionManager;
+      const ours = builderOf(manager.getBranch()).messages();
+      const pis = buildSessionContext(manager.getEntries(), manager.getLeafId()).messages as ViewMessage[];
+      const keys = (ms: readonly ViewMessage[]) => ms.map((_m, i) => messageKeyAt(ms, i));
+      expect(keys(ours)).toEqual(keys(pis));
+      expect(ours.length).toBeGreaterThan(2);
+    });
+  });
+
+  describe("custom messages of another extension", () => {
+    let restores = 0;
+    const startWithMemory = (clock: { now: number }, restoreId: () => string | undefined) => {
+      restores = 0;
+      return startSession({
+        format,
+        // The prompt "please restore" is answered with one restore call, then with text (tool results look alike
+        // in no two formats: the script counts instead).
+        script: (request, index) => {
+          const asked = json(request.messages).includes("please restore");
+          if (asked && restores++ === 0) {
+            return { toolCalls: [{ id: "call_restore", name: "context_restore", arguments: { ids: [restoreId()] } }] };
+          }
+          return { text: `answer ${index}` };
+        },
+        clock,
+        files: {},
+        projectSettings: { cacheTtl: { ttlSeconds: 300, keepRecentTurns: 1, minGainTokens: 0 } },
+        extensions: [memoryInjector],
+      });
+    };
+
+    it("a pruned one is restored by its id in the same process (pi's copy has another timestamp than the request's)", async () => {
+      const clock = { now: 1_000_000 };
+      let id: string | undefined;
+      const { server, t } = await startWithMemory(clock, () => id);
+      await t.prompt("first");
+      await t.prompt("second");
+      clock.now += 10 * MIN;
+      await t.prompt("third, after the break");
+      id = memoryId(json(conversation(server.requests.at(-1)!)));
+      expect(id).toBeDefined();
+      await saved(t);
+      // The session's copy of the message was stamped later than the one the requests carried.
+      const stamps = (t.readSessionEntries() as { type: string; timestamp: string }[])
+        .filter((e) => e.type === "custom_message")
+        .map((e) => Date.parse(e.timestamp));
+      const sent = t.session.messages.filter((m) => m.role === "custom").map((m) => m.timestamp);
+      expect(stamps[0]).not.toBe(sent[0]);
+      await t.prompt("please restore");
+      const result = toolResults(server.requests.at(-1)!).at(-1);
+      expect(result).toContain("MEMORY-1 remembered fact.");
+      expect(result).not.toContain("Unknown id");
+    });
+
+    it("the pruned prefix and its notice (anchored after one) survive /reload and a /tree round trip byte for byte", async () => {
+      const clock = { now: 1_000_000 };
+      let id: string | undefined;
+      const { server, t } = await startWithMemory(clock, () => id);
+      await t.prompt("first");
+      await t.prompt("second");
+      clock.now += 10 * MIN;
+      await t.prompt("third, after the break");
+      const pruned = conversation(server.requests.at(-1)!);
+      id = memoryId(json(pruned));
+      expect(id).toBeDefined();
+      // The notice comes after the request's last message: the memory added to the third prompt.
+      expect(json(pruned.at(-1))).toContain("Context was pruned");
+      expect(json(pruned).lastIndexOf("MEMORY-3")).toBeLessThan(json(pruned).lastIndexOf("Context was pruned"));
+
+      await saved(t);
+      await t.session.reload();
+      clock.now += MIN;
+      await t.prompt("warm, after the reload");
+      expect(isPrefix(pruned, conversation(server.requests.at(-1)!))).toBe(true);
+
+      await saved(t);
+      const messages = t.session.sessionManager.getEntries().filter((e) => e.type === "message");
+      const leaf = t.session.sessionManager.getLeafId() as string;
+      await t.session.navigateTree(messages.at(-3)!.id);
+      await t.session.navigateTree(leaf);
+      clock.now += MIN;
+      await t.prompt("warm, after the tree");
+      expect(isPrefix(pruned, conversation(server.requests.at(-1)!))).toBe(true);
+
+      await t.prompt("please restore");
+      expect(toolResults(server.requests.at(-1)!).at(-1)).toContain("MEMORY-1 remembered fact.");
+    });
   });
 });

@@ -10,7 +10,7 @@ import {
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCacheTtlView } from "../src/extension.ts";
 import { visibleText, type WireApi, wireProblems } from "../src/testing/wire.ts";
-import { bigFile } from "./helpers.ts";
+import { bigFile, conversation, withoutCacheMarkers } from "./helpers.ts";
 
 /**
  * The extension in a real pi AgentSession on every wire format pi-ai speaks, against testkit's loopback servers in
@@ -89,7 +89,7 @@ describe.each(TARGETS)("cache-ttl-view on %s %s (strict loopback server)", (form
     expect(wireProblems(api, requests[before + 1]!.body)).toEqual([]);
     // The pruned view is the new cached prefix: the next request repeats it byte for byte (cache markers aside,
     // which move to the newest block) and only appends, so the provider's cache reads it again.
-    const [pruned, next] = [conversationItems(pruning.body), conversationItems(requests[before + 1]!.body)];
+    const [pruned, next] = [conversation(pruning), conversation(requests[before + 1]!)];
     expect(next.length).toBeGreaterThan(pruned.length);
     expect(next.slice(0, pruned.length)).toEqual(pruned);
     const system = (body: Record<string, unknown>) =>
@@ -97,23 +97,6 @@ describe.each(TARGETS)("cache-ttl-view on %s %s (strict loopback server)", (form
     expect(system(requests[before + 1]!.body)).toEqual(system(pruning.body));
   });
 });
-
-/** The conversation items of a request body in each wire format, without cache markers. */
-function conversationItems(body: Record<string, unknown>): unknown[] {
-  const items = body.messages ?? body.input ?? body.contents;
-  if (!Array.isArray(items)) throw new Error(`no conversation items in ${Object.keys(body).join(", ")}`);
-  return items.map(withoutCacheMarkers);
-}
-
-function withoutCacheMarkers(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutCacheMarkers);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key]) => key !== "cache_control")
-      .map(([key, inner]) => [key, withoutCacheMarkers(inner)]),
-  );
-}
 
 describe("the TTL comes from model.api, not the provider's name", () => {
   it("Claude behind a custom provider name (a corporate gateway) is pruned like Claude", async () => {
