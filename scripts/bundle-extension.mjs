@@ -1,4 +1,4 @@
-// Bundles the pi extension of the package in the current directory (pi-ttsr): src/extension.ts to
+// Bundles the pi extension of the package in the current directory (pi-ttsr, cache-ttl-view): src/extension.ts to
 // dist/pi/extension.js, the package's `pi.extensions` entry. pi loads extensions through jiti, which transforms and
 // evaluates TypeScript modules one by one (a built ES module goes to Node's own loader); one bundled module (plus
 // its lazily loaded chunks) instead of dozens is most of what that costs at every pi start (see pi-ttsr's README,
@@ -16,17 +16,22 @@ rmSync(OUT, { recursive: true, force: true });
 
 const isBundled = (id) => id.startsWith(".") || id.startsWith("/") || id.startsWith("@pi-rails/");
 
+/** What pi's loader aliases to its own copy for TypeScript extensions: its packages, and TypeBox. */
+const PI_ALIASED = /^(@mariozechner\/|typebox$|typebox\/|@sinclair\/typebox)/;
+
 /**
  * pi's loader hands a built `.js` ES module to Node's own loader, outside the aliases it gives TypeScript
  * extensions; a run-time import of a pi package from the bundle would resolve from this package's node_modules
- * and load a second pi (on stock pi, a patched pi-agent-core from a dev install, which then announces the patch).
- * Type-only imports are fine: they are erased before this check.
+ * and load a second pi (on stock pi, a patched pi-agent-core from a dev install, which then announces the patch),
+ * and one of TypeBox would find none (an extension has it as an optional peer at most). Type-only imports are fine:
+ * they are erased before this check.
  */
 function refusePiImports(id, importer) {
-  if (id.startsWith("@mariozechner/")) {
+  if (PI_ALIASED.test(id)) {
     throw new Error(
       `bundle-extension: ${importer ?? "the extension"} imports ${id} at run time; a bundled pi extension must not ` +
-        "(pi would not alias it to its own copy). Use `import type`, or take what you need from the extension API.",
+        "(pi would not alias it to its own copy). Use `import type`, plain JSON Schema for tool parameters, or take " +
+        "what you need from the extension API.",
     );
   }
 }
