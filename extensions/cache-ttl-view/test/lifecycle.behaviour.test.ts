@@ -299,7 +299,8 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
       });
     };
 
-    it("a pruned one is restored by its id in the same process (pi's copy has another timestamp than the request's)", async () => {
+    /** Three prompts, each with a memory; the third after an expiry prunes the first memory (its id is restored). */
+    const prunedMemory = async () => {
       const clock = { now: 1_000_000 };
       let id: string | undefined;
       const { server, t } = await startWithMemory(clock, () => id);
@@ -307,9 +308,15 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
       await t.prompt("second");
       clock.now += 10 * MIN;
       await t.prompt("third, after the break");
-      id = memoryId(json(conversation(server.requests.at(-1)!)));
+      const pruned = conversation(server.requests.at(-1)!);
+      id = memoryId(json(pruned));
       expect(id).toBeDefined();
       await saved(t);
+      return { clock, server, t, pruned };
+    };
+
+    it("a pruned one is restored by its id in the same process (pi's copy has another timestamp than the request's)", async () => {
+      const { server, t } = await prunedMemory();
       // The session's copy of the message was stamped later than the one the requests carried.
       const stamps = (t.readSessionEntries() as { type: string; timestamp: string }[])
         .filter((e) => e.type === "custom_message")
@@ -323,21 +330,11 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
     });
 
     it("the pruned prefix and its notice (anchored after one) survive /reload and a /tree round trip byte for byte", async () => {
-      const clock = { now: 1_000_000 };
-      let id: string | undefined;
-      const { server, t } = await startWithMemory(clock, () => id);
-      await t.prompt("first");
-      await t.prompt("second");
-      clock.now += 10 * MIN;
-      await t.prompt("third, after the break");
-      const pruned = conversation(server.requests.at(-1)!);
-      id = memoryId(json(pruned));
-      expect(id).toBeDefined();
+      const { clock, server, t, pruned } = await prunedMemory();
       // The notice comes after the request's last message: the memory added to the third prompt.
       expect(json(pruned.at(-1))).toContain("Context was pruned");
       expect(json(pruned).lastIndexOf("MEMORY-3")).toBeLessThan(json(pruned).lastIndexOf("Context was pruned"));
 
-      await saved(t);
       await t.session.reload();
       clock.now += MIN;
       await t.prompt("warm, after the reload");

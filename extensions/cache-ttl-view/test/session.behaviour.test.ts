@@ -10,6 +10,18 @@ const startSession = sessionPerTest();
 
 const READ_BIG: ScriptedResponse = { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "big.txt" } }] };
 
+/** The model reads big.txt, answers, and after the expiry restores the pruned read with `options`. */
+const readThenRestore =
+  (options: { inPlace?: boolean }) =>
+  (index: number, text: string): ScriptedResponse => {
+    if (index === 0) return READ_BIG;
+    if (index === 2) {
+      const id = /id=([0-9a-f]{8}) path=big\.txt/.exec(text)?.[1] ?? "missing";
+      return { toolCalls: [{ id: "call_restore", name: "context_restore", arguments: { ids: [id], ...options } }] };
+    }
+    return { text: `answer ${index}` };
+  };
+
 describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
   const start = (
     script: ScriptedResponse[] | ((index: number, text: string) => ScriptedResponse),
@@ -63,15 +75,7 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
   describe("context_restore in a real AgentSession", () => {
     it("appends the original at the tail; the pruned prefix stays byte-identical", async () => {
       const clock = { now: 1_000_000 };
-      const script = (index: number, text: string): ScriptedResponse => {
-        if (index === 0) return READ_BIG;
-        if (index === 2) {
-          const id = /id=([0-9a-f]{8}) path=big\.txt/.exec(text)?.[1] ?? "missing";
-          return { toolCalls: [{ id: "call_restore", name: "context_restore", arguments: { ids: [id] } }] };
-        }
-        return { text: `answer ${index}` };
-      };
-      const { server, t } = await start(script, clock);
+      const { server, t } = await start(readThenRestore({}), clock);
       await t.prompt("read big.txt");
       clock.now += 10 * MIN;
       await t.prompt("what was on line 300?");
@@ -90,15 +94,7 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
 
     it("restores in place on request: the next request carries the original where it was", async () => {
       const clock = { now: 1_000_000 };
-      const script = (index: number, text: string): ScriptedResponse => {
-        if (index === 0) return READ_BIG;
-        if (index === 2) {
-          const id = /id=([0-9a-f]{8}) path=big\.txt/.exec(text)?.[1] ?? "missing";
-          return { toolCalls: [{ name: "context_restore", arguments: { ids: [id], inPlace: true } }] };
-        }
-        return { text: `answer ${index}` };
-      };
-      const { server, t } = await start(script, clock);
+      const { server, t } = await start(readThenRestore({ inPlace: true }), clock);
       await t.prompt("read big.txt");
       clock.now += 10 * MIN;
       await t.prompt("need it back");
