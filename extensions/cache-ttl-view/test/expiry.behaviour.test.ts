@@ -32,7 +32,7 @@ describe.each(WIRE_FORMATS)(
       clock.now += 100_000; // warm
       await t.prompt("second");
       expect(json(server.requests[2]!.messages).includes("line 300: payload")).toBe(true);
-      expect(json(server.requests[2]!.messages).includes("cache_ttl_pruned")).toBe(false);
+      expect(json(server.requests[2]!.messages).includes("Context was pruned")).toBe(false);
 
       clock.now += 400_000; // expired
       await t.prompt("third");

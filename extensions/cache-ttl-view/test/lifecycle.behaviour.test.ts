@@ -41,6 +41,11 @@ const memoryInjector: ExtensionFactory = (pi) => {
     message: { customType: "memory", content: `MEMORY-${++n} ${"remembered fact. ".repeat(120)}`, display: false },
   }));
 };
+/** Rules an extension adds to every prompt, the same text each time (its end is past what a pruned marker keeps). */
+const RULES = `RULES ${"always run the tests before you answer. ".repeat(100)}END-OF-RULES`;
+const rulesInjector: ExtensionFactory = (pi) => {
+  pi.on("before_agent_start", async () => ({ message: { customType: "rules", content: RULES, display: false } }));
+};
 /** pi saves messages in its event queue, after every extension's `message_end` handler: wait until it has. */
 const saved = (t: TestSession) =>
   vi.waitFor(() => {
@@ -327,6 +332,35 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
       const result = toolResults(server.requests.at(-1)!).at(-1);
       expect(result).toContain("MEMORY-1 remembered fact.");
       expect(result).not.toContain("Unknown id");
+    });
+
+    it("the same text added to every prompt: after a compaction cut the pruned older ones, the current turn's is sent whole", async () => {
+      const clock = { now: 1_000_000 };
+      const { server, t } = await startSession({
+        format,
+        // Long answers: pi's compaction counts message entries only (not custom ones) to find where to cut.
+        script: (_request, index) => ({ text: `answer ${index} ${"with some length. ".repeat(60)}` }),
+        clock,
+        files: {},
+        projectSettings: {
+          cacheTtl: { ttlSeconds: 300, keepRecentTurns: 1, minGainTokens: 0 },
+          compaction: { keepRecentTokens: 200 },
+        },
+        extensions: [rulesInjector],
+      });
+      for (const n of [1, 2, 3]) await t.prompt(`prompt ${n}`);
+      clock.now += 10 * MIN;
+      await t.prompt("prompt 4, after the break");
+      // The rules of the three earlier prompts are pruned, the current turn's are whole.
+      expect(count(json(conversation(server.requests.at(-1)!)), "END-OF-RULES")).toBe(1);
+      await saved(t);
+      await t.session.compact();
+      expect(json(t.session.messages)).not.toContain("prompt 1");
+      await t.prompt("prompt 5");
+      const sent = json(conversation(server.requests.at(-1)!));
+      // Whatever the compaction kept of the older turns, the current turn's rules come whole, after its prompt.
+      expect(sent.lastIndexOf("END-OF-RULES")).toBeGreaterThan(sent.lastIndexOf("prompt 5"));
+      expect(requestProblems(server.requests.at(-1)!)).toEqual([]);
     });
 
     it("the pruned prefix and its notice (anchored after one) survive /reload and a /tree round trip byte for byte", async () => {

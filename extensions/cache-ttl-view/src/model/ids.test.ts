@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  anchorBefore,
   findMessageKeys,
   hash32,
   hashBoth,
@@ -61,30 +62,40 @@ describe("a custom message's key", () => {
     display: false,
     timestamp,
   });
+  const user = (timestamp: number): ViewMessage => ({ role: "user", content: "hi", timestamp });
 
-  it("names its type and content, not the timestamp pi changes when it saves the message", () => {
-    expect(rawMessageKey(memory(1000))).toBe(rawMessageKey(memory(1007)));
-    expect(rawMessageKey(memory(1000))).not.toBe(rawMessageKey(memory(1000, "remember that")));
-    expect(rawMessageKey(memory(1000))).not.toBe(rawMessageKey({ ...memory(1000), customType: "rules" }));
+  it("names its type, content and anchor, not the timestamp pi changes when it saves the message", () => {
+    expect(rawMessageKey(memory(1000), 900)).toBe(rawMessageKey(memory(1007), 900));
+    expect(rawMessageKey(memory(1000), 900)).not.toBe(rawMessageKey(memory(1000, "remember that"), 900));
+    expect(rawMessageKey(memory(1000), 900)).not.toBe(rawMessageKey({ ...memory(1000), customType: "rules" }, 900));
+    // The same text added to another prompt is another message.
+    expect(rawMessageKey(memory(1000), 900)).not.toBe(rawMessageKey(memory(1000), 950));
     const image = (data: string) => [{ type: "image" as const, data, mimeType: "image/png" }];
     expect(rawMessageKey(memory(1, image("iVBORw0KGgoAAA")))).not.toBe(
       rawMessageKey(memory(1, image("iVBORw0KGgoAAB"))),
     );
-    expect(momentOf(memory(1000))).toBe(0);
+    expect(momentOf(memory(1000), 900)).toBe(900);
+    expect(momentOf(user(1000), 900)).toBe(1000);
   });
 
-  it("is found by key in a list whose copy of the message has another timestamp, repeats counted in order", () => {
-    const sent = [memory(1000), { role: "user", content: "hi", timestamp: 1001 } as ViewMessage, memory(1002)];
-    const saved = [memory(1003), sent[1] as ViewMessage, memory(1009)];
-    expect(messageKeyAt(sent, 2)).toBe(`${rawMessageKey(memory(0))}#2`);
-    expect(findMessageKeys(saved, new Set([messageKeyAt(sent, 2), messageKeyAt(sent, 0)]))).toEqual(
-      new Map([
-        [messageKeyAt(sent, 0), 0],
-        [messageKeyAt(sent, 2), 2],
-      ]),
-    );
-    expect(startsWithMessages(saved, sent.slice(0, 2))).toBe(true);
+  it("is anchored at the nearest message before it that is not a custom message", () => {
+    const list = [memory(5), user(10), memory(11), memory(12, "other"), user(20)];
+    expect([0, 1, 2, 3, 4].map((i) => anchorBefore(list, i))).toEqual([0, 0, 10, 10, 10]);
+  });
+
+  it("is found by key in a copy whose custom messages have other timestamps; the same text of each prompt keeps its own key", () => {
+    const sent = [user(1000), memory(1001), user(2000), memory(2001), memory(2002)];
+    const saved = [user(1000), memory(1005), user(2000), memory(2009), memory(2011)];
+    const keys = sent.map((_m, i) => messageKeyAt(sent, i));
+    expect(new Set(keys).size).toBe(5);
+    // Twins: the same text twice after one prompt are told apart by their order.
+    expect(keys[4]).toBe(`${keys[3]}#2`);
+    expect(keys.map((_k, i) => messageKeyAt(saved, i))).toEqual(keys);
+    expect(findMessageKeys(saved, new Set(keys))).toEqual(new Map(keys.map((k, i) => [k, i])));
+    expect(startsWithMessages(saved, sent.slice(0, 4))).toBe(true);
+    // After a compaction cut the first prompt, the second prompt's memory keeps its key.
+    expect(messageKeyAt(saved.slice(2), 1)).toBe(keys[3]);
     // A key written before (with the timestamp) matches no message now.
-    expect(findMessageKeys(sent, new Set(["c:memory:1000"])).size).toBe(0);
+    expect(findMessageKeys(sent, new Set(["c:memory:1001"])).size).toBe(0);
   });
 });

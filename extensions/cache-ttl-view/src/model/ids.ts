@@ -2,7 +2,7 @@ import type { CustomMsg, ViewMessage } from "./messages.ts";
 
 /**
  * Stable identities. pi's context event hands us deep copies without entry ids, so a message is known by its role,
- * timestamp (and tool call id; a custom message by its content, see `customMessageHash`); a block id is a short hash
+ * timestamp (and tool call id; a custom message by its content and anchor, see `anchorBefore`); a block id is a short hash
  * of that key, short enough for the model to quote back to `context_restore`, stable across processes so persisted
  * prune sets apply after a reload.
  */
@@ -49,17 +49,17 @@ export function hashBoth(prefix: string, text: string, out: Uint32Array): void {
 const DIGITS = new Uint8Array(16);
 
 /**
- * `hashBoth(prefix, rawMessageKey(m), out)` without building the key: a role and a timestamp that is a safe
+ * `hashBoth(prefix, rawMessageKey(m, anchor), out)` without building the key: a role and a timestamp that is a safe
  * non-negative integer (every message pi writes) are hashed as `String` would write them; anything else goes through
  * the key string. The analysis hashes the key of every message with prose (building 50,000 key strings of a long
  * session, numbers formatted, cost about 5 ms of a cold pass).
  */
-export function hashMessageKey(prefix: string, m: ViewMessage, out: Uint32Array): void {
+export function hashMessageKey(prefix: string, m: ViewMessage, out: Uint32Array, anchor = 0): void {
   const { role, timestamp } = m as { role: unknown; timestamp: unknown };
   const plain =
     timestamp === undefined || timestamp === null || (Number.isSafeInteger(timestamp) && (timestamp as number) >= 0);
   if (typeof role !== "string" || role === "toolResult" || role === "custom" || !plain) {
-    hashBoth(prefix, rawMessageKey(m), out);
+    hashBoth(prefix, rawMessageKey(m, anchor), out);
     return;
   }
   // The key's chars: prefix, role, ":" (58), then the timestamp's digits.
@@ -97,19 +97,55 @@ export function hex8(h: number): string {
 }
 
 /**
- * What stands for a custom message's timestamp in its key: a hash of its type and content. pi stamps a custom message
- * when it makes it (`Date.now()`) but its session entry when it saves it (later: after every `message_end` handler),
- * and a resumed, navigated or compacted session's context is built from the entries: the same message comes back with
- * another timestamp. Its content is saved as it was. Two custom messages of one type with the same content are told
- * apart by their order (like two messages of one role in the same millisecond). An image counts by its type, size
- * and first bytes (the header, which holds its dimensions), not by the whole base64.
+ * A custom message (what an extension adds: memory, rules, steering) is not known by its timestamp: pi stamps it when
+ * it makes it (`Date.now()`) but its session entry when it saves it (later: after every `message_end` handler), and a
+ * resumed, navigated or compacted session's context is built from the entries, so the same message comes back with
+ * another timestamp. Its key names its type, its content (saved as it was) and its **anchor**: the timestamp of the
+ * nearest message before it that is not a custom message (the prompt it was added to, a tool result; 0 when none),
+ * which pi saves as it was. An extension that adds the same text to every prompt adds messages with one content and
+ * different anchors: each keeps its own id and owner, also after a compaction cuts the older ones.
+ */
+export function anchorBefore(messages: readonly ViewMessage[], i: number): number {
+  for (let k = i - 1; k >= 0; k--) {
+    const m = messages[k] as ViewMessage;
+    if (m.role !== "custom") return momentOf(m, 0);
+  }
+  return 0;
+}
+
+/**
+ * The time a message's key and its blocks' owners are read from: its timestamp (a safe integer, else 0), and for a
+ * custom message its anchor (see `anchorBefore`).
+ */
+export function momentOf(m: ViewMessage, anchor: number): number {
+  if (m.role === "custom") return anchor;
+  const t = m.timestamp;
+  return Number.isSafeInteger(t) ? (t as number) : 0;
+}
+
+/** What a custom message's key is checked by first, without hashing: the length of its content. */
+function customLength(m: CustomMsg): number {
+  const content = m.content as unknown;
+  if (typeof content === "string") return content.length;
+  let n = 0;
+  for (const part of Array.isArray(content) ? (content as { text?: unknown; data?: unknown }[]) : []) {
+    if (typeof part?.text === "string") n += part.text.length;
+    else if (typeof part?.data === "string") n += part.data.length;
+  }
+  return n;
+}
+
+/**
+ * A hash of a custom message's type and content. An image counts by its type, size and first bytes (the header,
+ * which holds its dimensions), not by the whole base64.
  */
 export function customMessageHash(m: CustomMsg): number {
   let h = hash32("c:", String(m.customType));
   const content = m.content as unknown;
   if (typeof content === "string") return hash32("\u0000s", content, h);
-  if (!Array.isArray(content)) return h;
-  for (const part of content as { type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown }[]) {
+  for (const part of Array.isArray(content)
+    ? (content as { text?: unknown; data?: unknown; mimeType?: unknown }[])
+    : []) {
     if (typeof part?.text === "string") h = hash32("\u0000t", part.text, h);
     else if (typeof part?.data === "string") {
       h = hash32(`\u0000i${String(part.mimeType)}:${part.data.length}:`, part.data.slice(0, 128), h);
@@ -119,30 +155,26 @@ export function customMessageHash(m: CustomMsg): number {
 }
 
 /**
- * The time a message's key and its blocks' owners are read from: its timestamp, except a custom message's (0: pi gives
- * it another timestamp when it saves it, see `customMessageHash`, and its key names its content instead).
+ * Key of a message (before de-duplication of equal keys). `anchor`: for a custom message, the timestamp of the nearest
+ * message before it that is not one (`anchorBefore`); its key is `c:<type>:<anchor>.<length>.<content hash>`.
  */
-export function momentOf(m: ViewMessage): number {
-  return m.role === "custom" ? 0 : Number(m.timestamp);
-}
-
-/** Key of a message (before de-duplication of equal keys). */
-export function rawMessageKey(m: ViewMessage): string {
+export function rawMessageKey(m: ViewMessage, anchor = 0): string {
   if (m.role === "toolResult") return `r:${String((m as { toolCallId?: unknown }).toolCallId)}`;
   if (m.role === "custom") {
-    return `c:${String((m as { customType?: unknown }).customType)}:h${hex8(customMessageHash(m as CustomMsg))}`;
+    const c = m as CustomMsg;
+    return `c:${String(c.customType)}:${anchor}.${customLength(c)}.${hex8(customMessageHash(c))}`;
   }
   return `${m.role}:${m.timestamp ?? ""}`;
 }
 
 /**
- * What a raw key can only match: the tool call id of a result, a custom message's content hash, else the timestamp.
+ * What a raw key can only match: the tool call id of a result, a custom message's content length, else the timestamp.
  * Scans compare these fields and build a message's key only on a hit (building 100k key strings costs more than the
- * rest of the scan).
+ * rest of the scan; hashing every custom message's content would too).
  */
 function discriminator(m: ViewMessage): unknown {
   if (m.role === "toolResult") return (m as { toolCallId?: unknown }).toolCallId;
-  return m.role === "custom" ? customMessageHash(m as CustomMsg) : m.timestamp;
+  return m.role === "custom" ? customLength(m as CustomMsg) : m.timestamp;
 }
 
 /**
@@ -161,8 +193,8 @@ export function startsWithMessages(messages: readonly ViewMessage[], prefix: rea
 function discriminatorOfKey(raw: string): unknown {
   if (raw.startsWith("r:")) return raw.slice(2);
   const tail = raw.slice(raw.lastIndexOf(":") + 1);
-  // A custom message's content hash (a key written before it, with the timestamp, matches no message any more).
-  if (raw.startsWith("c:") && tail.startsWith("h")) return Number.parseInt(tail.slice(1), 16);
+  // A custom message's `<anchor>.<length>.<hash>` (a key written before, with its timestamp, matches no message now).
+  if (raw.startsWith("c:")) return tail.split(".")[1] === undefined ? undefined : Number(tail.split(".")[1]);
   return tail === "" ? undefined : Number(tail);
 }
 
@@ -172,12 +204,14 @@ function discriminatorOfKey(raw: string): unknown {
  */
 export function messageKeyAt(messages: readonly ViewMessage[], i: number): string {
   const target = messages[i] as ViewMessage;
-  const raw = rawMessageKey(target);
+  const raw = rawMessageKey(target, anchorBefore(messages, i));
   const d = discriminator(target);
   let n = 1;
+  let anchor = 0;
   for (let k = 0; k < i; k++) {
     const m = messages[k] as ViewMessage;
-    if (discriminator(m) === d && rawMessageKey(m) === raw) n++;
+    if (discriminator(m) === d && rawMessageKey(m, anchor) === raw) n++;
+    if (m.role !== "custom") anchor = momentOf(m, 0);
   }
   return n === 1 ? raw : `${raw}#${n}`;
 }
@@ -193,10 +227,13 @@ export function findMessageKeys(messages: readonly ViewMessage[], wanted: Readon
     candidates.add(discriminatorOfKey(raw));
   }
   const seen = new Map<string, number>();
+  let anchor = 0;
   for (let i = 0; i < messages.length && found.size < wanted.size; i++) {
     const m = messages[i] as ViewMessage;
+    const before = anchor;
+    if (m.role !== "custom") anchor = momentOf(m, 0);
     if (!candidates.has(discriminator(m))) continue;
-    const raw = rawMessageKey(m);
+    const raw = rawMessageKey(m, before);
     if (!raws.has(raw)) continue;
     const n = (seen.get(raw) ?? 0) + 1;
     seen.set(raw, n);

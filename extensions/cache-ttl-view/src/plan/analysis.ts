@@ -1,5 +1,5 @@
 import { HashMap32, HashSet32 } from "../model/hash-table32.ts";
-import { contentOwner, hashBoth, hashMessageKey, hex8, momentOf, rawMessageKey } from "../model/ids.ts";
+import { anchorBefore, contentOwner, hashBoth, hashMessageKey, hex8, momentOf, rawMessageKey } from "../model/ids.ts";
 import {
   type AssistantMsg,
   isAssistant,
@@ -247,14 +247,14 @@ class IdAllocator {
 
   /**
    * The id of a text block: its message's raw key, hashed without building it (see `hashMessageKey`), and its
-   * moment (`momentOf`: its timestamp; a result's key is its call id, a custom message's its content). Nothing of the
+   * moment (`momentOf`: its timestamp; a result's key is its call id, a custom message's its content and anchor). Nothing of the
    * text is in the owner: a text's size would tell two messages of one role in the same millisecond apart, but another
    * extension's `context` handler may rewrite old text, and the session's own copy (what `context_restore` and the
    * preparation read) would then have other owners than the request's. Such twins are told apart by their order alone.
    */
-  messageId(prefix: string, m: ViewMessage): string {
-    hashMessageKey(prefix, m, this.#hashes);
-    return this.#allocate(momentOf(m), 0);
+  messageId(prefix: string, m: ViewMessage, anchor: number): string {
+    hashMessageKey(prefix, m, this.#hashes, anchor);
+    return this.#allocate(momentOf(m, anchor), 0);
   }
 
   /** The id of the block whose source was just hashed. */
@@ -389,7 +389,7 @@ export class Analysis {
     if (n === 0) return true;
     return (
       rawMessageKey(messages[0] as ViewMessage) === this.#ends[0] &&
-      rawMessageKey(messages[n - 1] as ViewMessage) === this.#ends[1]
+      rawMessageKey(messages[n - 1] as ViewMessage, anchorBefore(messages, n - 1)) === this.#ends[1]
     );
   }
 
@@ -428,14 +428,18 @@ export class Analysis {
     };
     // By raw key: messages with the same one (same role and millisecond) get distinct ids through the allocator.
     const ids = this.#ids;
+    // The moment of the last message that is not a custom message: what a custom message is anchored at.
+    let anchor = anchorBefore(messages, from);
     const text = (i: number, m: ViewMessage, chars: number, reasoning = false) => {
-      const id = ids.messageId(TEXT, m);
+      const id = ids.messageId(TEXT, m, anchor);
       return this.#push({ at: blocks.length, kind: "text", id, msg: i, reasoning }, chars);
     };
     let users = from === 0 ? 0 : (userCount[from - 1] as number);
     for (let i = from; i < end; i++) {
       first[i] = blocks.length;
       const m = messages[i] as ViewMessage;
+      if (i > from && (messages[i - 1] as ViewMessage).role !== "custom")
+        anchor = momentOf(messages[i - 1] as ViewMessage, 0);
       if (isUser(m)) users++;
       userCount[i] = users;
       if (isAssistant(m)) {
@@ -470,7 +474,7 @@ export class Analysis {
           const part = parts[p];
           chars += partChars(part);
           if (part?.type === "image") {
-            const id = ids.id(IMAGE, imageSource(rawMessageKey(m), p), momentOf(m));
+            const id = ids.id(IMAGE, imageSource(rawMessageKey(m, anchor), p), momentOf(m, anchor));
             this.#push({ at: blocks.length, kind: "image", id, msg: i, part: p, chars: part.data.length });
           } else if (part?.type === "text") prose = true;
         }
@@ -479,7 +483,10 @@ export class Analysis {
     }
     first[end] = blocks.length;
     this.#length = end;
-    this.#ends = [messages[0], messages[end - 1]].map((m) => (m ? rawMessageKey(m) : ""));
+    this.#ends = [
+      messages[0] ? rawMessageKey(messages[0]) : "",
+      end > 0 ? rawMessageKey(messages[end - 1] as ViewMessage, anchorBefore(messages, end - 1)) : "",
+    ];
     if (end === n) this.#pass = undefined;
     return this;
   }

@@ -95,12 +95,29 @@ describe("loadCacheTtlSettings", () => {
     expect(settings).toMatchObject({ keepRecentTurns: 2, keepRecentIntactTurns: 5 });
     expect(problems).toHaveLength(1);
     expect(problems[0]?.file).toContain(h.projectFile);
+    expect(problems[0]?.key).toBe("cacheTtl.keepRecentIntactTurns");
     expect(problems[0]?.message).toBe(
       "cacheTtl.keepRecentIntactTurns (5) is above cacheTtl.keepRecentTurns (2): the last 5 turns stay untouched, " +
         "so turns are replaced from the 6th last on, not the 3rd",
     );
     const equal = homes(undefined, JSON.stringify({ cacheTtl: { keepRecentTurns: 3, keepRecentIntactTurns: 3 } }));
     expect(loadCacheTtlSettings(equal.cwd, equal.agentDir).problems).toEqual([]);
+    // keepRecentTurns 0 keeps the current turn all the same: replaced from the 2nd last on, not the 1st.
+    const zero = homes(undefined, JSON.stringify({ cacheTtl: { keepRecentTurns: 0, keepRecentIntactTurns: 3 } }));
+    expect(loadCacheTtlSettings(zero.cwd, zero.agentDir).problems[0]?.message).toMatch(
+      /from the 4th last on, not the 2nd$/,
+    );
+    // With a conflict as well, both are said, each under its own key (a notice is said once per file and key).
+    const both = homes(
+      undefined,
+      JSON.stringify({
+        cacheTtl: { keepRecentTurns: 2, keepRecentIntactTurns: 5, ttlSeconds: 300, bufferSeconds: 300 },
+      }),
+    );
+    const loaded = loadCacheTtlSettings(both.cwd, both.agentDir);
+    expect(loaded.valid).toBe(false);
+    expect(loaded.problems.map((p) => p.key)).toEqual(["cacheTtl", "cacheTtl.keepRecentIntactTurns"]);
+    expect(loaded.problems[0]?.message).toContain("pruning is off");
   });
 
   it("reports a file that is not JSON, and a cacheTtl that is not an object", () => {

@@ -82,7 +82,8 @@ export function crossFieldNotes(s: { keepRecentTurns?: number; keepRecentIntactT
   if (keep === undefined || intact === undefined || intact <= Math.max(keep, 1)) return [];
   return [
     `cacheTtl.keepRecentIntactTurns (${intact}) is above cacheTtl.keepRecentTurns (${keep}): the last ${intact} ` +
-      `turns stay untouched, so turns are replaced from the ${ordinal(intact + 1)} last on, not the ${ordinal(keep + 1)}`,
+      `turns stay untouched, so turns are replaced from the ${ordinal(intact + 1)} last on, not the ` +
+      ordinal(Math.max(keep, 1) + 1),
   ];
 }
 
@@ -153,7 +154,8 @@ export function loadCacheTtlSettings(cwd: string, agentDir = resolveAgentDir()):
   const cross = crossFieldProblems(loaded.settings);
   const notes = crossFieldNotes(loaded.settings);
   const where = () => files.filter((f) => existsSync(f)).join(" + ");
-  for (const message of notes) problems.push({ file: where(), key: "cacheTtl", message });
+  // Conflicts first, and notes under their own key: each is said once per file and key.
   for (const message of cross) problems.push({ file: where(), key: "cacheTtl", message: `${message}; pruning is off` });
+  for (const message of notes) problems.push({ file: where(), key: "cacheTtl.keepRecentIntactTurns", message });
   return { settings: loaded.settings, problems, valid: cross.length === 0 };
 }
