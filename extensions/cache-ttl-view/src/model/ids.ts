@@ -194,7 +194,10 @@ function discriminatorOfKey(raw: string): unknown {
   if (raw.startsWith("r:")) return raw.slice(2);
   const tail = raw.slice(raw.lastIndexOf(":") + 1);
   // A custom message's `<anchor>.<length>.<hash>` (a key written before, with its timestamp, matches no message now).
-  if (raw.startsWith("c:")) return tail.split(".")[1] === undefined ? undefined : Number(tail.split(".")[1]);
+  if (raw.startsWith("c:")) {
+    const length = tail.split(".")[1];
+    return length === undefined ? undefined : Number(length);
+  }
   return tail === "" ? undefined : Number(tail);
 }
 
