@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** pi's entry (the workspace's pinned pi) and the jiti pi itself loads extensions with (`jiti/static`). */
 function piPaths() {
-  const index = fileURLToPath(import.meta.resolve("@mariozechner/pi-coding-agent"));
+  const index = fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent"));
   const jitiManifest = createRequire(index).resolve("jiti/package.json");
   return { index, jiti: join(dirname(jitiManifest), "lib", "jiti-static.mjs") };
 }

@@ -17,7 +17,7 @@ rmSync(OUT, { recursive: true, force: true });
 const isBundled = (id) => id.startsWith(".") || id.startsWith("/") || id.startsWith("@pi-rails/");
 
 /** What pi's loader aliases to its own copy for TypeScript extensions: its packages, and TypeBox. */
-const PI_ALIASED = /^(@mariozechner\/|typebox$|typebox\/|@sinclair\/typebox)/;
+const PI_ALIASED = /^(@earendil-works\/|typebox$|typebox\/|@sinclair\/typebox)/;
 
 /**
  * pi's loader hands a built `.js` ES module to Node's own loader, outside the aliases it gives TypeScript

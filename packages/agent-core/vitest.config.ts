@@ -5,5 +5,5 @@ import { packageTestConfig } from "../../scripts/vitest-base.ts";
 const coreDir = process.env.PI_RAILS_CORE_DIR;
 
 export default packageTestConfig(
-  coreDir ? { resolve: { alias: { "@mariozechner/pi-agent-core": join(coreDir, "dist", "index.js") } } } : {},
+  coreDir ? { resolve: { alias: { "@earendil-works/pi-agent-core": join(coreDir, "dist", "index.js") } } } : {},
 );

@@ -182,15 +182,15 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     console.log(`  $ pi --version\n  ${facts.version}`);
     const installedPi = join(prefix, "lib", "node_modules", "@pi-rails", "pi");
     facts.ownBytes = treeBytes(installedPi, (path) => path === join(installedPi, "node_modules"));
-    facts.piAiCopies = copiesOf(join(prefix, "lib"), "@mariozechner/pi-ai").length;
-    facts.piTuiCopies = copiesOf(join(prefix, "lib"), "@mariozechner/pi-tui").length;
+    facts.piAiCopies = copiesOf(join(prefix, "lib"), "@earendil-works/pi-ai").length;
+    facts.piTuiCopies = copiesOf(join(prefix, "lib"), "@earendil-works/pi-tui").length;
     console.log(
       `  @pi-rails/pi's own files: ${(facts.ownBytes / 1024 / 1024).toFixed(2)} MB next to stock pi's dependencies; ` +
         `copies of pi-ai: ${facts.piAiCopies}, of pi-tui: ${facts.piTuiCopies}`,
     );
 
     // The hash check: an upstream file that is not the one the patch was made for stops pi before it runs.
-    const loop = join(installedPi, "node_modules", "@mariozechner", "pi-agent-core", "dist", "agent-loop.js");
+    const loop = join(installedPi, "node_modules", "@earendil-works", "pi-agent-core", "dist", "agent-loop.js");
     const pristineLoop = readFileSync(loop);
     writeFileSync(loop, `${pristineLoop}\n// edited\n`);
     const refused = spawnSync("pi", ["--version"], { cwd: home, env: userEnv, encoding: "utf8" });
@@ -217,7 +217,7 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     // user's own installs and `pi update` below always ask the registry.
     const offline = "--prefer-offline";
     await step("stock pi installed globally: npm i -g @pi-rails/pi (EEXIST), keep both, replace", () => {
-      stock("npm", ["i", "-g", "@mariozechner/pi-coding-agent@0.73.1", "--ignore-scripts", offline]);
+      stock("npm", ["i", "-g", "@earendil-works/pi-coding-agent@0.73.1", "--ignore-scripts", offline]);
       const clash = spawnSync("npm", ["i", "-g", "@pi-rails/pi", offline], {
         cwd: stockHome,
         env: stockEnv,
@@ -238,8 +238,8 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
         piRails: stock("pi-rails", ["--version"]).trim(),
       };
       console.log(`  pi --version: ${facts.sideBySide.stock}\n  pi-rails --version: ${facts.sideBySide.piRails}`);
-      console.log("  $ npm uninstall -g @mariozechner/pi-coding-agent && npm i -g @pi-rails/pi");
-      stock("npm", ["uninstall", "-g", "@mariozechner/pi-coding-agent"]);
+      console.log("  $ npm uninstall -g @earendil-works/pi-coding-agent && npm i -g @pi-rails/pi");
+      stock("npm", ["uninstall", "-g", "@earendil-works/pi-coding-agent"]);
       stock("npm", ["i", "-g", "@pi-rails/pi", offline]);
       facts.replaced = stock("pi", ["--version"]).trim();
       console.log(`  pi --version: ${facts.replaced}`);
@@ -330,11 +330,11 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     console.log(facts.update.trimEnd().replace(/^/gm, "  "));
     facts.before = before;
     facts.after = Object.fromEntries(Object.keys(before).map((name) => [name, installedVersion(name)]));
-    facts.stockPiGlobal = existsSync(join(prefix, "lib", "node_modules", "@mariozechner", "pi-coding-agent"));
+    facts.stockPiGlobal = existsSync(join(prefix, "lib", "node_modules", "@earendil-works", "pi-coding-agent"));
     for (const name of Object.keys(before)) console.log(`  ${name}: ${before[name]} → ${facts.after[name]}`);
 
     // A release of @pi-rails/pi itself: `pi update --self` installs it (stock pi's self-update would have
-    // installed @mariozechner/pi-coding-agent instead).
+    // installed @earendil-works/pi-coding-agent instead).
     await step("a changeset for @pi-rails/pi; version; commit; release; pi update --self", () => {
       writeFileSync(join(clone, ".changeset", "pi-release.md"), `---\n"@pi-rails/pi": patch\n---\n\nA new pi-rails.\n`);
       sh("pnpm", ["version-packages"], { cwd: clone, env: maintainerEnv });
@@ -346,7 +346,7 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     });
     facts.selfUpdatedVersion = user("pi", ["--version"]).trim();
     facts.selfUpdatedStockPiGlobal = existsSync(
-      join(prefix, "lib", "node_modules", "@mariozechner", "pi-coding-agent"),
+      join(prefix, "lib", "node_modules", "@earendil-works", "pi-coding-agent"),
     );
     facts.selfUpdatedExtensions = Object.fromEntries(
       Object.keys(before)

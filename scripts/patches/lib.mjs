@@ -26,8 +26,8 @@ const require = createRequire(join(root, "package.json"));
 
 /** The patched packages, where their sources live in pi-mono, and pi-mono's release tag format. */
 export const PACKAGES = [
-  { name: "@mariozechner/pi-agent-core", repoDir: "packages/agent" },
-  { name: "@mariozechner/pi-coding-agent", repoDir: "packages/coding-agent" },
+  { name: "@earendil-works/pi-agent-core", repoDir: "packages/agent" },
+  { name: "@earendil-works/pi-coding-agent", repoDir: "packages/coding-agent" },
 ];
 export const releaseTag = (version) => `v${version}`;
 
@@ -37,10 +37,10 @@ export const releaseTag = (version) => `v${version}`;
  * exactly, and a listed file that starts to match fails the check too, so the list stays true.
  */
 export const DTS_EXCEPTIONS = {
-  "@mariozechner/pi-agent-core": {
+  "@earendil-works/pi-agent-core": {
     "dist/agent.d.ts": "tsgo drops the doc comments of private members; tsc keeps them",
   },
-  "@mariozechner/pi-coding-agent": {
+  "@earendil-works/pi-coding-agent": {
     "dist/core/agent-session.d.ts": "tsgo drops the doc comments of private members; tsc keeps them",
     "dist/core/auth-storage.d.ts": "tsgo drops the doc comments of private members; tsc keeps them",
     "dist/modes/interactive/interactive-mode.d.ts": "tsgo drops the doc comments of private members; tsc keeps them",
@@ -177,8 +177,8 @@ export function compileTree(tree) {
     const nodeModules = join(dir, "node_modules");
     if (!existsSync(nodeModules)) symlinkSync(dependencyDir(pkg.name), nodeModules);
     const paths =
-      pkg.name === "@mariozechner/pi-coding-agent"
-        ? { "@mariozechner/pi-agent-core": [join(tree, "packages/agent/dist/index.d.ts")] }
+      pkg.name === "@earendil-works/pi-coding-agent"
+        ? { "@earendil-works/pi-agent-core": [join(tree, "packages/agent/dist/index.d.ts")] }
         : {};
     const tsconfig = {
       compilerOptions: {
@@ -411,7 +411,7 @@ export function runSeriesTests(tree, dependencies = (pkg) => dependencyDir(pkg.n
     const dir = join(tree, pkg.repoDir);
     rmSync(join(dir, "node_modules"), { force: true });
     symlinkSync(dependencies(pkg), join(dir, "node_modules"));
-    const alias = { "@mariozechner/pi-agent-core": join(tree, "packages/agent/src/index.ts") };
+    const alias = { "@earendil-works/pi-agent-core": join(tree, "packages/agent/src/index.ts") };
     writeFileSync(
       join(dir, "vitest.config.mjs"),
       `export default { resolve: { alias: ${JSON.stringify(alias)} }, test: { include: ["test/**/*.test.ts"] } };\n`,

@@ -55,13 +55,13 @@ for (const pkg of PACKAGES) {
 const seriesRuns = runSeriesTests(result.tree, (pkg) => join(result.packageDirs[pkg.name], "node_modules"));
 
 // pi-agent-core at that version with the regenerated patch applied, resolving pi-ai like the installed one.
-const corePatch = join(out, `@mariozechner__pi-agent-core@${version}.patch`);
+const corePatch = join(out, `@earendil-works__pi-agent-core@${version}.patch`);
 const coreDir = join(result.scratch, "patched-pi-agent-core");
-const published = result.packageDirs["@mariozechner/pi-agent-core"];
+const published = result.packageDirs["@earendil-works/pi-agent-core"];
 // Without the dependencies installed for the series' tests: the suite resolves pi-ai like the installed core.
 cpSync(published, coreDir, { recursive: true, filter: (source) => source !== join(published, "node_modules") });
 run("git", ["apply", corePatch], { cwd: coreDir });
-const installed = realpathSync(join(root, "node_modules", "@mariozechner", "pi-agent-core"));
+const installed = realpathSync(join(root, "node_modules", "@earendil-works", "pi-agent-core"));
 symlinkSync(resolve(installed, "..", ".."), join(coreDir, "node_modules"));
 console.log(`\nrunning the patched-core suite (packages/agent-core) against pi-agent-core ${version} + the patch`);
 const suite = spawnSync("pnpm", ["--filter", "@pi-rails/agent-core", "exec", "vitest", "run", "test/"], {
@@ -75,7 +75,7 @@ const failed = [
 ];
 console.log(
   failed.length === 0
-    ? `\npatches:rebase: pi ${version} OK. To move the pin: bump the three @mariozechner/pi-* versions, then ` +
+    ? `\npatches:rebase: pi ${version} OK. To move the pin: bump the three @earendil-works/pi-* versions, then ` +
         `pnpm patches:build (it reads the version from patchedDependencies).`
     : `\npatches:rebase: the series applies to pi ${version} but these fail (see above): ${failed.join("; ")}`,
 );

@@ -7,7 +7,7 @@
 
 import { appendFileSync } from "node:fs";
 import { PerformanceObserver } from "node:perf_hooks";
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { sessionBranch } from "@pi-rails/agent-core/kit";
 // @ts-expect-error: the bundle has no declarations of its own; its API is src/extension.ts's (typed below)
 import * as bundle from "../dist/pi/extension.js";

@@ -1,4 +1,4 @@
-import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { NoticeBoard, readSessionEntries, sessionBranch, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import { applyBuffer, cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
 import { type RenderResult, SessionView } from "./engine/session-view.ts";

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildSessionContext, type ExtensionFactory } from "@mariozechner/pi-coding-agent";
+import { buildSessionContext, type ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { type RecordedRequest, type ScriptedResponse, type TestSession, WIRE_FORMATS } from "@pi-rails/testkit";
 import { describe, expect, it, vi } from "vitest";
 import type { RenderResult } from "../src/engine/session-view.ts";

@@ -27,7 +27,7 @@ describe("the pi entry (pi.extensions)", () => {
     for (const file of files) {
       if (dirname(file) === join(PACKAGE_DIR, "dist", "pi")) continue;
       expect(file).toMatch(/[/\\]node_modules[/\\]/);
-      expect(file).not.toMatch(/[/\\]node_modules[/\\](\.pnpm[/\\])?(@mariozechner|@pi-rails|typebox)/);
+      expect(file).not.toMatch(/[/\\]node_modules[/\\](\.pnpm[/\\])?(@earendil-works|@pi-rails|typebox)/);
     }
   });
 

@@ -3,7 +3,7 @@
  * stock pi, `host/`); then it hands each pi event to that host. Matching and the repeat policy live in the manager,
  * what is injected in `delivery/`, and how a match reaches the model in the host adapters.
  */
-import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import {
   formatSettingsIssue,
   hasPiPatchFeature,

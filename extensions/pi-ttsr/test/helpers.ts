@@ -1,5 +1,5 @@
-import type { AssistantMessage, Context } from "@mariozechner/pi-ai";
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { AssistantMessage, Context } from "@earendil-works/pi-ai";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { fauxAssistantMessage } from "@pi-rails/testkit";
 
 /** A scripted model turn that records what the model was sent. */

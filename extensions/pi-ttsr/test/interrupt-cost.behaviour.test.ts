@@ -1,4 +1,4 @@
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { TTSR_COST_EVENT as COST_EVENT } from "@pi-rails/agent-core/kit";
 import {
   createTestSession,

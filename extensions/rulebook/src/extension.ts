@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { defineSessionEntry, readSessionEntries, resolveAgentDir, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import {
   compileGlobMatchers,

@@ -1,6 +1,6 @@
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
-import type { Context } from "@mariozechner/pi-ai";
+import type { Context } from "@earendil-works/pi-ai";
 import { readSessionEntries } from "@pi-rails/agent-core/kit";
 import { createTestSession, fauxAssistantMessage, fauxToolCall, type TestSession } from "@pi-rails/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { hasPiPatchFeature, NoticeBoard } from "@pi-rails/agent-core/kit";
 import { STEERING_EVENTS } from "./events.ts";
 import { type HostAdapter, SteeringSession } from "./host/delivery-core.ts";

@@ -14,7 +14,7 @@ import {
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { getAgentDir } from "@mariozechner/pi-coding-agent";
+import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { resolveAgentDir } from "@pi-rails/agent-core/kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SteeringBridge } from "../src/bridge/steering-bridge.ts";

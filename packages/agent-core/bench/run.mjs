@@ -4,7 +4,7 @@
 // of running every tool call through the cancel registry (a batch of quick tool calls).
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { fauxAssistantMessage, fauxToolCall, registerFauxProvider, Type } from "@mariozechner/pi-ai";
+import { fauxAssistantMessage, fauxToolCall, registerFauxProvider, Type } from "@earendil-works/pi-ai";
 import { ensureUpstreamCore } from "../scripts/core-files.mjs";
 
 const patched = await import("../dist/index.js");

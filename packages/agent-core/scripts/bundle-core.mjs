@@ -11,7 +11,7 @@ mkdirSync(coreOut, { recursive: true });
 
 const patched = readFileSync(join(patchedCoreDir(), "dist", "agent-loop.js"), "utf8");
 if (!patched.includes("[pi-rails]")) {
-  console.error("bundle-core: the installed @mariozechner/pi-agent-core is not patched (run pnpm install)");
+  console.error("bundle-core: the installed @earendil-works/pi-agent-core is not patched (run pnpm install)");
   process.exit(1);
 }
 for (const file of coreDistFiles()) copyFileSync(file.path, join(coreOut, file.name));
@@ -32,10 +32,10 @@ function rewrite(dir) {
     }
     if (!name.endsWith(".js") && !name.endsWith(".d.ts")) continue;
     const text = readFileSync(path, "utf8");
-    if (!text.includes('"@mariozechner/pi-agent-core"')) continue;
+    if (!text.includes('"@earendil-works/pi-agent-core"')) continue;
     let target = relative(dirname(path), join(coreOut, "index.js")).replaceAll("\\", "/");
     if (!target.startsWith(".")) target = `./${target}`;
-    writeFileSync(path, text.replaceAll('"@mariozechner/pi-agent-core"', JSON.stringify(target)));
+    writeFileSync(path, text.replaceAll('"@earendil-works/pi-agent-core"', JSON.stringify(target)));
   }
 }
 rewrite(dist);

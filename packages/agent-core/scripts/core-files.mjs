@@ -10,18 +10,18 @@ export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const repoRoot = join(packageRoot, "..", "..");
 // patches:rebase runs the suite against another version's patched core: PI_RAILS_CORE_DIR / PI_RAILS_CORE_PATCH.
 export const patchFile =
-  process.env.PI_RAILS_CORE_PATCH ?? join(repoRoot, "patches", "@mariozechner__pi-agent-core@0.73.1.patch");
+  process.env.PI_RAILS_CORE_PATCH ?? join(repoRoot, "patches", "@earendil-works__pi-agent-core@0.73.1.patch");
 
 /** The installed (patched) pi-agent-core package folder. */
 export function patchedCoreDir() {
   if (process.env.PI_RAILS_CORE_DIR) return process.env.PI_RAILS_CORE_DIR;
   const require = createRequire(join(packageRoot, "package.json"));
-  return dirname(require.resolve("@mariozechner/pi-agent-core/package.json"));
+  return dirname(require.resolve("@earendil-works/pi-agent-core/package.json"));
 }
 
 /**
  * A copy of pi-agent-core with the pi-rails patch reversed, under .cache/ in this package so that its
- * `@mariozechner/pi-ai` import resolves to the same pi-ai. Used by the bench and the "hook absent" test.
+ * `@earendil-works/pi-ai` import resolves to the same pi-ai. Used by the bench and the "hook absent" test.
  */
 export function ensureUpstreamCore() {
   const target = process.env.PI_RAILS_CORE_DIR

@@ -9,10 +9,10 @@ import {
   type CancelToolCallOptions,
   type CancelToolCallResult,
   Agent as PatchedAgent,
-} from "@mariozechner/pi-agent-core";
+} from "@earendil-works/pi-agent-core";
 import { describeCancelledCall } from "./tools/cancelled.ts";
 
-export * from "@mariozechner/pi-agent-core";
+export * from "@earendil-works/pi-agent-core";
 export * from "./kit.ts";
 export { type StreamAbortLike, showStreamAbortNotice, streamAbortNotice } from "./pi/stream-abort-notice.ts";
 

@@ -24,7 +24,7 @@ export type {
   StreamTextToolCall,
   ToolCallCancellation,
   ToolCallInFlight,
-} from "@mariozechner/pi-agent-core";
+} from "@earendil-works/pi-agent-core";
 export { AGENT_DIR_ENV, expandTilde, homeDir, resolveAgentDir } from "./kit/agent-dir.ts";
 export {
   type CliOutput,

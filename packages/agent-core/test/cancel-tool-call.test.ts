@@ -1,5 +1,5 @@
-import type { Context } from "@mariozechner/pi-ai";
-import { fauxToolCall, Type } from "@mariozechner/pi-ai";
+import type { Context } from "@earendil-works/pi-ai";
+import { fauxToolCall, Type } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   Agent,

@@ -1,4 +1,4 @@
-import { fauxAssistantMessage, registerFauxProvider, streamSimple } from "@mariozechner/pi-ai";
+import { fauxAssistantMessage, registerFauxProvider, streamSimple } from "@earendil-works/pi-ai";
 import type { AgentEvent, StreamFn } from "../src/index.ts";
 
 export { fauxAssistantMessage };

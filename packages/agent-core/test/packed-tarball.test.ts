@@ -29,7 +29,7 @@ describe("the packed @pi-rails/agent-core", () => {
         private: true,
         type: "module",
         // pi-ai is a peer of agent-core: the consumer installs it next to it, as the README says.
-        dependencies: { "@pi-rails/agent-core": `file:${join(scratch, tarball!)}`, "@mariozechner/pi-ai": "0.73.1" },
+        dependencies: { "@pi-rails/agent-core": `file:${join(scratch, tarball!)}`, "@earendil-works/pi-ai": "0.73.1" },
       }),
     );
     execFileSync(
@@ -44,7 +44,7 @@ describe("the packed @pi-rails/agent-core", () => {
     writeFileSync(
       join(project, "run.mjs"),
       `import { Agent, LOOP_SEAMS } from "@pi-rails/agent-core";
-import { fauxAssistantMessage, registerFauxProvider } from "@mariozechner/pi-ai";
+import { fauxAssistantMessage, registerFauxProvider } from "@earendil-works/pi-ai";
 const faux = registerFauxProvider({ tokenSize: { min: 1, max: 1 } });
 faux.setResponses([fauxAssistantMessage("I will use eval() here"), fauxAssistantMessage("No eval needed.")]);
 const agent = new Agent({

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { fauxToolCall, Type } from "@mariozechner/pi-ai";
+import { fauxToolCall, Type } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 // @ts-expect-error: plain .mjs helper shared with the bench and build scripts
 import { ensureUpstreamCore } from "../scripts/core-files.mjs";

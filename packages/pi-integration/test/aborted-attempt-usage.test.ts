@@ -3,7 +3,7 @@
  * records each aborted attempt that reported usage as an aborted assistant message without content: the session's
  * stats and its file count it, and the model never sees it (pi-ai skips aborted assistant messages).
  */
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { createTestSession, type ModelServer, startProviderServer, type TestSession } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import abortOnPattern from "./fixtures/abort-on-pattern.ts";

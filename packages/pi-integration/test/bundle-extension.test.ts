@@ -28,7 +28,7 @@ async function bundle(source: string) {
 // pi hands a bundle to Node's own loader, outside the aliases its loader gives TypeScript extensions: what it aliases
 // (its packages and TypeBox) would load a second pi, or nothing at all, from the extension's own node_modules.
 describe("scripts/bundle-extension.mjs", () => {
-  it.each(["@mariozechner/pi-ai", "typebox", "typebox/value", "@sinclair/typebox"])(
+  it.each(["@earendil-works/pi-ai", "typebox", "typebox/value", "@sinclair/typebox"])(
     "refuses a run-time import of %s, naming it",
     async (id) => {
       const { code, stderr } = await bundle(`import * as m from "${id}";\nexport default () => m;\n`);
@@ -39,13 +39,13 @@ describe("scripts/bundle-extension.mjs", () => {
 
   it("bundles type-only imports of them, and leaves other npm packages outside the bundle", async () => {
     const { code, stderr, root } = await bundle(
-      'import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";\nimport type { TSchema } from "typebox";\n' +
+      'import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";\nimport type { TSchema } from "typebox";\n' +
         'import { z } from "zod";\nexport default (pi: ExtensionAPI, s?: TSchema) => z.string().parse(String(s ?? pi));\n',
     );
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const out = readFileSync(join(root, "dist", "pi", "extension.js"), "utf8");
     expect(out).toContain('from "zod"');
-    expect(out).not.toMatch(/@mariozechner|typebox/);
+    expect(out).not.toMatch(/@earendil-works|typebox/);
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Context } from "@mariozechner/pi-ai";
-import type { ExtensionAPI, StreamTextEvent } from "@mariozechner/pi-coding-agent";
+import type { Context } from "@earendil-works/pi-ai";
+import type { ExtensionAPI, StreamTextEvent } from "@earendil-works/pi-coding-agent";
 import {
   createTestSession,
   fauxAssistantMessage,

@@ -84,7 +84,7 @@ describe("what installing an extension adds to a user's disk", () => {
       mkdirSync(alone);
       npmInstall(alone, specs);
       const aloneBytes = treeBytes(join(alone, "node_modules"));
-      expect(existsSync(join(alone, "node_modules", "@mariozechner")), "pi's packages installed as dependencies").toBe(
+      expect(existsSync(join(alone, "node_modules", "@earendil-works")), "pi's packages installed as dependencies").toBe(
         false,
       );
 
@@ -95,7 +95,7 @@ describe("what installing an extension adds to a user's disk", () => {
       const addedBytes = treeBytes(join(stockPi.dir, "node_modules")) - piBytes;
       const nestedPi = execFileSync(
         "find",
-        [join(stockPi.dir, "node_modules", "@pi-rails"), "-path", "*/@mariozechner/*"],
+        [join(stockPi.dir, "node_modules", "@pi-rails"), "-path", "*/@earendil-works/*"],
         {
           encoding: "utf8",
         },

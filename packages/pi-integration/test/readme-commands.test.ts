@@ -58,9 +58,9 @@ const RUN_BY: { command: RegExp; by: string; evidence: string }[] = [
   },
   { command: /^pi update$/, by: "scripts/demo/installed.mjs", evidence: '("pi", ["update"])' },
   {
-    command: /^npm uninstall -g @mariozechner\/pi-coding-agent && npm i -g @pi-rails\/pi$/,
+    command: /^npm uninstall -g @earendil-works\/pi-coding-agent && npm i -g @pi-rails\/pi$/,
     by: "scripts/demo/installed.mjs",
-    evidence: '["uninstall", "-g", "@mariozechner/pi-coding-agent"]',
+    evidence: '["uninstall", "-g", "@earendil-works/pi-coding-agent"]',
   },
   {
     command: /^npm i -g --prefix ~\/\.pi-rails @pi-rails\/pi$/,
@@ -98,14 +98,14 @@ const RUN_BY: { command: RegExp; by: string; evidence: string }[] = [
     evidence: '"-e"',
   },
   {
-    command: /^npm install @pi-rails\/agent-core @mariozechner\/pi-ai$/,
+    command: /^npm install @pi-rails\/agent-core @earendil-works\/pi-ai$/,
     by: "packages/agent-core/test/packed-tarball.test.ts",
     evidence: "pi-ai is a peer of agent-core",
   },
   {
-    command: /^pnpm patch @mariozechner\/pi-agent-core@0\.73\.1 --edit-dir \S+$/,
+    command: /^pnpm patch @earendil-works\/pi-agent-core@0\.73\.1 --edit-dir \S+$/,
     by: "packages/pi-integration/test/release.test.ts",
-    evidence: '"patch", "@mariozechner/pi-agent-core@0.73.1", "--edit-dir"',
+    evidence: '"patch", "@earendil-works/pi-agent-core@0.73.1", "--edit-dir"',
   },
   // The CLIs: each package runs the commands of its README's CLI section.
   {

@@ -106,7 +106,7 @@ describe("pnpm patch --edit-dir", () => {
   it("opens pi-agent-core with the pi-rails patch applied, without touching the workspace", () => {
     scratch = mkdtempSync(join(tmpdir(), "pi-rails-patch-"));
     const editDir = join(scratch, "pi-agent-core");
-    const result = spawnSync("pnpm", ["patch", "@mariozechner/pi-agent-core@0.73.1", "--edit-dir", editDir], {
+    const result = spawnSync("pnpm", ["patch", "@earendil-works/pi-agent-core@0.73.1", "--edit-dir", editDir], {
       cwd: repoRoot,
       encoding: "utf8",
     });

@@ -14,7 +14,7 @@ export function wantsVersion(argv: readonly string[]): boolean {
 
 /** The one line `pi --version` prints: upstream first, as stock pi prints it, then the patch. */
 export function versionLine(upstreamVersion: string, piRailsVersion: string): string {
-  return `${upstreamVersion} (pi-rails ${piRailsVersion}: @pi-rails/pi, patched @mariozechner/pi-coding-agent)`;
+  return `${upstreamVersion} (pi-rails ${piRailsVersion}: @pi-rails/pi, patched @earendil-works/pi-coding-agent)`;
 }
 
 export interface UpdatePlan {
@@ -28,7 +28,7 @@ export interface UpdatePlan {
 
 /**
  * How `pi update ...` is split: pi updates the extensions as before; the launcher updates itself, because stock
- * pi's self-update installs `@mariozechner/pi-coding-agent` and would take the user off the patched pi. Returns
+ * pi's self-update installs `@earendil-works/pi-coding-agent` and would take the user off the patched pi. Returns
  * undefined when the arguments are not an update that touches pi itself (they go to pi untouched, and so do help
  * and anything pi would reject, so pi's own messages stay).
  */

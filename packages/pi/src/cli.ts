@@ -15,7 +15,7 @@ import { type PatchedFile, type PatchManifest, parseManifest } from "./manifest.
 import { isNewer, PACKAGE_NAME, selfUpdateCommand } from "./self-update.ts";
 import { checkUpstream, mismatchMessage } from "./verify.ts";
 
-const CODING_AGENT = "@mariozechner/pi-coding-agent";
+const CODING_AGENT = "@earendil-works/pi-coding-agent";
 
 /** This package's folder (real path: it is where Node looks for its dependencies). */
 export const packageDir = realpathSync(join(dirname(fileURLToPath(import.meta.url)), ".."));

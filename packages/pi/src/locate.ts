@@ -34,7 +34,7 @@ export function packageVersion(dir: string | undefined): string | undefined {
  * other one from pi-coding-agent (so a hoisted or nested layout resolves exactly as it does for pi's imports).
  */
 export function locateUpstream(names: readonly string[], fromDir: string): Record<string, string | undefined> {
-  const root = "@mariozechner/pi-coding-agent";
+  const root = "@earendil-works/pi-coding-agent";
   const codingAgent = findPackageDir(root, fromDir);
   const found: Record<string, string | undefined> = {};
   for (const name of names) {

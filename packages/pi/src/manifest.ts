@@ -4,7 +4,7 @@
  * file in only when the installed upstream file is byte for byte the one the patch was made for.
  */
 export interface PatchedFile {
-  /** The upstream package, e.g. "@mariozechner/pi-agent-core". */
+  /** The upstream package, e.g. "@earendil-works/pi-agent-core". */
   package: string;
   /** Path inside that package, e.g. "dist/agent-loop.js". */
   path: string;

@@ -7,18 +7,18 @@ const PRISTINE = "export const loop = 1;";
 const PATCHED = "export const loop = 1; // [pi-rails]";
 const manifest: PatchManifest = {
   format: 1,
-  upstream: { "@mariozechner/pi-agent-core": "0.73.1" },
+  upstream: { "@earendil-works/pi-agent-core": "0.73.1" },
   patches: [],
   files: [
     {
-      package: "@mariozechner/pi-agent-core",
+      package: "@earendil-works/pi-agent-core",
       path: "dist/agent-loop.js",
       upstreamSha256: sha256(PRISTINE),
       patched: "a/agent-loop.js",
       patchedSha256: sha256(PATCHED),
     },
     {
-      package: "@mariozechner/pi-agent-core",
+      package: "@earendil-works/pi-agent-core",
       path: "dist/added.js",
       upstreamSha256: null,
       patched: "a/added.js",
@@ -32,8 +32,8 @@ const check = (files: Record<string, string>) =>
     (pkg, path) => `/u/${pkg}/${path}`,
     (at) => (at in files ? Buffer.from(files[at] as string) : undefined),
   );
-const LOOP = "/u/@mariozechner/pi-agent-core/dist/agent-loop.js";
-const ADDED = "/u/@mariozechner/pi-agent-core/dist/added.js";
+const LOOP = "/u/@earendil-works/pi-agent-core/dist/agent-loop.js";
+const ADDED = "/u/@earendil-works/pi-agent-core/dist/added.js";
 
 describe("checkUpstream", () => {
   it("swaps in every file of a pristine upstream, the added one included", () => {
@@ -57,12 +57,12 @@ describe("checkUpstream", () => {
 
   it("says what the patch was made for, what is installed and which file differs", () => {
     const state = check({ [LOOP]: "changed" });
-    const message = mismatchMessage(manifest, state.mismatches, { "@mariozechner/pi-agent-core": "0.74.0" });
+    const message = mismatchMessage(manifest, state.mismatches, { "@earendil-works/pi-agent-core": "0.74.0" });
     expect(message).toContain("refusing to start");
-    expect(message).toContain("made for: @mariozechner/pi-agent-core@0.73.1");
-    expect(message).toContain("installed:              @mariozechner/pi-agent-core@0.74.0");
+    expect(message).toContain("made for: @earendil-works/pi-agent-core@0.73.1");
+    expect(message).toContain("installed:              @earendil-works/pi-agent-core@0.74.0");
     expect(message).toContain(
-      `@mariozechner/pi-agent-core/dist/agent-loop.js differs from the file the patch was made for (${LOOP})`,
+      `@earendil-works/pi-agent-core/dist/agent-loop.js differs from the file the patch was made for (${LOOP})`,
     );
     expect(message).toContain("npm install -g @pi-rails/pi");
   });

@@ -78,7 +78,7 @@ describe("the pi command of @pi-rails/pi on a pristine upstream pi", () => {
   }, 180_000); // on a loaded CI machine (the registry e2e installs in parallel) a cold pi start took over a minute
 
   it("refuses to start when an upstream file is not the one the patch was made for, naming it", () => {
-    const loop = join(stock.dir, "node_modules", "@mariozechner", "pi-agent-core", "dist", "agent-loop.js");
+    const loop = join(stock.dir, "node_modules", "@earendil-works", "pi-agent-core", "dist", "agent-loop.js");
     const pristine = readFileSync(loop);
     writeFileSync(loop, `${pristine}\n// changed\n`);
     try {
@@ -87,7 +87,7 @@ describe("the pi command of @pi-rails/pi on a pristine upstream pi", () => {
       expect(result.stdout).toBe("");
       expect(result.stderr).toContain("pi-rails: refusing to start");
       expect(result.stderr).toContain(
-        `@mariozechner/pi-agent-core/dist/agent-loop.js differs from the file the patch was made for (${loop})`,
+        `@earendil-works/pi-agent-core/dist/agent-loop.js differs from the file the patch was made for (${loop})`,
       );
     } finally {
       writeFileSync(loop, pristine);

@@ -4,7 +4,7 @@
  */
 
 /** Re-exported so tests script faux responses without a second import. */
-export { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@mariozechner/pi-ai";
+export { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@earendil-works/pi-ai";
 export { childEnv, OFFLINE_ENV } from "./cli/child-env.ts";
 export { CLI_DEFAULT_SETTINGS, type CliHome, type CliHomeOptions, prepareCliHome } from "./cli/cli-home.ts";
 export { resolvePiCli } from "./cli/resolve-pi.ts";

@@ -8,7 +8,7 @@ import {
   type Context,
   streamSimple,
   Type,
-} from "@mariozechner/pi-ai";
+} from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   LOOPBACK_API_KEY,

@@ -12,7 +12,7 @@ import {
   type Model,
   streamSimple,
   Type,
-} from "@mariozechner/pi-ai";
+} from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   ANTHROPIC_OAUTH_TEST_KEY,

@@ -19,7 +19,7 @@ async function pricesFor(provider: string | undefined, model: string | undefined
   const none = { input: 0, cacheRead: 0, cacheWrite: 0 };
   if (!provider || !model) return none;
   try {
-    const ai = (await import("@mariozechner/pi-ai")) as {
+    const ai = (await import("@earendil-works/pi-ai")) as {
       getModel: (p: string, m: string) => { cost?: Prices } | undefined;
     };
     return ai.getModel(provider, model)?.cost ?? none;

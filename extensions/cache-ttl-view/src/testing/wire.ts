@@ -1,4 +1,4 @@
-import { type Context, getModel, type Model, streamSimple } from "@mariozechner/pi-ai";
+import { type Context, getModel, type Model, streamSimple } from "@earendil-works/pi-ai";
 import type { AssistantMsg, ViewMessage } from "../model/messages.ts";
 
 /**

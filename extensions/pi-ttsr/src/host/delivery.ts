@@ -6,7 +6,7 @@ import type {
   ExtensionHandler,
   StreamTextHandler,
   ToolCallEventResult,
-} from "@mariozechner/pi-coding-agent";
+} from "@earendil-works/pi-coding-agent";
 import { NoticeBoard, TTSR_MATCHED_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import {
   type DeliveryKind,

@@ -1,4 +1,4 @@
-import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { followUpMessage, rulesOf } from "../delivery/injection.ts";
 import { renderInterrupt } from "../delivery/templates.ts";
 import type { DeltaInput, RuleMatch } from "../manager/ttsr-manager.ts";

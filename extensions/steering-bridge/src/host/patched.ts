@@ -1,4 +1,4 @@
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { describeCancelledCall, hasPiPatchFeature } from "@pi-rails/agent-core/kit";
 import { hasCancelApi } from "../bridge/cancel.ts";
 import type { AgentMessage, CancelBackend } from "../bridge/steering-bridge.ts";

@@ -1,4 +1,4 @@
-import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { SteeringBridge } from "../bridge/steering-bridge.ts";
 import type { SteeringSession } from "../host/delivery-core.ts";
 import { formatSeamLog, type SeamLog } from "../seams/seam-log.ts";

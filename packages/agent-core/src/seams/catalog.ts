@@ -1,4 +1,4 @@
-import type { LoopSeamKind } from "@mariozechner/pi-agent-core";
+import type { LoopSeamKind } from "@earendil-works/pi-agent-core";
 
 /**
  * The closed catalog of loop seams, in the order they can fire within one iteration.

@@ -5,7 +5,7 @@ import type {
   CheckpointOutcome,
   CheckpointRequest,
   LoopCheckpoint,
-} from "@mariozechner/pi-agent-core";
+} from "@earendil-works/pi-agent-core";
 import {
   type DeliveryMode,
   type LoopSeam,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type AgentTool, ToolCallRegistry } from "@mariozechner/pi-agent-core";
+import { type AgentTool, ToolCallRegistry } from "@earendil-works/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import {
   cancelledCallText,
@@ -46,7 +46,7 @@ describe("isCancelledByHost", () => {
 /** pi-ai's own source (this package's pinned copy), to pin the id shapes below to what pi-ai really builds. */
 function piAiSource(file: string): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  return readFileSync(join(here, "../../node_modules/@mariozechner/pi-ai/dist/providers", file), "utf8");
+  return readFileSync(join(here, "../../node_modules/@earendil-works/pi-ai/dist/providers", file), "utf8");
 }
 
 describe("the id the model knows, in the cancel text (issue 21)", () => {

@@ -5,7 +5,7 @@
  * completions and Responses report usage only at the end), and the session's tokens and cost equal the sum
  * the server billed over all attempts, the aborted one included.
  */
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { createTestSession, type RecordedRequest, type ReportedUsage, type TestSession } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {

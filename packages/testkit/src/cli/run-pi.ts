@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import type { AgentSessionEvent, SessionHeader } from "@mariozechner/pi-coding-agent";
+import type { AgentSessionEvent, SessionHeader } from "@earendil-works/pi-coding-agent";
 import { childEnv } from "./child-env.ts";
 import { type CliHome, prepareCliHome } from "./cli-home.ts";
 import { resolvePiCli } from "./resolve-pi.ts";
@@ -20,7 +20,7 @@ export interface RunPiOptions {
   stdin?: string;
   /** Kill pi (SIGKILL) after this long; default 60000. */
   timeoutMs?: number;
-  /** Path of the CLI script; default the workspace's `@mariozechner/pi-coding-agent` bin. */
+  /** Path of the CLI script; default the workspace's `@earendil-works/pi-coding-agent` bin. */
   piCli?: string;
 }
 

@@ -20,14 +20,14 @@ export function installStockPi(options: { version?: string; timeoutMs?: number }
   const version = options.version ?? "0.73.1";
   const dir = mkdtempSync(join(tmpdir(), "pi-rails-stock-pi-"));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "stock-pi", private: true }));
-  const args = ["install", `@mariozechner/pi-coding-agent@${version}`, "--no-audit", "--no-fund", "--prefer-offline"];
+  const args = ["install", `@earendil-works/pi-coding-agent@${version}`, "--no-audit", "--no-fund", "--prefer-offline"];
   execFileSync("npm", [...args, "--ignore-scripts", "--loglevel=error"], {
     cwd: dir,
     stdio: "pipe",
     timeout: options.timeoutMs ?? 280_000,
   });
   return {
-    cli: join(dir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js"),
+    cli: join(dir, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "cli.js"),
     dir,
     dispose: () => removeTreeInBackground(dir),
   };

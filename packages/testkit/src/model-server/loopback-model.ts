@@ -2,7 +2,7 @@
  * How pi is pointed at the loopback server: the pi-ai Model for in-process use, and the
  * provider/model names, key and compat flags shared with the CLI's models.json.
  */
-import type { Model, OpenAICompletionsCompat } from "@mariozechner/pi-ai";
+import type { Model, OpenAICompletionsCompat } from "@earendil-works/pi-ai";
 import type { ModelServer } from "./types.ts";
 
 export const LOOPBACK_PROVIDER = "loopback";

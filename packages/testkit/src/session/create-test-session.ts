@@ -4,7 +4,7 @@
  * run against this instead of any imitation of pi.
  */
 import { isAbsolute, join, resolve } from "node:path";
-import type { ThinkingLevel } from "@mariozechner/pi-agent-core";
+import type { ThinkingLevel } from "@earendil-works/pi-agent-core";
 import {
   type Api,
   type AssistantMessage,
@@ -12,7 +12,7 @@ import {
   type FauxResponseStep,
   type Model,
   registerFauxProvider,
-} from "@mariozechner/pi-ai";
+} from "@earendil-works/pi-ai";
 import {
   type AgentSession,
   type AgentSessionEvent,
@@ -27,7 +27,7 @@ import {
   SessionManager,
   SettingsManager,
   type ToolDefinition,
-} from "@mariozechner/pi-coding-agent";
+} from "@earendil-works/pi-coding-agent";
 import { LOOPBACK_API_KEY, loopbackModel } from "../model-server/loopback-model.ts";
 import { writeModelsJson } from "../model-server/models-json.ts";
 import { writeProviderConfig } from "../model-server/providers.ts";

@@ -3,7 +3,7 @@
  * what pi persisted, e.g. messages or extension state written with `pi.appendEntry`.
  */
 import { existsSync, readFileSync } from "node:fs";
-import type { FileEntry } from "@mariozechner/pi-coding-agent";
+import type { FileEntry } from "@earendil-works/pi-coding-agent";
 import { parseJsonLines } from "../json-lines.ts";
 
 /**
