@@ -7,8 +7,9 @@
 export { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@earendil-works/pi-ai";
 export { childEnv, OFFLINE_ENV } from "./cli/child-env.ts";
 export { CLI_DEFAULT_SETTINGS, type CliHome, type CliHomeOptions, prepareCliHome } from "./cli/cli-home.ts";
-export { resolvePiCli } from "./cli/resolve-pi.ts";
+export { nodeAtLeast, PI_MIN_NODE, piBinOf, resolvePiCli } from "./cli/resolve-pi.ts";
 export {
+  assertNodeForPi,
   isJsonMode,
   type PiJsonEvent,
   type RunPiOptions,
@@ -16,7 +17,7 @@ export {
   runPi,
   splitJsonLines,
 } from "./cli/run-pi.ts";
-export { installStockPi, type StockPi } from "./cli/stock-pi.ts";
+export { installStockPi, STOCK_PI_VERSION, type StockPi } from "./cli/stock-pi.ts";
 export { parseJsonLines } from "./json-lines.ts";
 export {
   anthropicMessagesAdapter,

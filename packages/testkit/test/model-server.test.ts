@@ -2,13 +2,7 @@
  * The loopback server against pi-ai's real openai-completions client (streamSimple), over real
  * sockets on 127.0.0.1.
  */
-import {
-  type AssistantMessage,
-  type AssistantMessageEvent,
-  type Context,
-  streamSimple,
-  Type,
-} from "@earendil-works/pi-ai";
+import type { AssistantMessage, AssistantMessageEvent, Context } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   LOOPBACK_API_KEY,
@@ -18,6 +12,7 @@ import {
   type ScriptedResponse,
   startModelServer,
 } from "../src/index.ts";
+import { READ_PARAMETERS, streamWithClient } from "./pi-ai-client.ts";
 
 let server: ModelServer | undefined;
 afterEach(async () => {
@@ -32,14 +27,14 @@ const context: Context = {
     {
       name: "read",
       description: "Read a file",
-      parameters: Type.Object({ path: Type.String(), limit: Type.Optional(Type.Number()) }),
+      parameters: READ_PARAMETERS,
     },
   ],
 };
 
 async function collect(s: ModelServer, signal?: AbortSignal, onEvent?: (e: AssistantMessageEvent) => void) {
   const events: AssistantMessageEvent[] = [];
-  const stream = streamSimple(loopbackModel(s), context, {
+  const stream = streamWithClient(loopbackModel(s), context, {
     apiKey: LOOPBACK_API_KEY,
     maxRetries: 0,
     ...(signal ? { signal } : {}),

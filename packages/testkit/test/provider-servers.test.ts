@@ -3,21 +3,11 @@
  * real clients for the real models (claude-sonnet-4-5, gpt-5, gemini-2.5-pro), thinking on, over real
  * sockets: every delta kind, signatures, usage with cache, aborts, strict mode.
  */
-import {
-  type Api,
-  type AssistantMessage,
-  type AssistantMessageEvent,
-  type Context,
-  getModel,
-  type Model,
-  streamSimple,
-  Type,
-} from "@earendil-works/pi-ai";
+import type { AssistantMessage, AssistantMessageEvent, Context } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   ANTHROPIC_OAUTH_TEST_KEY,
   createTestSession,
-  loopbackModel,
   type ModelServer,
   messageText,
   PROVIDER_TARGETS,
@@ -28,6 +18,7 @@ import {
   WIRE_FORMATS,
   type WireFormat,
 } from "../src/index.ts";
+import { modelFor, READ_PARAMETERS, streamWithClient } from "./pi-ai-client.ts";
 
 let server: ModelServer | undefined;
 afterEach(async () => {
@@ -39,21 +30,14 @@ const tools = [
   {
     name: "read",
     description: "Read a file",
-    parameters: Type.Object({ path: Type.String(), limit: Type.Optional(Type.Number()) }),
+    parameters: READ_PARAMETERS,
   },
 ];
-
-function modelFor(s: ModelServer): Model<Api> {
-  if (s.format === "openai-completions") return loopbackModel(s, { reasoning: true }) as Model<Api>;
-  const target = PROVIDER_TARGETS[s.format];
-  const base = getModel(target.provider as "anthropic", target.modelId as "claude-sonnet-4-5") as Model<Api>;
-  return { ...base, baseUrl: s.baseUrl };
-}
 
 async function run(s: ModelServer, context: Context, onEvent?: (e: AssistantMessageEvent, abort: () => void) => void) {
   const controller = new AbortController();
   const events: AssistantMessageEvent[] = [];
-  const stream = streamSimple(modelFor(s), context, {
+  const stream = streamWithClient(modelFor(s), context, {
     apiKey: PROVIDER_TARGETS[s.format].apiKey,
     maxRetries: 0,
     reasoning: "medium",

@@ -15,6 +15,8 @@ describe("childEnv", () => {
         ANTHROPIC_OAUTH_TOKEN: "t",
         AWS_PROFILE: "p",
         PI_CODING_AGENT_DIR: "/home/dev/.pi/agent",
+        PI_CODING_AGENT: "true",
+        AI_AGENT: "pi",
         HOME: "/home/dev",
       },
     );

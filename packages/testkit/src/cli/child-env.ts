@@ -7,6 +7,8 @@
 /** Provider credentials and pi config inherited from the developer's shell are dropped. */
 const DROPPED = [
   /^PI_/,
+  /** pi 1.6 marks the processes it starts (`AI_AGENT=pi`, `PI_CODING_AGENT=true`); a test may run under a pi. */
+  /^AI_AGENT$/,
   /^TAU_/,
   /_API_KEY$/,
   /_TOKEN$/,

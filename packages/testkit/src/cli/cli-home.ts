@@ -43,10 +43,16 @@ export interface CliHome {
   dispose(): void;
 }
 
-/** Settings every CLI home gets: no install ping, no startup header noise, no hidden SDK retries. */
+/**
+ * Settings every CLI home gets: no install ping, no startup header noise, no hidden SDK retries, no cache warming
+ * (`SANDBOX_DEFAULT_SETTINGS`), and the test's project trusted: pi 1.6 loads a project's `.pi/settings.json`,
+ * `.pi/extensions` and project packages only in a trusted folder, and `-p` / `--mode json` cannot ask, so without
+ * `defaultProjectTrust: "always"` they would be skipped (the in-process SDK trusts the project by default too).
+ */
 export const CLI_DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = mergeSettings(SANDBOX_DEFAULT_SETTINGS, {
   enableInstallTelemetry: false,
   quietStartup: true,
+  defaultProjectTrust: "always",
 });
 
 /** Create the temp HOME; call `dispose()` when done. */

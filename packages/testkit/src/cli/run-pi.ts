@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { AgentSessionEvent, SessionHeader } from "@earendil-works/pi-coding-agent";
 import { childEnv } from "./child-env.ts";
 import { type CliHome, prepareCliHome } from "./cli-home.ts";
-import { resolvePiCli } from "./resolve-pi.ts";
+import { nodeAtLeast, PI_MIN_NODE, resolvePiCli } from "./resolve-pi.ts";
 
 export interface RunPiOptions {
   /** A home from `prepareCliHome`, or a bare HOME path (agent dir `<home>/.pi/agent`). Default: a fresh empty home, removed afterwards. */
@@ -20,7 +20,7 @@ export interface RunPiOptions {
   stdin?: string;
   /** Kill pi (SIGKILL) after this long; default 60000. */
   timeoutMs?: number;
-  /** Path of the CLI script; default the workspace's `@earendil-works/pi-coding-agent` bin. */
+  /** Path of the CLI script; default the workspace's `pi` (the @pi-rails/pi launcher, see `resolvePiCli`). */
   piCli?: string;
 }
 
@@ -43,8 +43,12 @@ export interface RunPiResult {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
-/** Run `pi <args>` with `process.execPath`, offline, in a sandbox HOME. Never throws on a non-zero exit. */
+/**
+ * Run `pi <args>` with `process.execPath`, offline, in a sandbox HOME. Never throws on a non-zero exit; throws when
+ * this Node is older than pi 1.6 needs (run the tests through pnpm: the workspace's `node` is Node 22).
+ */
 export async function runPi(args: string[], options: RunPiOptions = {}): Promise<RunPiResult> {
+  assertNodeForPi();
   const ownHome = options.home === undefined ? prepareCliHome() : undefined;
   const home = ownHome ?? options.home;
   const homeDir = typeof home === "string" ? home : (home?.home ?? "");
@@ -89,6 +93,16 @@ export async function runPi(args: string[], options: RunPiOptions = {}): Promise
     return { code, signal, stdout, stderr, events, nonJsonLines, timedOut, durationMs: Date.now() - started };
   } finally {
     ownHome?.dispose();
+  }
+}
+
+/** Throws a clear error when `process.execPath` cannot run pi 1.6 (Node >= 22.19). */
+export function assertNodeForPi(version: string = process.versions.node): void {
+  if (!nodeAtLeast(version)) {
+    throw new Error(
+      `runPi: pi 1.6 needs Node >= ${PI_MIN_NODE}, this process runs Node ${version} (${process.execPath}); ` +
+        "run it through pnpm, whose node_modules/.bin/node is the workspace's Node 22",
+    );
   }
 }
 

@@ -7,6 +7,7 @@ describe("mergeSettings", () => {
       mergeSettings(SANDBOX_DEFAULT_SETTINGS, { retry: { enabled: false }, packages: ["a"] }, { packages: [] }),
     ).toEqual({
       retry: { enabled: false, provider: { maxRetries: 0 } },
+      cacheWarming: "off",
       packages: [],
     });
     expect(

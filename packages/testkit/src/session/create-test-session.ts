@@ -8,27 +8,26 @@ import type { ThinkingLevel } from "@earendil-works/pi-agent-core";
 import {
   type Api,
   type AssistantMessage,
-  type FauxProviderRegistration,
+  type FauxProviderHandle,
   type FauxResponseStep,
+  fauxProvider,
   type Model,
-  registerFauxProvider,
 } from "@earendil-works/pi-ai";
 import {
   type AgentSession,
   type AgentSessionEvent,
-  AuthStorage,
   createAgentSession,
   DefaultResourceLoader,
   type ExtensionError,
   type ExtensionFactory,
   type FileEntry,
-  ModelRegistry,
+  ModelRuntime,
   type PromptOptions,
   SessionManager,
   SettingsManager,
   type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
-import { LOOPBACK_API_KEY, loopbackModel } from "../model-server/loopback-model.ts";
+import { LOOPBACK_MODEL_ID, LOOPBACK_PROVIDER } from "../model-server/loopback-model.ts";
 import { writeModelsJson } from "../model-server/models-json.ts";
 import { writeProviderConfig } from "../model-server/providers.ts";
 import type { ModelServer } from "../model-server/types.ts";
@@ -37,7 +36,7 @@ import { mergeSettings, SANDBOX_DEFAULT_SETTINGS } from "../sandbox/settings.ts"
 import { createSandboxDirs, removeDir, writeFiles, writeJson } from "../sandbox/temp-dirs.ts";
 import { readSessionFile } from "./session-file.ts";
 
-/** pi-ai's scripted in-process provider: deterministic, no sockets. */
+/** pi-ai's scripted in-process provider (`fauxProvider`): deterministic, no sockets. */
 export interface FauxModelOption {
   kind: "faux";
   /** Responses consumed in order (`fauxAssistantMessage(...)` or factories); more via `faux.setResponses`. */
@@ -50,10 +49,14 @@ export interface FauxModelOption {
   reasoning?: boolean;
 }
 
-/** pi's real openai-completions provider against a loopback `startModelServer`. */
+/**
+ * pi's real openai-completions provider against a loopback `startModelServer`: the custom `loopback` provider of
+ * `<agentDir>/models.json`, as the CLI sees it.
+ */
 export interface LoopbackModelOption {
   kind: "loopback";
   server: Pick<ModelServer, "baseUrl">;
+  /** Fields laid over the registry's model (e.g. `reasoning: true`); the request still goes through pi's runtime. */
   overrides?: Partial<Model<"openai-completions">>;
 }
 
@@ -122,8 +125,10 @@ export interface TestSession {
   home: string;
   agentDir: string;
   cwd: string;
-  /** The faux registration (kind "faux"): `setResponses`, `appendResponses`, `state.callCount`. */
-  faux?: FauxProviderRegistration;
+  /** The faux provider (kind "faux"): `setResponses`, `appendResponses`, `state.callCount`. */
+  faux?: FauxProviderHandle;
+  /** pi's model runtime of this session (auth.json, models.json of the sandbox agent dir, and the faux provider). */
+  modelRuntime: ModelRuntime;
   /** Session file path when `persist`; pi writes it once the first assistant message exists. */
   sessionFile?: string;
   /** Every AgentSession event received, in order (subscribed before extensions start). */
@@ -136,11 +141,9 @@ export interface TestSession {
   prompt(text: string, options?: PromptOptions): Promise<AssistantMessage | undefined>;
   /** Parsed entries of the session file (header first); `[]` when not persisted or not yet written. */
   readSessionEntries(): FileEntry[];
-  /** Emit session_shutdown, dispose the session, unregister the faux provider, restore env, remove temp dirs. */
+  /** Emit session_shutdown, dispose the session, restore env, remove temp dirs. */
   dispose(): Promise<void>;
 }
-
-const FAUX_API_KEY = "faux-test-key";
 
 /** Build a real pi AgentSession in a sandbox. Always `await t.dispose()` (e.g. in afterEach). */
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
@@ -148,11 +151,10 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   const { root, home, agentDir, cwd } = dirs;
   const releaseEnv = options.isolateEnv === false ? () => {} : activateSandboxEnv(home, agentDir);
   const keep = options.keepTempDirs === true || process.env["PI_TESTKIT_KEEP"] === "1";
-  let faux: FauxProviderRegistration | undefined;
+  let faux: FauxProviderHandle | undefined;
   let session: AgentSession | undefined;
 
   const cleanup = () => {
-    faux?.unregister();
     releaseEnv();
     if (!keep) removeDir(root);
   };
@@ -168,31 +170,33 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       modelOption.kind === "provider"
         ? writeProviderConfig(agentDir, modelOption.server, modelOption.apiKey ? { apiKey: modelOption.apiKey } : {})
         : undefined;
-    const authStorage = AuthStorage.create(join(agentDir, "auth.json"));
+    if (modelOption.kind === "loopback") writeModelsJson(agentDir, modelOption.server);
+    // pi 1.6's model runtime reads auth.json and models.json of the sandbox agent dir; no catalog refresh over the
+    // network (allowModelNetwork is off by default).
+    const modelRuntime = await ModelRuntime.create({
+      authPath: join(agentDir, "auth.json"),
+      modelsPath: join(agentDir, "models.json"),
+    });
     let model: Model<Api> | undefined;
     if (modelOption.kind === "faux") {
       const tokenSize = modelOption.tokenSize ?? 1;
-      faux = registerFauxProvider({
+      faux = fauxProvider({
         tokenSize: { min: tokenSize, max: tokenSize },
         ...(modelOption.tokensPerSecond !== undefined ? { tokensPerSecond: modelOption.tokensPerSecond } : {}),
         ...(modelOption.reasoning ? { models: [{ id: "faux-1", name: "Faux Model", reasoning: true }] } : {}),
       });
       faux.setResponses(modelOption.responses ?? []);
-      model = faux.getModel();
-      // pi refuses to prompt a provider without configured auth; the faux provider ignores the key.
-      authStorage.setRuntimeApiKey(model.provider, FAUX_API_KEY);
-    } else if (modelOption.kind === "loopback") {
-      writeModelsJson(agentDir, modelOption.server);
-      model = loopbackModel(modelOption.server, modelOption.overrides);
-      authStorage.setRuntimeApiKey(model.provider, LOOPBACK_API_KEY);
+      // A provider of this session's runtime only: nothing global to unregister.
+      modelRuntime.registerNativeProvider(faux.provider);
+      model = faux.getModel() as Model<Api>;
+    } else {
+      const provider = modelOption.kind === "loopback" ? LOOPBACK_PROVIDER : (target?.provider ?? "");
+      const modelId =
+        modelOption.kind === "loopback" ? LOOPBACK_MODEL_ID : (modelOption.modelId ?? target?.modelId ?? "");
+      const found = modelRuntime.getModel(provider, modelId);
+      if (!found) throw new Error(`createTestSession: pi has no model ${provider}/${modelId}`);
+      model = modelOption.kind === "loopback" ? ({ ...found, ...modelOption.overrides } as Model<Api>) : found;
     }
-    const modelRegistry = ModelRegistry.create(authStorage, join(agentDir, "models.json"));
-    if (target) {
-      const modelId = (modelOption.kind === "provider" && modelOption.modelId) || target.modelId;
-      model = modelRegistry.find(target.provider, modelId);
-      if (!model) throw new Error(`createTestSession: pi has no model ${target.provider}/${modelId}`);
-    }
-    if (!model) throw new Error("createTestSession: no model");
     const settingsManager = SettingsManager.create(cwd, agentDir);
 
     const resourceLoader = new DefaultResourceLoader({
@@ -218,8 +222,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
     const created = await createAgentSession({
       cwd,
       agentDir,
-      authStorage,
-      modelRegistry,
+      modelRuntime,
       model,
       resourceLoader,
       sessionManager,
@@ -249,6 +252,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       agentDir,
       cwd,
       ...(faux ? { faux } : {}),
+      modelRuntime,
       get sessionFile() {
         return agentSession.sessionFile;
       },
