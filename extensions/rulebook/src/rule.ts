@@ -94,10 +94,15 @@ export interface ProviderReport {
 /** A context file pi itself loads (or skips) from a folder: `AGENTS.md`, `CLAUDE.md`. Rulebook leaves them to pi. */
 export interface PiContextFile {
   path: string;
-  /** pi loads the first of AGENTS.md, AGENTS.MD, CLAUDE.md, CLAUDE.MD in each folder, and skips the others. */
+  /** pi loads the first of AGENTS.override.md, AGENTS.md, AGENTS.MD, CLAUDE.md, CLAUDE.MD in each folder, and skips the others. */
   loadedByPi: boolean;
   /** Why pi skips it, and what rulebook does about it. */
   note?: string;
+  /**
+   * Why pi skips it: another context file is beside it (`sibling`: a CLAUDE.md beside an AGENTS.md, which
+   * `rulebook.loadClaudeMdBesideAgentsMd` can load), or cwd is in a nested git worktree with its own (`worktree`).
+   */
+  skippedFor?: "sibling" | "worktree";
   /** Set when rulebook loaded it as a rule (`rulebook.loadClaudeMdBesideAgentsMd`). */
   rule?: string;
 }

@@ -1,14 +1,17 @@
+import { execFileSync } from "node:child_process";
 import { cpSync, readdirSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { loadProjectContextFiles } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bucketOf, bucketRules } from "../src/buckets/buckets.ts";
 import { doctorReport } from "../src/cli/report.ts";
+import { piContextFiles } from "../src/discovery/context-files.ts";
 import { loadRules } from "../src/discovery/load.ts";
 import { clearParseCache } from "../src/discovery/parse-cache.ts";
 import type { RuleLoadResult } from "../src/rule.ts";
 import { DEFAULT_SETTINGS } from "../src/settings/defaults.ts";
 import type { RulebookSettings } from "../src/settings/schema.ts";
-import { tempWorld } from "../src/testing/tree.ts";
+import { tempWorld, writeTree } from "../src/testing/tree.ts";
 
 /**
  * One test per real-world rule file form. The corpus under test/fixtures/corpus is written for these
@@ -122,9 +125,47 @@ describe("pi's own context files", () => {
         path: join(world.cwd, "CLAUDE.md"),
         loadedByPi: false,
         note: expect.stringMatching(/pi loads only AGENTS\.md .* rulebook\.loadClaudeMdBesideAgentsMd: true/),
+        skippedFor: "sibling",
       },
     ]);
     expect(result.rules).toEqual([]);
+  });
+
+  it("what pi 1.6 itself loads: AGENTS.override.md first, and a nested worktree's file over the main repository's", async () => {
+    const main = join(world.home, "work");
+    const tree = join(main, "feature");
+    const cwd = join(tree, "pkg");
+    await writeTree(main, { "AGENTS.md": "main repo", "CLAUDE.md": "main claude" });
+    const git = (dir: string, ...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, stdio: "pipe" });
+    git(main, "init", "-q");
+    git(main, "add", "-A");
+    git(main, "commit", "-q", "-m", "init");
+    git(main, "worktree", "add", "-q", tree); // checks out the worktree's own AGENTS.md and CLAUDE.md
+    await writeTree(cwd, { "AGENTS.override.md": "override", "AGENTS.md": "package agents" });
+    await writeTree(world.agentDir, { "AGENTS.md": "user agents" });
+    const mine = piContextFiles(cwd, world.agentDir).filter((f) => f.path.startsWith(world.root));
+    // pi's own loader on the same folders: rulebook says pi loads exactly these
+    const pis = loadProjectContextFiles({ cwd, agentDir: world.agentDir }).map((f) => f.path);
+    expect(mine.filter((f) => f.loadedByPi).map((f) => f.path)).toEqual(pis);
+    expect(mine.map((f) => [f.path.slice(world.root.length + 1), f.loadedByPi, f.skippedFor])).toEqual([
+      ["home/.pi/agent/AGENTS.md", true, undefined],
+      ["home/work/AGENTS.md", false, "worktree"],
+      ["home/work/CLAUDE.md", false, "sibling"],
+      ["home/work/feature/AGENTS.md", true, undefined],
+      ["home/work/feature/CLAUDE.md", false, "sibling"],
+      ["home/work/feature/pkg/AGENTS.override.md", true, undefined],
+      ["home/work/feature/pkg/AGENTS.md", false, "sibling"],
+    ]);
+    expect(mine[1]!.note).toBe(
+      `pi skips the main repository's AGENTS.md: cwd is in the linked worktree ${tree}, which has its own`,
+    );
+    // from the main repository itself (an ordinary repository), pi loads its AGENTS.md
+    const fromMain = piContextFiles(main, world.agentDir)
+      .filter((f) => f.loadedByPi)
+      .map((f) => f.path);
+    expect(fromMain).toEqual(loadProjectContextFiles({ cwd: main, agentDir: world.agentDir }).map((f) => f.path));
+    expect(fromMain).toContain(join(main, "AGENTS.md"));
   });
 
   it("rulebook.loadClaudeMdBesideAgentsMd loads that CLAUDE.md as an always-apply rule (AGENTS.md stays pi's)", async () => {

@@ -35,10 +35,13 @@ function loadDir(dir: string, scope: "project" | "user", ctx: DiscoveryContext):
   );
 }
 
-/** `rulebook.loadClaudeMdBesideAgentsMd`: each CLAUDE.md pi skips (an AGENTS.md is beside it) as an always-apply rule. */
+/**
+ * `rulebook.loadClaudeMdBesideAgentsMd`: each CLAUDE.md pi skips because an AGENTS.md or AGENTS.override.md is beside it,
+ * as an always-apply rule (not one pi skips for a worktree's own copy: that would apply the same file twice).
+ */
 function loadSkippedClaudeMd(ctx: DiscoveryContext): Promise<ProviderOutput> {
   const skipped = piContextFiles(ctx.cwd, ctx.agentDir).filter(
-    (f) => !f.loadedByPi && /^CLAUDE\.(md|MD)$/.test(basename(f.path)),
+    (f) => f.skippedFor === "sibling" && /^CLAUDE\.(md|MD)$/.test(basename(f.path)),
   );
   const files = skipped.map(({ path }) => ({
     path,
