@@ -7,6 +7,7 @@ import {
   type ModelServer,
   prepareCliHome,
   runPi,
+  STOCK_PI_VERSION,
   type StockPi,
   startModelServer,
 } from "@pi-rails/testkit";
@@ -18,8 +19,8 @@ const E2E_TIMEOUT_MS = 180_000;
 
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 
-// The published pi 0.73.1 as a user has it, without the pi-rails patch.
-describe("stock pi (published 0.73.1, no patch)", { timeout: E2E_TIMEOUT_MS }, () => {
+// The published pi (the testkit's STOCK_PI_VERSION, 1.6.0) as a user has it, without the pi-rails patch.
+describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TIMEOUT_MS }, () => {
   let stock: StockPi;
   let server: ModelServer | undefined;
   let home: CliHome | undefined;
@@ -50,7 +51,9 @@ describe("stock pi (published 0.73.1, no patch)", { timeout: E2E_TIMEOUT_MS }, (
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr.split("\n").filter((l) => l.includes("pi-ttsr:") && /stock pi/i.test(l))).toHaveLength(1);
     expect(existsSync(join(home.cwd, "src", "a.ts"))).toBe(false);
-    const toolResult = JSON.stringify(server.requests[1]?.messages ?? []);
+    // The model gets the rule as the blocked call's result: the tool never ran.
+    const toolResult = JSON.stringify((server.requests[1]?.messages ?? []).filter((m) => m.role === "tool"));
+    expect(toolResult).toContain('<system-interrupt reason=\\"rule_violation\\" rule=\\"no-any\\"');
     expect(toolResult).toContain("Never use any.");
     expect(run.stdout).toContain("Understood, I will not use any.");
   });

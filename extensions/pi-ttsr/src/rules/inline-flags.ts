@@ -13,10 +13,10 @@ const LEADING_GROUP = /^\(\?([A-Za-z]+)\)/;
 
 export type InlineFlagsResult = { ok: true; source: string; flags: string } | { ok: false; error: string };
 
-/** Whether this engine takes modifier groups `(?i:...)` / `(?-i:...)` natively (V8 12.5+, not Node 20). */
+/** Whether this engine takes modifier groups `(?i:...)` / `(?-i:...)` natively (V8 12.5+: Node 24, not Node 22). */
 const MODIFIER_GROUPS = (() => {
   try {
-    // A variable source, so the probe stays a runtime check (a literal would be a parse error on Node 20).
+    // A variable source, so the probe stays a runtime check (a literal would be a parse error on Node 22).
     const probe = ["(?i:a)", "(?-i:b)"].join("");
     new RegExp(probe);
     return true;
