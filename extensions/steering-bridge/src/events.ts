@@ -1,7 +1,8 @@
-import { type LoopCheckpoint, STEERING_EVENTS } from "@pi-rails/agent-core/kit";
+import { STEERING_EVENTS } from "@pi-rails/agent-core/kit";
 import type { CancelToolCallOptions, CancelToolCallResult } from "./bridge/cancel.ts";
 import type { BridgeStatus, InjectResult } from "./bridge/steering-bridge.ts";
 import type { Ack, RevokeResult, SteeringItem, SteeringItemInput } from "./queue/types.ts";
+import type { SteeringCheckpoint } from "./seams/seam-log.ts";
 
 /**
  * The channels on `pi.events` (`pi-rails:steering:*`, defined once in agent-core's contracts) through which other
@@ -37,7 +38,7 @@ export interface SteeringRejectedEvent {
 export interface SteeringEventPayloads {
   [STEERING_EVENTS.ready]: SteeringReadyEvent;
   [STEERING_EVENTS.ack]: Ack;
-  [STEERING_EVENTS.checkpoint]: LoopCheckpoint;
+  [STEERING_EVENTS.checkpoint]: SteeringCheckpoint;
   [STEERING_EVENTS.inject]: SteeringItemInput;
   [STEERING_EVENTS.rejected]: SteeringRejectedEvent;
 }

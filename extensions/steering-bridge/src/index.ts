@@ -13,6 +13,8 @@ export {
   type BridgeStatus,
   type CancelBackend,
   type InjectResult,
+  type LoopPass,
+  type SeamDeliveries,
   SteeringBridge,
   type SteeringBridgeOptions,
   UnavailableError,
@@ -123,7 +125,7 @@ export type {
   SteeringItem,
   SteeringItemInput,
 } from "./queue/types.ts";
-export { formatSeamLog, SeamLog } from "./seams/seam-log.ts";
+export { formatSeamLog, SeamLog, type SteeringCheckpoint } from "./seams/seam-log.ts";
 export { type JournalRecord, type JournalState, QueueJournal, replayJournal } from "./store/journal.ts";
 export { acquireSessionLock, type LockOwner, type LockResult } from "./store/session-lock.ts";
 export { openSessionStore, type SessionStore } from "./store/session-store.ts";

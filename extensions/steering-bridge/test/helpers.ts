@@ -1,5 +1,5 @@
 import type { ExtensionAPI, ExtensionFactory } from "@earendil-works/pi-coding-agent";
-import type { LoopCheckpoint, LoopSeam } from "@pi-rails/agent-core/kit";
+import type { LoopSeam } from "@pi-rails/agent-core/kit";
 import {
   type ChatMessage,
   createTestSession,
@@ -11,6 +11,7 @@ import {
 import { STEERING_EVENTS, type SteeringApi, type SteeringReadyEvent } from "../src/events.ts";
 import steeringBridge from "../src/extension.ts";
 import type { Ack, SteeringItemInput } from "../src/queue/types.ts";
+import type { SteeringCheckpoint } from "../src/seams/seam-log.ts";
 
 /** Queue `input` right after the loop passed `kind` at `iteration` (from a loop_checkpoint observer). */
 export interface ScheduledInject {
@@ -25,7 +26,8 @@ export interface BridgeHarness {
   /** The bridge API of the current session (from `steering:ready`). */
   api(): SteeringApi;
   acks: Ack[];
-  checkpoints: LoopCheckpoint[];
+  /** Every seam pass as the bridge reported it (`pi-rails:steering:checkpoint`). */
+  checkpoints: SteeringCheckpoint[];
   /** Ids queued by the scheduled injections, in schedule order. */
   scheduledIds: string[];
   /** The session branch as the probe saw it in session_shutdown (after the bridge's own handler). */
@@ -37,7 +39,8 @@ export interface BridgeHarness {
 
 /**
  * A real pi AgentSession (testkit) with the steering bridge loaded, talking to a loopback model server, plus a
- * probe extension that records acks and seam passes through `pi.events` and can queue items at chosen seams.
+ * probe extension that records acks and seam passes through `pi.events` and can queue items at chosen seams (after
+ * pi's `loop_checkpoint` of that seam).
  */
 export async function openBridgeSession(
   options: {
@@ -51,7 +54,7 @@ export async function openBridgeSession(
   const server = await startModelServer({ script: options.script ?? [] });
   let api: SteeringApi | undefined;
   const acks: Ack[] = [];
-  const checkpoints: LoopCheckpoint[] = [];
+  const checkpoints: SteeringCheckpoint[] = [];
   const scheduledIds: string[] = [];
   const schedule = [...(options.schedule ?? [])];
   let bus: ExtensionAPI["events"] | undefined;
@@ -65,14 +68,8 @@ export async function openBridgeSession(
       api = (data as SteeringReadyEvent).api;
     });
     pi.events.on(STEERING_EVENTS.ack, (data) => acks.push(data as Ack));
+    pi.events.on(STEERING_EVENTS.checkpoint, (data) => checkpoints.push(data as SteeringCheckpoint));
     pi.on("loop_checkpoint", (event) => {
-      checkpoints.push({
-        iteration: event.iteration,
-        kind: event.kind,
-        delivered: event.delivered,
-        inboxDelivered: event.inboxDelivered,
-        dispatchSkipped: event.dispatchSkipped,
-      });
       for (const entry of schedule) {
         if (entry.after === event.kind && entry.iteration === event.iteration && api) {
           scheduledIds.push(api.inject(entry.input).id);

@@ -13,8 +13,9 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_DIR, runSteer } from "./steer-cli.ts";
 
-// The published pi 0.73.1 as a user has it, without the pi-rails patch: no seams, no tool-call cancel.
-describe("stock pi (published 0.73.1, no patch)", () => {
+// The published pi 1.6 as a user has it (installed from the npm registry by the testkit), without the pi-rails
+// patch: no seams, no tool-call cancel.
+describe("stock pi (published 1.6, no patch)", () => {
   let stock: StockPi;
   let server: ModelServer | undefined;
   let home: CliHome | undefined;

@@ -1,6 +1,7 @@
 import { LOOP_SEAMS, SEAM_DRAIN_POLICY } from "@pi-rails/agent-core/kit";
 import { describe, expect, it } from "vitest";
 import type { Ack } from "../queue/types.ts";
+import type { SteeringCheckpoint } from "../seams/seam-log.ts";
 import { SteeringBridge, UnavailableError } from "./steering-bridge.ts";
 
 const call = { id: "c1", name: "bash" };
@@ -19,20 +20,33 @@ describe("SteeringBridge drain table", () => {
     const order = ["interrupt_immediate", "finish_step", "audit_only"] as const;
     const expected = order.filter((mode) => policy.modes.includes(mode)).map((mode) => mode.split("_")[0]);
     const contents = result.messages.map((m) => (m as unknown as { content: string }).content);
-    expect(contents).toEqual(expected);
-    expect(result.inboxMessages).toHaveLength(policy.inbox ? 1 : 0);
+    expect(contents).toEqual(policy.inbox ? [...expected, "note"] : expected);
+    expect(result.inboxDelivered).toBe(policy.inbox ? 1 : 0);
     expect(result.skipToolDispatch).toBe(seam === "pre_tool_dispatch");
     if (seam === "pre_tool_dispatch") expect(result.skipReason).toBe("interrupt_immediate");
     expect(acks.every((ack) => "seam" in ack && ack.seam === seam && ack.iteration === 3)).toBe(true);
   });
 
-  it("the idle seams of a long-lived agent wake it only for interrupts", async () => {
+  it("counts its own inbox notes apart in the pass pi reports with one total", async () => {
     const bridge = new SteeringBridge({ sessionId: "s", cwd: "/" });
-    bridge.enqueue({ content: "later", mode: "finish_step", kind: "message" });
-    expect((await bridge.drain("daemon_idle_pre", 1)).messages).toEqual([]);
-    bridge.enqueue({ content: "now", mode: "interrupt_immediate", kind: "message" });
-    expect((await bridge.drain("daemon_idle_post", 1)).messages).toHaveLength(1);
-    expect(bridge.pending().map((i) => i.content)).toEqual(["later"]);
+    const seen: SteeringCheckpoint[] = [];
+    bridge.onCheckpoint((checkpoint) => seen.push(checkpoint));
+    bridge.enqueue({ content: "n1", kind: "note" });
+    bridge.enqueue({ content: "n2", kind: "note" });
+    expect((await bridge.drain("pre_compact", 2)).inboxDelivered).toBe(2);
+    // pi's total also holds a message another extension delivered at the same seam.
+    const pass = { iteration: 2, kind: "pre_compact", delivered: 3, dispatchSkipped: false } as const;
+    expect(bridge.observe(pass)).toEqual({ ...pass, delivered: 1, inboxDelivered: 2 });
+    // A pass the bridge did not drain (another seam, or the same seam reported twice) has no inbox notes of its own.
+    expect(bridge.observe({ ...pass, kind: "post_compact" })).toMatchObject({ delivered: 3, inboxDelivered: 0 });
+    bridge.enqueue({ content: "n3", kind: "note" });
+    await bridge.drain("post_compact", 2);
+    expect(bridge.observe({ ...pass, iteration: 3, kind: "post_compact", delivered: 1 })).toMatchObject({
+      delivered: 1,
+      inboxDelivered: 0,
+    });
+    expect(seen.map((c) => c.inboxDelivered)).toEqual([2, 0, 0]);
+    expect(bridge.status()).toMatchObject({ iteration: 3, lastSeam: "post_compact" });
   });
 
   it("without a cancel backend, cancel is unavailable (stock pi)", async () => {

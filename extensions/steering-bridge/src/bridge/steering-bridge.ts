@@ -1,13 +1,8 @@
-import {
-  type CheckpointPass,
-  CheckpointRegistry,
-  type DeliveryMode,
-  type LoopCheckpoint,
-  type LoopSeam,
-} from "@pi-rails/agent-core/kit";
+import { type CheckpointPass, CheckpointRegistry, type DeliveryMode, type LoopSeam } from "@pi-rails/agent-core/kit";
 import { renderItem } from "../queue/render.ts";
 import { SteeringQueue } from "../queue/steering-queue.ts";
 import type { Ack, EnqueueResult, RevokeResult, SteeringItem, SteeringItemInput } from "../queue/types.ts";
+import type { SteeringCheckpoint } from "../seams/seam-log.ts";
 import { resolveCallId } from "./call-ids.ts";
 import type { CancelToolCallOptions, CancelToolCallResult, ToolCallInFlight } from "./cancel.ts";
 import { releaseCancelledCall } from "./release.ts";
@@ -42,12 +37,23 @@ export interface BridgeStatus {
   features: { seams: boolean; cancel: boolean };
 }
 
-/** The drain phase answer for pi's `checkpoint` event. */
+/** The drain phase of one seam: pi's `checkpoint` answer, and how many of its messages are inbox notes. */
 export interface SeamDeliveries {
+  /** Bridge items first (in mode order), then inbox notes: what pi appends at the seam. */
   messages: AgentMessage[];
-  inboxMessages: AgentMessage[];
+  /** How many of `messages` (the last ones) are inbox notes; pi counts only the total, the bridge counts these. */
+  inboxDelivered: number;
   skipToolDispatch: boolean;
   skipReason?: string;
+}
+
+/** One seam pass as pi's `loop_checkpoint` reports it: every message delivered there in one count. */
+export interface LoopPass {
+  iteration: number;
+  kind: LoopSeam;
+  /** Every message delivered at the seam, by every extension. */
+  delivered: number;
+  dispatchSkipped: boolean;
 }
 
 /** Where the bridge can cancel a running tool call (the patched pi), when it can. */
@@ -107,7 +113,11 @@ export class SteeringBridge {
   #running = false;
   #iteration = 0;
   #lastSeam: LoopSeam | undefined;
-  readonly #checkpointListeners = new Set<Listener<LoopCheckpoint>>();
+  /** Inbox notes the inbox source handed over in the drain running now. */
+  #inboxDrained = 0;
+  /** The last drain's seam and its inbox notes, until the loop reports that pass (`observe`). */
+  #lastDrain: { kind: LoopSeam; iteration: number; inbox: number } | undefined;
+  readonly #checkpointListeners = new Set<Listener<SteeringCheckpoint>>();
 
   constructor(options: SteeringBridgeOptions) {
     this.sessionId = options.sessionId;
@@ -134,10 +144,11 @@ export class SteeringBridge {
     this.registry.registerDrainSource({
       name: "steering-inbox",
       channel: "inbox",
-      drain: ({ kind, iteration }) =>
-        this.queue
-          .takeInbox(kind, iteration)
-          .map((item) => ({ message: renderItem(item, kind, iteration) as unknown as AgentMessage })),
+      drain: ({ kind, iteration }) => {
+        const notes = this.queue.takeInbox(kind, iteration);
+        this.#inboxDrained += notes.length;
+        return notes.map((item) => ({ message: renderItem(item, kind, iteration) as unknown as AgentMessage }));
+      },
     });
   }
 
@@ -174,14 +185,15 @@ export class SteeringBridge {
     return this.queue.onAck(listener);
   }
 
-  onCheckpoint(listener: Listener<LoopCheckpoint>): () => void {
+  onCheckpoint(listener: Listener<SteeringCheckpoint>): () => void {
     this.#checkpointListeners.add(listener);
     return () => this.#checkpointListeners.delete(listener);
   }
 
   /**
    * The drain phase of one seam: at loop_exit the leftover policy runs first (discard, demote to audit, or carry),
-   * then the registry drains what the catalog allows at this seam, in mode order, then the inbox.
+   * then the registry drains what the catalog allows at this seam, in mode order, then the inbox. The bridge
+   * remembers how many inbox notes it handed over, for the pass's record (`observe`).
    */
   async drain(
     kind: LoopSeam,
@@ -189,19 +201,36 @@ export class SteeringBridge {
     toolCalls: readonly { id: string; name: string }[] = [],
   ): Promise<SeamDeliveries> {
     if (kind === "loop_exit") this.queue.settleLeftovers();
-    const pass = await this.registry.checkpoint(kind, { iteration, toolCalls: toolCalls as never });
+    this.#inboxDrained = 0;
+    const pass: CheckpointPass = await this.registry.checkpoint(kind, { iteration, toolCalls: toolCalls as never });
+    const inboxDelivered = this.#inboxDrained;
+    this.#lastDrain = { kind, iteration, inbox: inboxDelivered };
     return {
-      messages: pass.bridgeMessages,
-      inboxMessages: pass.inboxMessages,
+      messages: pass.messages,
+      inboxDelivered,
       skipToolDispatch: pass.skipToolDispatch === true,
       ...(pass.skipReason !== undefined && { skipReason: pass.skipReason }),
     };
   }
 
-  /** Record a seam pass as the loop reported it (pi's loop_checkpoint), and tell subscribers. */
-  observe(checkpoint: LoopCheckpoint): void {
-    this.#iteration = checkpoint.iteration;
-    this.#lastSeam = checkpoint.kind;
+  /**
+   * Record a seam pass as the loop reported it (pi's loop_checkpoint), with the inbox notes of this bridge's drain
+   * at that pass counted apart, and tell subscribers. Returns the pass as the bridge reports it.
+   */
+  observe(pass: LoopPass): SteeringCheckpoint {
+    const drained = this.#lastDrain;
+    this.#lastDrain = undefined;
+    const inbox = drained?.kind === pass.kind && drained.iteration === pass.iteration ? drained.inbox : 0;
+    const { iteration, kind, dispatchSkipped } = pass;
+    const checkpoint = {
+      iteration,
+      kind,
+      delivered: Math.max(0, pass.delivered - inbox),
+      inboxDelivered: inbox,
+      dispatchSkipped,
+    };
+    this.#iteration = iteration;
+    this.#lastSeam = kind;
     for (const listener of this.#checkpointListeners) {
       try {
         listener(checkpoint);
@@ -209,6 +238,7 @@ export class SteeringBridge {
         // Observers never disturb the loop.
       }
     }
+    return checkpoint;
   }
 
   setRunning(running: boolean): void {

@@ -1,7 +1,7 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { describeCancelledCall, hasPiPatchFeature } from "@pi-rails/agent-core/kit";
 import { hasCancelApi } from "../bridge/cancel.ts";
-import type { AgentMessage, CancelBackend } from "../bridge/steering-bridge.ts";
+import type { CancelBackend } from "../bridge/steering-bridge.ts";
 import type { SeamLog } from "../seams/seam-log.ts";
 import type { HostAdapter, SteeringSession } from "./delivery-core.ts";
 
@@ -21,23 +21,24 @@ export const patchedHost: HostAdapter = (pi, notify) => {
 };
 
 /**
- * The patched loop's hooks (they never fire on stock pi): each seam drains the queue; each pass is recorded, told to
- * subscribers, and at loop_exit what is left is snapshotted into the session file.
+ * The patched loop's hooks (they never fire on stock pi): each seam drains the queue into pi's `checkpoint` answer
+ * (bridge items, then inbox notes, as `messages`); each pass is recorded with the bridge's own count of the inbox
+ * notes in it, told to subscribers, and at loop_exit what is left is snapshotted into the session file.
  */
 export function registerSeamHooks(pi: ExtensionAPI, session: () => SteeringSession | undefined, log: SeamLog): void {
   pi.on("checkpoint", async (event) => {
     const bridge = session()?.bridge;
     if (!bridge) return undefined;
-    const result = await bridge.drain(event.kind, event.iteration, event.toolCalls);
-    if (result.messages.length === 0 && result.inboxMessages.length === 0) return undefined;
-    return result as { messages: AgentMessage[]; inboxMessages: AgentMessage[]; skipToolDispatch: boolean };
+    const { messages, skipToolDispatch, skipReason } = await bridge.drain(event.kind, event.iteration, event.toolCalls);
+    if (messages.length === 0) return undefined;
+    return { messages, skipToolDispatch, ...(skipReason !== undefined && { skipReason }) };
   });
 
   pi.on("loop_checkpoint", (event) => {
-    const { iteration, kind, delivered, inboxDelivered, dispatchSkipped } = event;
-    const checkpoint = { iteration, kind, delivered, inboxDelivered, dispatchSkipped };
-    log.record(checkpoint);
-    session()?.bridge.observe(checkpoint);
-    if (kind === "loop_exit") session()?.persistSnapshot();
+    const current = session();
+    const { iteration, kind, delivered, dispatchSkipped } = event;
+    const pass = { iteration, kind, delivered, dispatchSkipped };
+    log.record(current ? current.bridge.observe(pass) : { ...pass, inboxDelivered: 0 });
+    if (kind === "loop_exit") current?.persistSnapshot();
   });
 }

@@ -1,8 +1,8 @@
-import type { LoopCheckpoint } from "@pi-rails/agent-core/kit";
 import { z } from "zod";
 import type { CancelToolCallResult } from "../bridge/cancel.ts";
 import type { BridgeStatus, InjectResult } from "../bridge/steering-bridge.ts";
 import type { Ack, RevokeResult, SteeringItem } from "../queue/types.ts";
+import type { SteeringCheckpoint } from "../seams/seam-log.ts";
 import { DeliveryModeField, expect, ITEM_FIELDS, issuePath } from "./item.ts";
 
 /**
@@ -149,7 +149,7 @@ export const METHODS = {
   subscribe: Subscribe,
 } as const;
 
-export const CheckpointNotification = notification<LoopCheckpoint, "steer/checkpoint">("steer/checkpoint");
+export const CheckpointNotification = notification<SteeringCheckpoint, "steer/checkpoint">("steer/checkpoint");
 export const AckNotification = notification<Ack, "steer/ack">("steer/ack");
 /** Every notification a subscribed client may receive. */
 export const NOTIFICATIONS = { checkpoint: CheckpointNotification, ack: AckNotification } as const;
