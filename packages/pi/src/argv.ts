@@ -1,64 +1,37 @@
 /**
- * Decisions about the command line that the launcher takes before handing over to pi: pure, so the rules for
- * `--version` and `update` are unit-tested against pi's own grammar.
+ * The launcher's own words. Which arguments print the version, update pi or fail is decided by pi's own argument
+ * parsers (the bundle hands `--version` and pi's self-update to the launcher at the point where pi acts on them),
+ * so `pi -x --version` fails as in pi and `pi install x -v` installs.
  */
-
-/** pi's package commands: their flags are theirs, never the global `--version`. */
-const PACKAGE_COMMANDS = new Set(["install", "remove", "uninstall", "update", "list", "config"]);
-
-/** True when pi would print its version for these arguments (`--version` / `-v` outside a package command). */
-export function wantsVersion(argv: readonly string[]): boolean {
-  if (argv[0] !== undefined && PACKAGE_COMMANDS.has(argv[0])) return false;
-  return argv.includes("--version") || argv.includes("-v");
-}
 
 /** The one line `pi --version` prints: upstream first, as stock pi prints it, then the patch. */
-export function versionLine(upstreamVersion: string, piRailsVersion: string): string {
-  return `${upstreamVersion} (pi-rails ${piRailsVersion}: @pi-rails/pi, patched @earendil-works/pi-coding-agent)`;
+export function versionLine(upstreamVersion: string, piRailsVersion: string, patched: boolean): string {
+  return patched
+    ? `${upstreamVersion} (pi-rails ${piRailsVersion}: @pi-rails/pi, patched @earendil-works/pi-coding-agent)`
+    : `${upstreamVersion} (pi-rails ${piRailsVersion}: @pi-rails/pi, UNPATCHED @earendil-works/pi-coding-agent: built in a checkout without the patch)`;
 }
 
-export interface UpdatePlan {
-  /** Update @pi-rails/pi itself (never stock pi, which is what upstream's self-update would install). */
-  self: boolean;
-  /** The arguments to hand to pi afterwards, or undefined when pi has nothing left to do. */
-  forward: string[] | undefined;
-  /** `--force`: reinstall even when the registry has no newer version. */
-  force: boolean;
+/** The required Node version, from an engines range of the form ">=X.Y" (or ">=X.Y.Z"). */
+export function minimumNode(range: string): [number, number, number] {
+  const match = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(range.trim());
+  if (!match) throw new Error(`unsupported engines range ${JSON.stringify(range)}`);
+  return [Number(match[1]), Number(match[2] ?? 0), Number(match[3] ?? 0)];
 }
 
-/**
- * How `pi update ...` is split: pi updates the extensions as before; the launcher updates itself, because stock
- * pi's self-update installs `@earendil-works/pi-coding-agent` and would take the user off the patched pi. Returns
- * undefined when the arguments are not an update that touches pi itself (they go to pi untouched, and so do help
- * and anything pi would reject, so pi's own messages stay).
- */
-export function planUpdate(argv: readonly string[]): UpdatePlan | undefined {
-  if (argv[0] !== "update") return undefined;
-  const rest = argv.slice(1);
-  let self = false;
-  let extensions = false;
-  let force = false;
-  const positional: string[] = [];
-  for (let index = 0; index < rest.length; index++) {
-    const arg = rest[index] as string;
-    if (arg === "-h" || arg === "--help" || arg === "--extension" || arg.startsWith("--extension=")) return undefined;
-    if (arg === "--self") self = true;
-    else if (arg === "--extensions") extensions = true;
-    else if (arg === "--force") force = true;
-    else if (arg.startsWith("-")) return undefined;
-    else positional.push(arg);
+/** The one line for a Node that is too old, or undefined when `version` (e.g. "20.20.0") satisfies `range`. */
+export function nodeTooOld(version: string, range: string): string | undefined {
+  const want = minimumNode(range);
+  const have = version
+    .replace(/^v/, "")
+    .split(".")
+    .map((part) => Number.parseInt(part, 10) || 0);
+  for (let index = 0; index < 3; index++) {
+    const a = have[index] ?? 0;
+    const b = want[index] as number;
+    if (a !== b) return a > b ? undefined : message(version, range);
   }
-  if (positional.length > 1) return undefined;
-  const source = positional[0];
-  if (source !== undefined) {
-    if (source !== "self" && source !== "pi") return undefined; // one extension: pi's business
-    self = true;
-  }
-  if (!self && !extensions) {
-    self = true; // bare `pi update`: pi and every extension
-    extensions = true;
-  }
-  if (!self) return undefined;
-  const forward = extensions ? ["update", "--extensions", ...(force ? ["--force"] : [])] : undefined;
-  return { self, forward, force };
+  return undefined;
 }
+
+const message = (version: string, range: string) =>
+  `pi-rails: @pi-rails/pi needs Node.js ${range.replace(/\s+/g, "")} (pi 1.6 does); this is Node.js ${version.replace(/^v/, "")}.`;

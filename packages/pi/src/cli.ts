@@ -1,127 +1,101 @@
 /**
- * The `pi` (and `pi-rails`) command: checks that the installed upstream pi is the one the patch was made for,
- * answers `--version` and the self part of `update` itself, then registers the loader hooks that serve the patched
- * files and runs upstream pi's own CLI entry. Everything else is stock pi.
+ * The `pi` (and `pi-rails`) command: checks that this installation is the one that was built (the manifest, the
+ * upstream pi it reads its package.json, docs and themes from, and the layout of every bundle file), registers the
+ * verifier's module hooks, then runs the patched bundle. pi's own code decides everything else, including which
+ * arguments print the version or update pi; at those two points the bundle calls back into the launcher.
  */
-import { spawnSync } from "node:child_process";
-import { readFileSync, realpathSync } from "node:fs";
-import { register } from "node:module";
+import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { planUpdate, versionLine, wantsVersion } from "./argv.ts";
-import type { HookData } from "./hooks.ts";
-import { locateUpstream, packageVersion } from "./locate.ts";
-import { type PatchedFile, type PatchManifest, parseManifest } from "./manifest.ts";
-import { isNewer, PACKAGE_NAME, selfUpdateCommand } from "./self-update.ts";
-import { checkUpstream, mismatchMessage } from "./verify.ts";
+import { versionLine } from "./argv.ts";
+import { refuse, Verifier } from "./hooks.ts";
+import { createHost, HOST_KEY } from "./host.ts";
+import { findPackageDir, packageVersion } from "./locate.ts";
+import { type PatchManifest, parseManifest } from "./manifest.ts";
+import { runSelfUpdate } from "./self-update.ts";
+import { checkLayout, type FileStat, type Zone } from "./verify.ts";
 
-const CODING_AGENT = "@earendil-works/pi-coding-agent";
-
-/** This package's folder (real path: it is where Node looks for its dependencies). */
+/** This package's folder (real path: Node resolves the bundle's imports from real paths). */
 export const packageDir = realpathSync(join(dirname(fileURLToPath(import.meta.url)), ".."));
 
-function readOrUndefined(path: string): Uint8Array | undefined {
+function lstat(path: string): FileStat | undefined {
   try {
-    return readFileSync(path);
+    const stat = lstatSync(path);
+    return { isFile: stat.isFile(), isSymbolicLink: stat.isSymbolicLink(), size: stat.size };
   } catch {
     return undefined;
   }
 }
 
-/** The patch manifest this build shipped (dist/patched/manifest.json). */
-export function loadManifest(dir: string = packageDir): PatchManifest {
-  const path = join(dir, "dist", "patched", "manifest.json");
-  const text = readOrUndefined(path);
-  if (!text) throw new Error(`${path} is missing: reinstall @pi-rails/pi`);
-  return parseManifest(Buffer.from(text).toString("utf8"), path);
-}
-
-/** Where each patched file comes from and goes to, for the loader hooks. */
-export function hookData(files: PatchedFile[], dirs: Record<string, string | undefined>, dir: string): HookData {
-  const patchedRoot = join(dir, "dist", "patched");
-  const data: HookData = { files: [], added: [] };
-  for (const file of files) {
-    const url = pathToFileURL(join(dirs[file.package] as string, file.path)).href;
-    data.files.push([url, join(patchedRoot, file.patched)]);
-    if (file.upstreamSha256 === null) data.added.push(url);
-  }
-  return data;
-}
-
-function selfUpdate(force: boolean, ownVersion: string): number {
-  const command = selfUpdateCommand(packageDir);
-  if (!command) {
-    console.error(
-      `pi-rails: cannot update this installation of ${PACKAGE_NAME} (${packageDir}): it is not a global npm install.\n` +
-        `Update it with the tool that installed it; a global npm install updates with: npm install -g ${PACKAGE_NAME}`,
-    );
-    return 1;
-  }
-  if (!force) {
-    const view = spawnSync("npm", ["view", `${PACKAGE_NAME}@latest`, "version"], { encoding: "utf8" });
-    const latest = view.status === 0 ? view.stdout.trim() : "";
-    if (latest && !isNewer(latest, ownVersion)) {
-      console.log(`pi is already up to date (${PACKAGE_NAME} v${ownVersion})`);
-      return 0;
-    }
-  }
-  console.log(`Updating pi with ${command.command} ${command.args.join(" ")}...`);
-  const result = spawnSync(command.command, command.args, { stdio: "inherit" });
-  if (result.status !== 0) {
-    console.error(`pi-rails: the update failed; run it yourself: ${command.command} ${command.args.join(" ")}`);
-    return result.status ?? 1;
-  }
-  console.log(`Updated pi (${PACKAGE_NAME})`);
-  return 0;
-}
-
-/** Runs the command line; resolves when upstream pi has been started (or the launcher answered itself). */
-export async function main(argv: string[]): Promise<void> {
-  let manifest: PatchManifest;
+/** The manifest this build wrote, or a refusal naming what is wrong. */
+export function loadManifest(bundleDir: string): PatchManifest {
+  const path = join(bundleDir, "manifest.json");
+  let text: string;
   try {
-    manifest = loadManifest();
+    text = readFileSync(path, "utf8");
+  } catch {
+    refuse([`${path} is missing: the bundle was not built or not installed`]);
+  }
+  try {
+    return parseManifest(text, path);
   } catch (error) {
-    console.error(`pi-rails: ${(error as Error).message}`);
-    process.exitCode = 1;
-    return;
+    refuse([(error as Error).message]);
   }
-  const dirs = locateUpstream(Object.keys(manifest.upstream), packageDir);
-  const { mismatches, toSwap } = checkUpstream(
-    manifest,
-    (pkg, path) => join(dirs[pkg] ?? join(packageDir, "node_modules", pkg), path),
-    readOrUndefined,
-  );
-  if (mismatches.length > 0) {
-    const installed = Object.fromEntries(
-      Object.keys(manifest.upstream).map((name) => [name, packageVersion(dirs[name])]),
+}
+
+/** A pi-rails checkout (where a build without the patch may run, until the series is installed). */
+const inCheckout = (dir: string) =>
+  existsSync(join(dir, "..", "..", "pnpm-workspace.yaml")) && existsSync(join(dir, "..", "..", "patches"));
+
+/** Everything checked before pi runs; the zones the hooks guard. Refuses (exit 1) on any problem. */
+export function prepare(dir: string = packageDir): { manifest: PatchManifest; zones: Zone[]; upstreamDir: string } {
+  const bundleDir = join(dir, "dist", "bundle");
+  const manifest = loadManifest(bundleDir);
+  const problems: string[] = [];
+  const upstreamDir = findPackageDir(manifest.pi.name, dir);
+  const upstreamVersion = packageVersion(upstreamDir);
+  if (upstreamVersion !== manifest.pi.version) {
+    problems.push(
+      upstreamDir
+        ? `${manifest.pi.name} in ${upstreamDir} is ${upstreamVersion ?? "unreadable"}, the bundle was built from ${manifest.pi.version}`
+        : `${manifest.pi.name}@${manifest.pi.version} is not installed next to @pi-rails/pi`,
     );
-    console.error(mismatchMessage(manifest, mismatches, installed));
-    process.exitCode = 1;
-    return;
   }
-  const ownVersion = packageVersion(packageDir) ?? "0.0.0";
-  const upstreamVersion = packageVersion(dirs[CODING_AGENT]) ?? "?";
-  if (wantsVersion(argv)) {
-    console.log(versionLine(upstreamVersion, ownVersion));
-    return;
+  if (manifest.patches.length === 0 && !inCheckout(dir)) {
+    problems.push("this build was made without the pi-rails patch (patches/*.patch were not installed)");
   }
-  const update = planUpdate(argv);
-  if (update) {
-    const code = selfUpdate(update.force, ownVersion);
-    if (code !== 0 || !update.forward) {
-      process.exitCode = code;
-      return;
+  const bundleRoot = realpathSync(bundleDir);
+  const zones: Zone[] = [{ name: "the bundle of @pi-rails/pi", root: bundleRoot, files: manifest.bundle.files }];
+  for (const [name, pkg] of Object.entries(manifest.upstream)) {
+    const root = findPackageDir(name, bundleRoot);
+    const version = packageVersion(root);
+    if (!root || version !== pkg.version) {
+      problems.push(
+        root
+          ? `${name} in ${root} is ${version ?? "unreadable"}, the bundle was built with ${pkg.version}`
+          : `${name}@${pkg.version} is not installed next to @pi-rails/pi`,
+      );
+      continue;
     }
-    argv = update.forward;
+    zones.push({ name, version, root, files: pkg.files });
   }
-  // Upstream's start-up notice would tell the user to install stock pi: `pi update` is the way here.
-  process.env["PI_SKIP_VERSION_CHECK"] ??= "1";
-  if (toSwap.length > 0) {
-    register(new URL("./hooks.js", import.meta.url), {
-      parentURL: import.meta.url,
-      data: hookData(toSwap, dirs, packageDir),
-    });
-  }
-  process.argv = [process.argv[0] as string, process.argv[1] as string, ...argv];
-  await import(pathToFileURL(join(dirs[CODING_AGENT] as string, "dist", "cli.js")).href);
+  problems.push(...checkLayout(zones[0] as Zone, lstat));
+  if (problems.length > 0) refuse(problems);
+  return { manifest, zones, upstreamDir: upstreamDir as string };
+}
+
+/** Runs the command line: the checks, then pi (which reads `process.argv` itself). */
+export async function main(): Promise<void> {
+  const { manifest, zones, upstreamDir } = prepare();
+  const ownVersion = packageVersion(packageDir) ?? "0.0.0";
+  const verifier = new Verifier(zones);
+  (globalThis as Record<symbol, unknown>)[HOST_KEY] = createHost({
+    upstreamDir,
+    versionLine: (upstream) => versionLine(upstream, ownVersion, manifest.patches.length > 0),
+    selfUpdate: ({ force }) => runSelfUpdate(packageDir, ownVersion, force),
+    verifier,
+    workers: manifest.workers,
+  });
+  verifier.install();
+  await import(pathToFileURL(join(zones[0]?.root as string, manifest.bundle.entry)).href);
 }

@@ -1,53 +1,102 @@
 /**
- * Node module customization hooks (registered with `module.register`, run on the loader thread): upstream pi is
- * loaded as installed, except that the few files the pi-rails patch changes are served from the patched copies
- * this package ships. The module keeps its upstream URL, so its relative imports, `import.meta.url` and pi's own
- * asset lookups resolve exactly as in stock pi. A file the patch adds (it has no upstream file) resolves at the
- * upstream URL it would have.
+ * The verifier: synchronous, in-thread module hooks (`module.registerHooks`, Node >= 22.15) that see every
+ * `import` and `require` of this thread. A module of the bundle or of an upstream package the bundle loads runs
+ * only if its real path is where the manifest puts it and the bytes Node is about to compile (the hook hashes the
+ * very source it hands on) have the recorded sha256. Lazily loaded chunks are checked when they load, so start-up
+ * hashes only what it runs. A refusal prints why and exits 1 at once: no caller can catch it and go on unpatched.
  */
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { registerHooks } from "node:module";
+import { extname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { checkFile, checkResolution, refusalMessage, type Zone, zoneOf } from "./verify.ts";
 
-export interface HookData {
-  /** [upstream file URL, absolute path of the patched copy]. */
-  files: [string, string][];
-  /** Upstream file URLs that exist only in the patched package. */
-  added: string[];
+/** Prints the refusal and ends the process with exit code 1. */
+export function refuse(problems: readonly string[]): never {
+  process.stderr.write(`${refusalMessage(problems)}\n`);
+  process.exit(1);
 }
 
-type Next<T> = (...args: never[]) => Promise<T>;
-interface ResolveResult {
-  url: string;
-  format?: string | null;
-  shortCircuit?: boolean;
-}
-interface LoadResult {
-  format: string;
-  source?: string | ArrayBuffer | Uint8Array | null;
-  shortCircuit?: boolean;
-}
+const pathOf = (url: string | undefined) => (url?.startsWith("file:") ? fileURLToPath(url) : undefined);
 
-let patched = new Map<string, string>();
-let added = new Set<string>();
+/** Files read as data next to a package's code (photon's wasm): checked when the package's first module loads. */
+const DATA_FILE = /\.wasm$/;
 
-export async function initialize(data: HookData): Promise<void> {
-  patched = new Map(data.files);
-  added = new Set(data.added);
-}
+export class Verifier {
+  private readonly verified = new Set<string>();
+  private readonly packagesChecked = new Set<Zone>();
 
-export async function resolve(
-  specifier: string,
-  context: { parentURL?: string },
-  nextResolve: Next<ResolveResult>,
-): Promise<ResolveResult> {
-  if (context.parentURL && (specifier.startsWith("./") || specifier.startsWith("../"))) {
-    const url = new URL(specifier, context.parentURL).href;
-    if (added.has(url)) return { url, format: "module", shortCircuit: true };
+  constructor(readonly zones: readonly Zone[]) {}
+
+  /** Checks bytes about to run or be used; refuses (exit 1) on a mismatch. */
+  check(path: string, bytes: Uint8Array | string): void {
+    const problem = checkFile(this.zones, path, bytes);
+    if (problem) refuse([problem]);
+    this.verified.add(path);
+    const at = zoneOf(this.zones, path);
+    if (at?.zone.version !== undefined) this.checkDataFiles(at.zone);
   }
-  return (nextResolve as (specifier: string, context: unknown) => Promise<ResolveResult>)(specifier, context);
-}
 
-export async function load(url: string, context: unknown, nextLoad: Next<LoadResult>): Promise<LoadResult> {
-  const replacement = patched.get(url);
-  if (replacement) return { format: "module", source: await readFile(replacement), shortCircuit: true };
-  return (nextLoad as (url: string, context: unknown) => Promise<LoadResult>)(url, context);
+  /** Reads a file of a zone and checks it; returns its bytes. A path in no zone is refused. */
+  read(path: string): Buffer {
+    if (!zoneOf(this.zones, path)) refuse([`${path} is neither in the bundle nor in an upstream package it loads`]);
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(path);
+    } catch (error) {
+      refuse([`${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`]);
+    }
+    this.check(path, bytes);
+    return bytes;
+  }
+
+  /** Checks every file of an upstream package (for a worker thread, where no hook runs). */
+  checkPackage(name: string): void {
+    const zone = this.zones.find((candidate) => candidate.name === name);
+    if (!zone) refuse([`the manifest names no upstream package ${name}`]);
+    for (const file of Object.keys(zone.files)) {
+      const path = `${zone.root}/${file}`;
+      if (!this.verified.has(path)) this.read(path);
+    }
+  }
+
+  private checkDataFiles(zone: Zone): void {
+    if (this.packagesChecked.has(zone)) return;
+    this.packagesChecked.add(zone);
+    for (const file of Object.keys(zone.files)) {
+      const path = `${zone.root}/${file}`;
+      if (DATA_FILE.test(file) && !this.verified.has(path)) this.read(path);
+    }
+  }
+
+  /** Registers the hooks on this thread. */
+  install(): void {
+    registerHooks({
+      resolve: (specifier, context, nextResolve) => {
+        const result = nextResolve(specifier, context);
+        const problem = checkResolution(this.zones, pathOf(context.parentURL), specifier, pathOf(result.url));
+        if (problem) refuse([problem]);
+        return result;
+      },
+      load: (url, context, nextLoad) => {
+        const result = nextLoad(url, context);
+        const path = pathOf(url);
+        if (path === undefined || !zoneOf(this.zones, path)) return result;
+        if (result.source === undefined || result.source === null || extname(path) === ".node") {
+          // A native addon (or a loader that hands no source): check the file Node will open.
+          this.read(path);
+          return result;
+        }
+        const source = result.source;
+        const bytes =
+          typeof source === "string"
+            ? source
+            : source instanceof ArrayBuffer
+              ? new Uint8Array(source)
+              : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+        this.check(path, bytes);
+        return result;
+      },
+    });
+  }
 }

@@ -28,17 +28,3 @@ export function packageVersion(dir: string | undefined): string | undefined {
     return undefined;
   }
 }
-
-/**
- * The upstream packages the patch changes, as pi itself loads them: pi-coding-agent from this package, and every
- * other one from pi-coding-agent (so a hoisted or nested layout resolves exactly as it does for pi's imports).
- */
-export function locateUpstream(names: readonly string[], fromDir: string): Record<string, string | undefined> {
-  const root = "@earendil-works/pi-coding-agent";
-  const codingAgent = findPackageDir(root, fromDir);
-  const found: Record<string, string | undefined> = {};
-  for (const name of names) {
-    found[name] = name === root ? codingAgent : codingAgent ? findPackageDir(name, codingAgent) : undefined;
-  }
-  return found;
-}

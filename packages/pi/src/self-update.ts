@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { basename, dirname, sep } from "node:path";
 
 export const PACKAGE_NAME = "@pi-rails/pi";
@@ -36,4 +37,36 @@ export function isNewer(latest: string, current: string): boolean {
     if ((a[index] ?? 0) !== (b[index] ?? 0)) return (a[index] ?? 0) > (b[index] ?? 0);
   }
   return false;
+}
+
+/**
+ * Updates @pi-rails/pi itself (what every `pi update` that includes pi does here): asks the registry for the
+ * latest version, then installs it with npm into the prefix this install lives in. Never stock pi's package.
+ * Resolves to the exit code.
+ */
+export async function runSelfUpdate(packageDir: string, ownVersion: string, force: boolean): Promise<number> {
+  const command = selfUpdateCommand(packageDir);
+  if (!command) {
+    console.error(
+      `pi-rails: cannot update this installation of ${PACKAGE_NAME} (${packageDir}): it is not a global npm install.\n` +
+        `Update it with the tool that installed it; a global npm install updates with: npm install -g ${PACKAGE_NAME}`,
+    );
+    return 1;
+  }
+  if (!force) {
+    const view = spawnSync("npm", ["view", `${PACKAGE_NAME}@latest`, "version"], { encoding: "utf8" });
+    const latest = view.status === 0 ? view.stdout.trim() : "";
+    if (latest && !isNewer(latest, ownVersion)) {
+      console.log(`pi is already up to date (${PACKAGE_NAME} v${ownVersion})`);
+      return 0;
+    }
+  }
+  console.log(`Updating pi with ${command.command} ${command.args.join(" ")}...`);
+  const result = spawnSync(command.command, command.args, { stdio: "inherit" });
+  if (result.status !== 0) {
+    console.error(`pi-rails: the update failed; run it yourself: ${command.command} ${command.args.join(" ")}`);
+    return result.status ?? 1;
+  }
+  console.log(`Updated pi (${PACKAGE_NAME})`);
+  return 0;
 }

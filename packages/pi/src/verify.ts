@@ -1,86 +1,131 @@
+/**
+ * The launcher's checks, as pure decisions over paths and bytes (the module hooks and the start-up check feed
+ * them real files): a file of the bundle, or of an upstream package the bundle loads, runs only when it sits where
+ * the manifest says (its real path: a symlink out of its folder is refused, even to identical bytes) and has the
+ * sha256 the build recorded.
+ */
 import { createHash } from "node:crypto";
-import type { PatchedFile, PatchManifest } from "./manifest.ts";
+import { isBuiltin } from "node:module";
+import { sep } from "node:path";
+import type { FileEntry } from "./manifest.ts";
 
 /** sha256 of bytes, hex: the one hash the build and the launcher both use. */
 export function sha256(bytes: Uint8Array | string): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-/** One upstream file that is not the file the patch was made for. */
-export interface Mismatch {
-  file: PatchedFile;
-  /** Absolute path looked at. */
-  at: string;
-  reason: "missing" | "changed" | "exists";
+/** A folder whose every loaded file must be in the manifest: the bundle, or one upstream package. */
+export interface Zone {
+  /** "the bundle", or the upstream package's name. */
+  name: string;
+  /** The upstream package's version (undefined for the bundle). */
+  version?: string;
+  /** Real path of the folder (no trailing separator). */
+  root: string;
+  files: Record<string, FileEntry>;
 }
 
-/** How each installed upstream file stands: pristine (the launcher swaps in the patched copy) or already patched. */
-export interface UpstreamState {
-  mismatches: Mismatch[];
-  /** Files to serve from the patched copies. */
-  toSwap: PatchedFile[];
+/** Where a real path falls: a zone and the file's path inside it ("/"-separated), or undefined (not ours). */
+export function zoneOf(zones: readonly Zone[], path: string): { zone: Zone; file: string } | undefined {
+  for (const zone of zones) {
+    if (path.startsWith(zone.root + sep))
+      return {
+        zone,
+        file: path
+          .slice(zone.root.length + 1)
+          .split(sep)
+          .join("/"),
+      };
+  }
+  return undefined;
+}
+
+const label = (zone: Zone) => (zone.version ? `${zone.name}@${zone.version}` : zone.name);
+
+/** Why `bytes`, loaded from `path`, may not run; undefined when it may (or when the path is in no zone). */
+export function checkFile(zones: readonly Zone[], path: string, bytes: Uint8Array | string): string | undefined {
+  const at = zoneOf(zones, path);
+  if (!at) return undefined;
+  const entry = at.zone.files[at.file];
+  if (!entry) return `${path} is not a file of ${label(at.zone)} as built`;
+  const size = typeof bytes === "string" ? Buffer.byteLength(bytes) : bytes.byteLength;
+  if (size !== entry.size || sha256(bytes) !== entry.sha256) {
+    return size === 0 ? `${path} is empty` : `${path} differs from the file the build recorded (sha256 mismatch)`;
+  }
+  return undefined;
+}
+
+const isRelative = (specifier: string) =>
+  specifier.startsWith("./") || specifier.startsWith("../") || specifier === "." || specifier === "..";
+const packageOf = (specifier: string) =>
+  specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
+
+/**
+ * Why a resolution may not be followed; undefined when it may. Node resolves symlinks, so `resolved` is a real
+ * path: a relative import of a zone's file must stay in that zone, and a package the manifest names must resolve
+ * into the folder that was checked for it (a file swapped for a symlink to a copy elsewhere lands outside).
+ */
+export function checkResolution(
+  zones: readonly Zone[],
+  parent: string | undefined,
+  specifier: string,
+  resolved: string | undefined,
+): string | undefined {
+  if (parent === undefined || resolved === undefined || isBuiltin(specifier)) return undefined;
+  const from = zoneOf(zones, parent);
+  if (!from) return undefined;
+  const to = zoneOf(zones, resolved);
+  if (isRelative(specifier)) {
+    if (to?.zone !== from.zone) {
+      return `${specifier} (imported by ${parent}) resolves to ${resolved}, outside ${label(from.zone)} (${from.zone.root}): a symlink?`;
+    }
+    return undefined;
+  }
+  const named = zones.find((zone) => zone.name === packageOf(specifier));
+  if (named && to?.zone !== named) {
+    return `${specifier} (imported by ${parent}) resolves to ${resolved}, not into ${label(named)} (${named.root})`;
+  }
+  return undefined;
+}
+
+/** What the start-up check sees of a file without reading it. */
+export interface FileStat {
+  isFile: boolean;
+  isSymbolicLink: boolean;
+  size: number;
 }
 
 /**
- * Compares the installed upstream files with the hashes the patch was made for. `read` returns a file's bytes or
- * undefined when it does not exist; `locate` gives where a package's file is installed. Pure apart from those two,
- * so the decision is unit-tested without an install.
+ * The cheap check of every file of a zone, before anything runs: each exists at its place as a regular file (not
+ * a symlink) of the recorded size. An emptied or truncated file, or a swapped-in link, is refused even when it
+ * would only be loaded later; the contents are hashed as they load.
  */
-export function checkUpstream(
-  manifest: PatchManifest,
-  locate: (pkg: string, path: string) => string,
-  read: (absolutePath: string) => Uint8Array | undefined,
-): UpstreamState {
-  const state: UpstreamState = { mismatches: [], toSwap: [] };
-  for (const file of manifest.files) {
-    const at = locate(file.package, file.path);
-    const bytes = read(at);
-    const hash = bytes === undefined ? undefined : sha256(bytes);
-    if (hash !== undefined && hash === file.patchedSha256) continue; // already patched in place
-    if (file.upstreamSha256 === null) {
-      // A file the patch adds must not exist upstream: if it does, upstream changed under us.
-      if (bytes === undefined) state.toSwap.push(file);
-      else state.mismatches.push({ file, at, reason: "exists" });
-    } else if (hash === undefined) {
-      state.mismatches.push({ file, at, reason: "missing" });
-    } else if (hash !== file.upstreamSha256) {
-      state.mismatches.push({ file, at, reason: "changed" });
-    } else {
-      state.toSwap.push(file);
+export function checkLayout(zone: Zone, lstat: (path: string) => FileStat | undefined): string[] {
+  const problems: string[] = [];
+  for (const [file, entry] of Object.entries(zone.files)) {
+    const path = `${zone.root}${sep}${file.split("/").join(sep)}`;
+    const stat = lstat(path);
+    if (!stat) problems.push(`${path} is missing`);
+    else if (stat.isSymbolicLink) problems.push(`${path} is a symlink, not the file the build wrote`);
+    else if (!stat.isFile) problems.push(`${path} is not a file`);
+    else if (stat.size !== entry.size) {
+      problems.push(
+        stat.size === 0 ? `${path} is empty` : `${path} has ${stat.size} bytes, the build wrote ${entry.size}`,
+      );
     }
   }
-  return state;
+  return problems;
 }
 
-/** The message the launcher prints before refusing to start. */
-export function mismatchMessage(
-  manifest: PatchManifest,
-  mismatches: Mismatch[],
-  installed: Record<string, string | undefined>,
-): string {
-  const wanted = Object.entries(manifest.upstream)
-    .map(([name, version]) => `${name}@${version}`)
-    .join(", ");
-  const found = Object.entries(installed)
-    .map(([name, version]) => `${name}@${version ?? "(not found)"}`)
-    .join(", ");
-  const lines = [
-    "pi-rails: refusing to start: the installed pi is not the one the pi-rails patch was made for.",
-    `  the patch was made for: ${wanted}`,
-    `  installed:              ${found}`,
-  ];
-  for (const { file, at, reason } of mismatches) {
-    const why =
-      reason === "missing"
-        ? "is missing"
-        : reason === "exists"
-          ? "exists upstream, but the patch adds it"
-          : "differs from the file the patch was made for";
-    lines.push(`  ${file.package}/${file.path} ${why} (${at})`);
-  }
-  lines.push(
-    "Running it would mix patched and unpatched pi code. Reinstall to get the pinned upstream:",
-    "  npm install -g @pi-rails/pi",
-  );
-  return lines.join("\n");
+/** The message printed before exiting 1. */
+export function refusalMessage(problems: readonly string[]): string {
+  return [
+    "pi-rails: refusing to run pi: this installation of @pi-rails/pi is not the one that was built.",
+    ...problems.map((problem) => `  ${problem}`),
+    "Running it could run pi without the pi-rails patch. Reinstall it: npm install -g @pi-rails/pi",
+    "(in a pi-rails checkout: pnpm install && pnpm --filter @pi-rails/pi build)",
+  ].join("\n");
 }
