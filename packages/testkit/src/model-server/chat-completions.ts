@@ -13,7 +13,7 @@ import { dataEvent } from "./wire.ts";
 function reported(usage: Record<string, unknown>) {
   const details = (usage["prompt_tokens_details"] ?? {}) as { cached_tokens?: number; cache_write_tokens?: number };
   const cacheWrite = details.cache_write_tokens ?? 0;
-  const cacheRead = Math.max(0, (details.cached_tokens ?? 0) - cacheWrite);
+  const cacheRead = details.cached_tokens ?? 0;
   return {
     input: Math.max(0, Number(usage["prompt_tokens"] ?? 0) - cacheRead - cacheWrite),
     output: Number(usage["completion_tokens"] ?? 0),

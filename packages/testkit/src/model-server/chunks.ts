@@ -44,8 +44,9 @@ export function finishReasonOf(response: ScriptedResponse): string {
 }
 
 /**
- * Usage in chat-completions terms: `prompt_tokens` includes cached tokens, which
- * `prompt_tokens_details` breaks out (`cache_write_tokens` as OpenRouter and others send it).
+ * Usage in chat-completions terms: `prompt_tokens` includes cached tokens, which `prompt_tokens_details` breaks
+ * out: `cached_tokens` the cache reads (OpenAI's and OpenRouter's documented meaning), `cache_write_tokens` the
+ * writes, a separate count as OpenRouter-compatible providers send it (pi-ai 1.6 reads them so).
  */
 export function usageOf(response: ScriptedResponse, promptChars: number) {
   const usage = scriptedUsage(response, promptChars);
@@ -58,8 +59,7 @@ export function usageOf(response: ScriptedResponse, promptChars: number) {
     ...(usage.cache_read_tokens || usage.cache_write_tokens
       ? {
           prompt_tokens_details: {
-            // OpenRouter-style: cached_tokens counts this request's writes too (pi-ai subtracts them).
-            cached_tokens: usage.cache_read_tokens + usage.cache_write_tokens,
+            cached_tokens: usage.cache_read_tokens,
             ...(usage.cache_write_tokens ? { cache_write_tokens: usage.cache_write_tokens } : {}),
           },
         }

@@ -72,7 +72,7 @@ export interface ProviderModelOption {
   /** Key for auth.json, e.g. `ANTHROPIC_OAUTH_TEST_KEY`; default the format's test key. */
   apiKey?: string;
   /**
-   * Another real model of the same provider from pi's registry (e.g. `gemini-3-pro-preview`, whose API has rules
+   * Another real model of the same provider from pi's registry (e.g. `gemini-3.1-pro-preview`, whose API has rules
    * of its own); default the format's model (`PROVIDER_TARGETS`).
    */
   modelId?: string;
