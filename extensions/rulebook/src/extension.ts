@@ -23,6 +23,12 @@ import { readRulebookSettings } from "./settings/read.ts";
 import type { RulebookSettings } from "./settings/schema.ts";
 import { READ_RULE_TOOL, registerReadRuleTool } from "./tools/read-rule.ts";
 
+/**
+ * The section of pi's structured system prompt that holds the rules; pi renders it as `<rulebook>...</rulebook>`
+ * after its own sections.
+ */
+export const PROMPT_SECTION = "rulebook";
+
 const strings = (value: unknown): string[] | undefined =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : undefined;
 
@@ -40,6 +46,8 @@ export const WARNINGS_ENTRY = defineSessionEntry("rulebook:warnings", (data) => 
 
 interface SessionState {
   cwd: string;
+  /** pi's project trust when the rules were read: project settings count only in a trusted project. */
+  trusted: boolean;
   settings: RulebookSettings;
   result: RuleLoadResult;
   attached: Set<string>;
@@ -71,7 +79,10 @@ export default function rulebook(pi: ExtensionAPI): void {
   const load = async (ctx: ExtensionContext): Promise<SessionState> => {
     const home = homedir();
     const agentDir = resolveAgentDir();
-    const { settings, errors, ttsrDisabledRules } = await readRulebookSettings(ctx.cwd, agentDir);
+    const trusted = ctx.isProjectTrusted();
+    const { settings, errors, ttsrDisabledRules } = await readRulebookSettings(ctx.cwd, agentDir, {
+      projectTrusted: trusted,
+    });
     let result: RuleLoadResult;
     try {
       result = await loadRules({ cwd: ctx.cwd, home, agentDir, settings, ttsrDisabledRules });
@@ -89,11 +100,16 @@ export default function rulebook(pi: ExtensionAPI): void {
     result.warnings.unshift(...errors);
     const entries = readSessionEntries(ctx.sessionManager.getEntries(), ATTACHED_ENTRY);
     const attached = new Set(entries.flatMap((entry) => entry.names));
-    return { cwd: ctx.cwd, settings, result, attached, shown: new Set() };
+    return { cwd: ctx.cwd, trusted, settings, result, attached, shown: new Set() };
   };
 
   const ensure = async (ctx: ExtensionContext): Promise<SessionState> => {
-    if (!state || state.cwd !== ctx.cwd) state = await load(ctx);
+    if (!state || state.cwd !== ctx.cwd || state.trusted !== ctx.isProjectTrusted()) {
+      const shown = state?.shown;
+      state = await load(ctx);
+      // the same session: a warning already shown is not shown again after a trust change
+      if (shown && state.cwd === ctx.cwd) state.shown = shown;
+    }
     return state;
   };
 
@@ -153,18 +169,29 @@ export default function rulebook(pi: ExtensionAPI): void {
     showWarnings(state, ctx, sessionLoadWarnings(state.result));
   });
 
+  // Every run, whether a prompt or a custom message started it (pi 1.6 fires this for both). The rules are one named
+  // section of pi's structured prompt: pi sends it once and patches it only when it changes, so the prompt stays
+  // byte-stable turn to turn and another extension's sections and tool changes keep pi's incremental updates.
   pi.on("before_agent_start", async (event, ctx) => {
     const s = await ensure(ctx);
     const v = view(s);
     // the same words doctor uses for the same files (report/messages.ts)
     showWarnings(s, ctx, [...sessionLoadWarnings(s.result), ...v.warnings]);
     if (!v.promptText) return undefined;
-    return { systemPrompt: appendToSystemPrompt(event.systemPrompt, v.promptText) };
+    const options = event.systemPromptOptions;
+    // an earlier handler replaced the whole prompt: sections are no longer rendered, so append to its text
+    if (options.forceSystemPrompt !== undefined)
+      return { systemPrompt: appendToSystemPrompt(event.systemPrompt, v.promptText) };
+    options.sections[PROMPT_SECTION] = v.promptText;
+    return undefined;
   });
 
   pi.on("tool_result", async (event, ctx) => {
     const s = state;
     if (!s?.settings.globAttach || event.isError || !FILE_TOOLS.has(event.toolName)) return undefined;
+    // a call another tool made (a codemode script): its result reaches that tool, not the model, so a rule attached
+    // here could be recorded as attached without the model seeing it; the model's own read of the file attaches it
+    if (event.parentToolCallId !== undefined) return undefined;
     const path = (event.input as { path?: unknown }).path;
     if (typeof path !== "string") return undefined;
     const rel = toCwdRelative(ctx.cwd, path);

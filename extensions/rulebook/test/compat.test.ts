@@ -1,6 +1,6 @@
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
-import type { Context } from "@earendil-works/pi-ai";
+import { type Context, getCurrentSystemPrompt } from "@earendil-works/pi-ai";
 import { readSessionEntries } from "@pi-rails/agent-core/kit";
 import { createTestSession, fauxAssistantMessage, fauxToolCall, type TestSession } from "@pi-rails/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -41,7 +41,7 @@ describe("disabledRules: either key turns a rule off everywhere", () => {
     const systemPrompts: string[] = [];
     const toolTexts: string[] = [];
     const step = (message: ReturnType<typeof fauxAssistantMessage>) => (context: Context) => {
-      systemPrompts.push(context.systemPrompt ?? "");
+      systemPrompts.push(getCurrentSystemPrompt(context.messages));
       for (const m of context.messages)
         if (m.role === "toolResult") toolTexts.push(m.content.map((c) => (c.type === "text" ? c.text : "")).join(""));
       return message;

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Context } from "@earendil-works/pi-ai";
+import { type Context, getCurrentSystemPrompt } from "@earendil-works/pi-ai";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { readSessionEntries, type SessionEntryType } from "@pi-rails/agent-core/kit";
 import {
@@ -13,7 +13,7 @@ import {
   type TestSession,
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import rulebook, { ATTACHED_ENTRY, WARNINGS_ENTRY } from "../src/extension.ts";
+import rulebook, { ATTACHED_ENTRY, PROMPT_SECTION, WARNINGS_ENTRY } from "../src/extension.ts";
 import { TTSR_STATUS_EVENT, type TtsrStatusPayload } from "../src/handoff/ttsr.ts";
 
 /** Rule files of several formats, written into the test project. */
@@ -48,8 +48,10 @@ afterEach(async () => {
 function recorder() {
   const contexts: Context[] = [];
   const step = (message: ReturnType<typeof fauxAssistantMessage>) => (context: Context) => {
-    // tools carry schemas that structuredClone cannot copy; the prompt and messages are plain data
-    contexts.push(JSON.parse(JSON.stringify({ systemPrompt: context.systemPrompt, messages: context.messages })));
+    // pi 1.6 sends the prompt as system messages (the first, then section patches): the prompt the model has is
+    // their replay; tools carry schemas that structuredClone cannot copy, the messages are plain data
+    const systemPrompt = getCurrentSystemPrompt(context.messages);
+    contexts.push(JSON.parse(JSON.stringify({ systemPrompt, messages: context.messages })));
     return message;
   };
   return { contexts, step };
@@ -107,10 +109,15 @@ describe("rulebook in a real pi session", () => {
     await t.prompt("hello");
     await t.prompt("again");
     expect(contexts).toHaveLength(2);
-    const expected = `${base.replace(/\s+$/, "")}\n\n${PROMPT_WITHOUT_TTSR}\n`;
+    // rulebook's section of pi's structured prompt, after pi's own sections
+    const expected = `${base}\n\n<rulebook>\n${PROMPT_WITHOUT_TTSR}\n</rulebook>`;
     expect(contexts[0]!.systemPrompt).toBe(expected);
-    // stable turn to turn (prompt-cache friendly), not appended twice
+    // stable turn to turn (prompt-cache friendly), not appended twice: pi sent the section once, in one patch
     expect(contexts[1]!.systemPrompt).toBe(expected);
+    const patches = (context: Context) =>
+      context.messages.filter((m) => m.role === "system" && m.sections?.[PROMPT_SECTION] !== undefined);
+    expect(patches(contexts[0]!)).toHaveLength(1);
+    expect(patches(contexts[1]!)).toEqual(patches(contexts[0]!));
     // the stream-condition warning is shown once per session, even over two prompts
     const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
     expect(warned.filter((m) => m.includes("pi-ttsr is not loaded"))).toHaveLength(1);
@@ -130,7 +137,7 @@ describe("rulebook in a real pi session", () => {
       '<rule name="no-console">\n<description>Never log</description>\n<note>stream rule; read it before writing code it may concern</note>\n</rule>\n',
       "",
     );
-    expect(contexts[0]!.systemPrompt).toBe(`${base.replace(/\s+$/, "")}\n\n${withoutTtsr}\n`);
+    expect(contexts[0]!.systemPrompt).toBe(`${base}\n\n<rulebook>\n${withoutTtsr}\n</rulebook>`);
     const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
     expect(warned.some((m) => m.includes("pi-ttsr"))).toBe(false);
   });
@@ -283,5 +290,100 @@ describe("rulebook in a real pi session", () => {
     expect(t.extensionErrors).toEqual([]);
     const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
     expect(warned).toContainEqual(expect.stringMatching(/\.pi\/settings\.json: rulebook\.typo: unknown key/));
+  });
+});
+
+describe("rulebook on pi 1.6's prompt and tools", () => {
+  it("a run started by a custom message (pi.sendMessage with triggerTurn) gets the rules too", async () => {
+    const { contexts, step } = recorder();
+    t = await createTestSession({
+      files: FILES,
+      extensions: [rulebook],
+      model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
+    });
+    await t.session.sendCustomMessage({ customType: "ping", content: "go", display: false }, { triggerTurn: true });
+    await t.session.waitForIdle();
+    expect(contexts).toHaveLength(1);
+    expect(contexts[0]!.systemPrompt).toContain(`<rulebook>\n${PROMPT_WITHOUT_TTSR}\n</rulebook>`);
+  });
+
+  it("after an extension that replaced the whole prompt, the rules are appended to its text", async () => {
+    const { contexts, step } = recorder();
+    const replacer = (pi: ExtensionAPI) => {
+      pi.on("before_agent_start", () => ({ systemPrompt: "A prompt of my own." }));
+    };
+    t = await createTestSession({
+      files: FILES,
+      extensions: [replacer, rulebook],
+      model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
+    });
+    await t.prompt("hello");
+    expect(contexts[0]!.systemPrompt).toBe(`A prompt of my own.\n\n${PROMPT_WITHOUT_TTSR}\n`);
+  });
+
+  it("project settings count only while pi trusts the project; ignoring them is said once", async () => {
+    const { contexts, step } = recorder();
+    t = await createTestSession({
+      files: FILES,
+      extensions: [rulebook],
+      projectSettings: { rulebook: { disabledRules: ["style"] }, ttsr: { disabledRules: ["api"] } },
+      model: {
+        kind: "faux",
+        responses: [
+          step(fauxAssistantMessage("ok")),
+          step(fauxAssistantMessage("ok")),
+          step(fauxAssistantMessage("ok")),
+        ],
+      },
+    });
+    await t.prompt("trusted");
+    expect(contexts[0]!.systemPrompt).not.toContain("Use two spaces.");
+    expect(contexts[0]!.systemPrompt).not.toContain('<rule name="api">');
+    // what /trust does when the user declines: pi drops the project's settings, and so does rulebook
+    t.session.settingsManager.setProjectTrusted(false);
+    await t.prompt("untrusted");
+    await t.prompt("again");
+    expect(contexts[1]!.systemPrompt).toContain('<rule name="style">\nUse two spaces.\n</rule>');
+    expect(contexts[1]!.systemPrompt).toContain('<rule name="api">');
+    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
+    expect(warned.filter((m) => m.includes("trust"))).toEqual([
+      `${join(t.cwd, ".pi", "settings.json")}: rulebook, ttsr.disabledRules: ignored: pi does not trust this project (trust it with /trust, or --approve for one run)`,
+    ]);
+  });
+
+  it("a read another tool makes (a codemode-style nested call) attaches nothing; the model's own read does", async () => {
+    const { contexts, step } = recorder();
+    const peek = (pi: ExtensionAPI) => {
+      pi.registerTool({
+        name: "peek",
+        label: "Peek",
+        description: "Count the characters of a file",
+        parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+        async execute(_id, params: { path: string }, _signal, _onUpdate, ctx) {
+          const outcome = await ctx.executeTool("read", { path: params.path });
+          const text = JSON.stringify(outcome);
+          return { content: [{ type: "text", text: `nested result: ${text}` }], details: {} };
+        },
+      });
+    };
+    t = await createTestSession({
+      files: FILES,
+      extensions: [rulebook, peek],
+      model: {
+        kind: "faux",
+        responses: [
+          step(fauxAssistantMessage([fauxToolCall("peek", { path: "src/api/users.ts" })])),
+          step(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
+          step(fauxAssistantMessage("done")),
+        ],
+      },
+    });
+    await t.prompt("work");
+    const [peeked] = toolResults(contexts[1]!);
+    expect(peeked!.text).toContain("export const users = [];"); // the nested read ran and reached peek
+    expect(peeked!.text).not.toContain("<rule");
+    const read = toolResults(contexts[2]!)[1]!;
+    expect(read.text).toContain('<rule name="api" reason="auto-attached: src/api/users.ts matches its globs">');
+    expect(customEntries(t, ATTACHED_ENTRY)).toEqual([{ names: ["api"], path: "src/api/users.ts" }]);
   });
 });
