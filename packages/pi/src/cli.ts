@@ -43,7 +43,10 @@ export function loadManifest(bundleDir: string): PatchManifest {
   }
 }
 
-/** A pi-rails checkout (where a build without the patch may run, until the series is installed). */
+/**
+ * Where a build made without the patch may run (until the series is installed): a pi-rails checkout, or wherever
+ * PI_RAILS_ALLOW_UNPATCHED=1 says so (the suite's temp installs). `pi --version` says UNPATCHED either way.
+ */
 const inCheckout = (dir: string) =>
   existsSync(join(dir, "..", "..", "pnpm-workspace.yaml")) && existsSync(join(dir, "..", "..", "patches"));
 
@@ -61,8 +64,10 @@ export function prepare(dir: string = packageDir): { manifest: PatchManifest; zo
         : `${manifest.pi.name}@${manifest.pi.version} is not installed next to @pi-rails/pi`,
     );
   }
-  if (manifest.patches.length === 0 && !inCheckout(dir)) {
-    problems.push("this build was made without the pi-rails patch (patches/*.patch were not installed)");
+  if (manifest.patches.length === 0 && !inCheckout(dir) && process.env["PI_RAILS_ALLOW_UNPATCHED"] !== "1") {
+    problems.push(
+      "this build was made without the pi-rails patch (patches/*.patch were not installed when it was built)",
+    );
   }
   const bundleRoot = realpathSync(bundleDir);
   const zones: Zone[] = [{ name: "the bundle of @pi-rails/pi", root: bundleRoot, files: manifest.bundle.files }];
