@@ -38,7 +38,7 @@ function listEntry(rule: Rule, note?: string): string {
 }
 
 /**
- * The text rulebook appends to the system prompt: always-apply rule contents first, then a
+ * The text of rulebook's system prompt section: always-apply rule contents first, then a
  * `# Rules` section listing the rules the model can read on demand. Empty when there is nothing
  * to say. Built once per session from the buckets, so the prompt is stable turn to turn (cache-friendly).
  */
@@ -95,7 +95,10 @@ export function renderRules(buckets: RuleBuckets, options: RenderOptions): Rende
   return { text: parts.join("\n\n"), omitted };
 }
 
-/** Append the rules text to a system prompt (unchanged when there is nothing to add). */
+/**
+ * Append the rules text to a system prompt (unchanged when there is nothing to add): for a prompt another extension
+ * replaced whole, where pi renders no sections.
+ */
 export function appendToSystemPrompt(systemPrompt: string, rulesText: string): string {
   if (!rulesText) return systemPrompt;
   return `${systemPrompt.replace(/\s+$/, "")}\n\n${rulesText}\n`;
