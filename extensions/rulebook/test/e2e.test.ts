@@ -38,14 +38,41 @@ describe("the real pi CLI with -e ./extensions/rulebook", () => {
     const system = text(
       server.requests[0]!.messages.find((m) => m.role === "system" || m.role === "developer")?.content,
     );
+    // rulebook's section of pi 1.6's prompt, last
     expect(system).toContain(
-      '# Always-apply rules\n\nFollow these rules at all times.\n\n<rule name="style">\nUse two spaces.\n</rule>',
+      '\n\n<rulebook>\n# Always-apply rules\n\nFollow these rules at all times.\n\n<rule name="style">\nUse two spaces.\n</rule>',
     );
+    expect(system.endsWith("</rules>\n</rulebook>")).toBe(true);
     expect(system).toContain(
       '<rules>\n<rule name="api">\n<description>HTTP API conventions</description>\n<glob>src/api/**</glob>\n<note>attached automatically when you read or edit a matching file</note>\n</rule>\n</rules>',
     );
     const toolMessage = server.requests[1]!.messages.find((m) => m.role === "tool");
     expect(text(toolMessage?.content)).toBe("Return JSON errors.");
     expect(result.stderr).toContain('alwaysApply: ignored "true"');
+  });
+
+  it("pi -p --no-approve: the project's rulebook settings are ignored, and stderr says so; its rule files still count", async () => {
+    server = await startModelServer({ script: [{ text: "ok" }] });
+    home = prepareCliHome({
+      server,
+      files: {
+        ".pi/rules/style.md": "---\nalwaysApply: true\n---\nUse two spaces.",
+        ".pi/settings.json": JSON.stringify({ rulebook: { disabledRules: ["style"] } }),
+      },
+    });
+    const trusted = await runPi(["-p", "hi", "-e", PACKAGE_DIR], { home, timeoutMs: 60_000 });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    const untrusted = await runPi(["-p", "hi", "--no-approve", "-e", PACKAGE_DIR], { home, timeoutMs: 60_000 });
+    expect(untrusted.code, untrusted.stderr).toBe(0);
+    const prompts = server.requests.map((r) =>
+      text(r.messages.find((m) => m.role === "system" || m.role === "developer")?.content),
+    );
+    expect(prompts).toHaveLength(2);
+    expect(prompts[0]).not.toContain("Use two spaces.");
+    expect(prompts[1]).toContain('<rule name="style">\nUse two spaces.\n</rule>');
+    expect(untrusted.stderr).toContain(
+      ".pi/settings.json: rulebook: ignored: pi does not trust this project (trust it with /trust, or --approve for one run)",
+    );
+    expect(trusted.stderr).not.toContain("trust");
   });
 });
