@@ -17,7 +17,7 @@ export {
   runPi,
   splitJsonLines,
 } from "./cli/run-pi.ts";
-export { installStockPi, STOCK_PI_VERSION, type StockPi } from "./cli/stock-pi.ts";
+export { type InstallStockPiOptions, installStockPi, STOCK_PI_VERSION, type StockPi } from "./cli/stock-pi.ts";
 export { parseJsonLines } from "./json-lines.ts";
 export {
   anthropicMessagesAdapter,

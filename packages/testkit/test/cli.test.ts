@@ -6,13 +6,17 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  assertNodeForPi,
   type CliHome,
   deltasOf,
+  installStockPi,
   type ModelServer,
   messageText,
   parseJsonLines,
   prepareCliHome,
+  resolvePiCli,
   runPi,
+  STOCK_PI_VERSION,
   startModelServer,
 } from "../src/index.ts";
 import { MARKER } from "./fixtures/marker-extension.ts";
@@ -108,4 +112,32 @@ describe("runPi against the loopback server", () => {
     // 503 is retryable for the OpenAI SDK; the testkit default (retry.provider.maxRetries 0) keeps it to one.
     expect(server.requests).toHaveLength(1);
   });
+});
+
+describe("which pi runs", () => {
+  it("runPi runs the workspace's launcher, packages/pi/bin/pi.mjs: pi 1.6.0, named by pi-rails", async () => {
+    expect(resolvePiCli()).toBe(fileURLToPath(new URL("../../pi/bin/pi.mjs", import.meta.url)));
+    const result = await runPi(["--version"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^1\.6\.0 \(pi-rails /);
+  });
+
+  it("refuses a Node older than pi 1.6 needs, saying how to get one", () => {
+    expect(() => assertNodeForPi("20.20.0")).toThrow(
+      /pi 1\.6 needs Node >= 22\.19\.0, this process runs Node 20\.20\.0/,
+    );
+    expect(() => assertNodeForPi("22.18.9")).toThrow(/run it through pnpm/);
+    expect(() => assertNodeForPi("22.19.0")).not.toThrow();
+    expect(() => assertNodeForPi("23.0.0")).not.toThrow();
+  });
+
+  it("installStockPi: the published pi's bin.pi (pi 1.6's bundle), one shared install reused", async () => {
+    const stock = installStockPi({ shared: true });
+    expect(stock.version).toBe(STOCK_PI_VERSION);
+    expect(stock.cli).toBe(join(stock.packageDir, "dist", "bundle", "cli.js"));
+    expect(installStockPi({ shared: true }).dir).toBe(stock.dir);
+    const result = await runPi(["--version"], { piCli: stock.cli });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(STOCK_PI_VERSION);
+  }, 300_000);
 });
