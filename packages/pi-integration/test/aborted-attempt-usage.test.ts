@@ -33,7 +33,12 @@ describe("usage of an aborted attempt (in-process AgentSession, Anthropic loopba
     const aborts: { usage: { input: number; cacheRead: number; cacheWrite: number; cost: { total: number } } }[] = [];
     const test: TestSession = await createTestSession({
       model: { kind: "provider", server },
-      extensions: [abortOnPattern, (pi: ExtensionAPI) => pi.on("stream_abort", (event) => void aborts.push(event))],
+      extensions: [
+        abortOnPattern,
+        (pi: ExtensionAPI) => {
+          pi.on("stream_abort", (event) => void aborts.push(event));
+        },
+      ],
       persist: true,
     });
     cleanups.push(() => test.dispose());

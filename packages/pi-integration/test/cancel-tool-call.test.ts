@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Type } from "@earendil-works/pi-ai";
 import type { ExtensionAPI, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { describeCancelledCall } from "@pi-rails/agent-core/kit";
 import {
@@ -12,6 +11,9 @@ import {
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import stopTool from "./fixtures/stop-tool.ts";
+
+/** A tool without parameters, as plain JSON Schema (pi 1.6 validates tools with pi-schema, TypeBox not needed). */
+const NO_PARAMETERS = { type: "object", properties: {} } as const;
 
 type CancelResult = Awaited<ReturnType<ExtensionAPI["cancelToolCall"]>>;
 type InFlight = ReturnType<ExtensionAPI["getToolCallsInFlight"]>;
@@ -188,7 +190,7 @@ describe("cancelling a tool call in flight in a real pi session", () => {
       name: "stubborn",
       label: "stubborn",
       description: "A tool that ignores cancellation.",
-      parameters: Type.Object({}),
+      parameters: NO_PARAMETERS,
       execute: () =>
         new Promise((resolve) => {
           started = true;
@@ -263,7 +265,7 @@ function waitTool(selfEndMs: number) {
     name: "wait",
     label: "wait",
     description: "Waits until it is cancelled.",
-    parameters: Type.Object({}),
+    parameters: NO_PARAMETERS,
     execute: (toolCallId, _params, signal) =>
       new Promise((resolve, reject) => {
         starts.push(toolCallId);

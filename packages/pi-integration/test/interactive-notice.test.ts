@@ -38,7 +38,7 @@ describe.skipIf(!hasTmux)("interactive mode (tmux)", () => {
       writeFileSync(
         notice,
         `import { showStreamAbortNotice } from ${JSON.stringify(noticeHelper)};\n` +
-          `export default (pi) => pi.on("stream_abort", (event, ctx) => showStreamAbortNotice(ctx, event));\n`,
+          `export default (pi) => { pi.on("stream_abort", (event, ctx) => showStreamAbortNotice(ctx, event)); };\n`,
       );
       const launcher = join(home.root, "launch.sh");
       const exports = Object.entries({ ...home.env, TERM: "xterm-256color" })

@@ -68,10 +68,10 @@ describe("the four extensions are pi packages", () => {
   }, 120_000);
 });
 
-describe("stock pi (the published 0.73.1, without the pi-rails patch)", () => {
+describe("stock pi (the published 1.6.0, without the pi-rails patch)", () => {
   let stock: StockPi;
   beforeAll(() => {
-    stock = installStockPi();
+    stock = installStockPi({ shared: true });
   }, 300_000);
   afterAll(() => stock?.dispose());
 

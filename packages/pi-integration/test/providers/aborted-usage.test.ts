@@ -62,7 +62,9 @@ async function interruptedTurn(format: (typeof FORMATS)[number], contextMode: "d
     thinkingLevel: "medium",
     extensionPaths: [TTSR_DIR],
     extensions: [
-      (pi: ExtensionAPI) => pi.on("stream_abort", (event) => void aborts.push(event as (typeof aborts)[number])),
+      (pi: ExtensionAPI) => {
+        pi.on("stream_abort", (event) => void aborts.push(event as (typeof aborts)[number]));
+      },
     ],
     files: { ".pi/rules/no-eval.md": NO_EVAL },
     projectSettings: { ttsr: { contextMode } },
