@@ -110,7 +110,12 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
       prepareSoon(ctx);
     });
 
-    pi.on("context", (event, ctx) => {
+    // The view is drawn on the full transcript of the request (`context_with_system`, after every `context`
+    // handler): pi 1.6's system messages (the prompt and tool loadout, and their later patches) stay where they are
+    // and untouched. Returning a changed list from `context` instead would make pi fold every system message into
+    // one leading message, and each later prompt or tool change would then re-write the whole cached prefix on
+    // models that take system messages mid-conversation.
+    pi.on("context_with_system", (event, ctx) => {
       clearTimeout(preparing);
       const ttl = currentTtl(ctx);
       if (view.settings.enabled && ttl.seconds === undefined) {

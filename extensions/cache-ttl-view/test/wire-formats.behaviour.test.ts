@@ -129,7 +129,7 @@ describe("the TTL comes from model.api, not the provider's name", () => {
       ],
       persist: true,
     });
-    const gateway = t.session.modelRegistry.find("corp-gateway", "claude-sonnet-4-5");
+    const gateway = t.session.modelRuntime.getModel("corp-gateway", "claude-sonnet-4-5");
     expect(gateway?.api).toBe("anthropic-messages");
     await t.session.setModel(gateway as NonNullable<typeof gateway>);
     expect(t.session.model?.provider).toBe("corp-gateway");

@@ -1,4 +1,4 @@
-import type { CustomMsg, ViewMessage } from "./messages.ts";
+import { anchorsCustom, type CustomMsg, type ViewMessage } from "./messages.ts";
 
 /**
  * Stable identities. pi's context event hands us deep copies without entry ids, so a message is known by its role,
@@ -101,14 +101,14 @@ export function hex8(h: number): string {
  * it makes it (`Date.now()`) but its session entry when it saves it (later: after every `message_end` handler), and a
  * resumed, navigated or compacted session's context is built from the entries, so the same message comes back with
  * another timestamp. Its key names its type, its content (saved as it was) and its **anchor**: the timestamp of the
- * nearest message before it that is not a custom message (the prompt it was added to, a tool result; 0 when none),
- * which pi saves as it was. An extension that adds the same text to every prompt adds messages with one content and
+ * nearest message before it that is neither a custom nor a system message (the prompt it was added to, a tool
+ * result; 0 when none), which pi saves as it was. An extension that adds the same text to every prompt adds messages with one content and
  * different anchors: each keeps its own id and owner, also after a compaction cuts the older ones.
  */
 export function anchorBefore(messages: readonly ViewMessage[], i: number): number {
   for (let k = i - 1; k >= 0; k--) {
     const m = messages[k] as ViewMessage;
-    if (m.role !== "custom") return momentOf(m, 0);
+    if (anchorsCustom(m)) return momentOf(m, 0);
   }
   return 0;
 }
@@ -214,7 +214,7 @@ export function messageKeyAt(messages: readonly ViewMessage[], i: number): strin
   for (let k = 0; k < i; k++) {
     const m = messages[k] as ViewMessage;
     if (discriminator(m) === d && rawMessageKey(m, anchor) === raw) n++;
-    if (m.role !== "custom") anchor = momentOf(m, 0);
+    if (anchorsCustom(m)) anchor = momentOf(m, 0);
   }
   return n === 1 ? raw : `${raw}#${n}`;
 }
@@ -234,7 +234,7 @@ export function findMessageKeys(messages: readonly ViewMessage[], wanted: Readon
   for (let i = 0; i < messages.length && found.size < wanted.size; i++) {
     const m = messages[i] as ViewMessage;
     const before = anchor;
-    if (m.role !== "custom") anchor = momentOf(m, 0);
+    if (anchorsCustom(m)) anchor = momentOf(m, 0);
     if (!candidates.has(discriminator(m))) continue;
     const raw = rawMessageKey(m, before);
     if (!raws.has(raw)) continue;

@@ -71,7 +71,10 @@ export interface BashExecutionMsg {
   timestamp: number;
   [key: string]: unknown;
 }
-/** compactionSummary, branchSummary and anything else pi may add: passed through untouched. */
+/**
+ * compactionSummary, branchSummary, pi 1.6's system messages (the prompt and tool loadout, in the request's
+ * transcript: `context_with_system`) and anything else pi may add: passed through untouched.
+ */
 export interface OtherMsg {
   role: string;
   timestamp?: number;
@@ -85,6 +88,13 @@ export const isAssistant = (m: ViewMessage): m is AssistantMsg => m.role === "as
 export const isToolResult = (m: ViewMessage): m is ToolResultMsg => m.role === "toolResult";
 export const isCustom = (m: ViewMessage): m is CustomMsg => m.role === "custom";
 export const isBashExecution = (m: ViewMessage): m is BashExecutionMsg => m.role === "bashExecution";
+
+/**
+ * Whether a message is what a custom message after it is anchored at (see `anchorBefore`): neither a custom message
+ * nor a system message. pi 1.6 folds the system messages before a compaction's kept range into the compaction's
+ * checkpoint, so a custom message anchored at one would change its key when pi compacts.
+ */
+export const anchorsCustom = (m: ViewMessage): boolean => m.role !== "custom" && m.role !== "system";
 
 /** Summaries pi writes (compaction, branch) are never pruned: they already are the short form. */
 export function isSummary(m: ViewMessage): boolean {

@@ -1,6 +1,7 @@
 import { HashMap32, HashSet32 } from "../model/hash-table32.ts";
 import { anchorBefore, contentOwner, hashBoth, hashMessageKey, hex8, momentOf, rawMessageKey } from "../model/ids.ts";
 import {
+  anchorsCustom,
   type AssistantMsg,
   isAssistant,
   isBashExecution,
@@ -438,7 +439,7 @@ export class Analysis {
     for (let i = from; i < end; i++) {
       first[i] = blocks.length;
       const m = messages[i] as ViewMessage;
-      if (i > from && (messages[i - 1] as ViewMessage).role !== "custom")
+      if (i > from && anchorsCustom(messages[i - 1] as ViewMessage))
         anchor = momentOf(messages[i - 1] as ViewMessage, 0);
       if (isUser(m)) users++;
       userCount[i] = users;

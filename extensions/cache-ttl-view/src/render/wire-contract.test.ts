@@ -123,7 +123,7 @@ describe("OpenAI Responses links", () => {
   });
 });
 
-describe("PI_CACHE_RETENTION=none in pi-ai 0.73.1", () => {
+describe("PI_CACHE_RETENTION=none in pi-ai 1.6", () => {
   it("still sends cache markers, so the TTL stays the short one (cacheRetention reads it as short)", async () => {
     const saved = process.env["PI_CACHE_RETENTION"];
     process.env["PI_CACHE_RETENTION"] = "none";

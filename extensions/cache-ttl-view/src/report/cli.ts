@@ -8,24 +8,41 @@ import {
   runCommand,
   UsageError,
 } from "@pi-rails/agent-core/kit";
-import { cacheRetention } from "../clock/ttl.ts";
+import { cacheRetention, type TtlModel } from "../clock/ttl.ts";
 import { defaultSettings, loadCacheTtlSettings } from "../settings/settings.ts";
 import { formatUsd, type Prices } from "./prices.ts";
 import { type ReplayReport, replaySession } from "./replay.ts";
 import { parseSessionFile } from "./session-file.ts";
 
-/** Model prices from pi-ai's catalogue, when pi-ai is installed and knows the model; else zero (tokens only). */
-async function pricesFor(provider: string | undefined, model: string | undefined): Promise<Prices> {
-  const none = { input: 0, cacheRead: 0, cacheWrite: 0 };
-  if (!provider || !model) return none;
+/** What the report reads of a catalogue model: its prices, and what decides its cache TTL. */
+type CatalogModel = TtlModel & { cost?: Prices };
+
+/**
+ * The models of pi-ai's built-in catalogue the session's requests name (`provider/id`), when pi-ai is installed
+ * (an optional peer: the report then shows tokens only, and derives each TTL from the request's API alone).
+ */
+async function catalogFor(requests: readonly { provider?: string; model?: string }[]): Promise<Map<string, CatalogModel>> {
+  const out = new Map<string, CatalogModel>();
+  let find: ((provider: string, id: string) => CatalogModel | undefined) | undefined;
   try {
-    const ai = (await import("@earendil-works/pi-ai")) as {
-      getModel: (p: string, m: string) => { cost?: Prices } | undefined;
+    const all = (await import("@earendil-works/pi-ai/providers/all")) as unknown as {
+      getBuiltinModel: (provider: string, id: string) => CatalogModel | undefined;
     };
-    return ai.getModel(provider, model)?.cost ?? none;
+    find = all.getBuiltinModel;
   } catch {
-    return none;
+    return out;
   }
+  for (const r of requests) {
+    if (!r.provider || !r.model || out.has(`${r.provider}/${r.model}`)) continue;
+    let model: CatalogModel | undefined;
+    try {
+      model = find(r.provider, r.model);
+    } catch {
+      model = undefined;
+    }
+    if (model) out.set(`${r.provider}/${r.model}`, model);
+  }
+  return out;
 }
 
 const n = (x: number) => x.toLocaleString("en-US");
@@ -38,12 +55,15 @@ function table(report: ReplayReport): string {
     `model ${report.model ?? "unknown"}, TTL ${report.ttlSeconds}s, prices per M tokens: write $${report.prices.cacheWrite || report.prices.input}, read $${report.prices.cacheRead || report.prices.input}`,
     "req  idle(s)  cache  pruned  baseline write/read      with pruning write/read   cost saved",
   ];
+  if (report.requests.some((r) => r.cacheWarms)) {
+    lines.splice(2, 0, "cache warmed: pi's cache warming re-sent the previous request since (its cost is not counted)");
+  }
   for (const r of report.requests) {
     lines.push(
       [
         String(r.index).padStart(3),
         String(r.idleSeconds ?? "-").padStart(8),
-        (r.warm ? "warm" : "cold").padStart(6),
+        (r.warm ? (r.cacheWarms ? "warmed" : "warm") : "cold").padStart(6),
         String(r.pruned).padStart(7),
         `${n(r.baseline.writeTokens)}/${n(r.baseline.readTokens)}`.padStart(22),
         `${n(r.withPruning.writeTokens)}/${n(r.withPruning.readTokens)}`.padStart(26),
@@ -108,11 +128,14 @@ async function runReport(argv: string[], io: CliOutput): Promise<number> {
   for (const p of loaded?.problems ?? []) io.stderr(`cache-ttl: ${p.file}: ${p.key}: ${p.message}\n`);
   const settings = loaded?.valid ? loaded.settings : defaultSettings();
   const last = session.requests.at(-1);
+  const catalog = await catalogFor(session.requests);
+  const none = { input: 0, cacheRead: 0, cacheWrite: 0 };
   const report = replaySession(session, {
     settings: { ...settings, enabled: true },
     ...(ttl !== undefined ? { ttlSeconds: ttl } : {}),
     retention: cacheRetention(),
-    prices: await pricesFor(last?.provider, last?.model),
+    prices: catalog.get(`${last?.provider}/${last?.model}`)?.cost ?? none,
+    catalog,
   });
   io.stdout(`${values.json ? JSON.stringify({ file, ...report }, null, 2) : table(report)}\n`);
   return 0;

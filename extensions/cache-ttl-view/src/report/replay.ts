@@ -1,4 +1,4 @@
-import { type CacheRetention, resolveTtl } from "../clock/ttl.ts";
+import { type CacheRetention, resolveTtl, type TtlModel } from "../clock/ttl.ts";
 import { SessionView } from "../engine/session-view.ts";
 import type { ViewMessage } from "../model/messages.ts";
 import { messageTokens } from "../model/tokens.ts";
@@ -17,8 +17,13 @@ export interface RequestRow {
   at: string;
   /** Seconds since the previous request (undefined for the first). */
   idleSeconds?: number;
-  /** Whether the provider's cache was still warm (idle < TTL). */
+  /**
+   * Whether the provider's cache was still warm: the time since the cache was last touched (the previous request,
+   * or a later cache-warming request of pi's) is under the TTL.
+   */
   warm: boolean;
+  /** pi's cache-warming requests since the previous request (`usage` entries of kind `cache_warm`), when any. */
+  cacheWarms?: number;
   /** Blocks newly pruned before this request. */
   pruned: number;
   baseline: PrefixCost;
@@ -91,6 +96,11 @@ export interface ReplayOptions {
   /** pi-ai's retention when the session was recorded (for a TTL derived from the model's API). */
   retention?: CacheRetention;
   prices: Prices;
+  /**
+   * Catalogue models by `provider/id` (pi-ai's, when installed): a request's model is read from there for the
+   * lifetime it declares (`promptCache`) and its compat flags; else from the request's API, provider and id alone.
+   */
+  catalog?: ReadonlyMap<string, TtlModel>;
 }
 
 /** Whether cache-ttl-view ran in the session: it persists its clock and its prunes. */
@@ -131,9 +141,10 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
       }
       view.apply(entry);
     }
+    const known = options.catalog?.get(`${request.provider}/${request.model}`);
     const derived = resolveTtl(
       options.settings.ttlSeconds,
-      { api: request.api, provider: request.provider, id: request.model },
+      { ...known, api: request.api ?? known?.api, provider: request.provider, id: request.model },
       options.retention ?? "short",
     ).seconds;
     const viewTtl = options.ttlSeconds ?? storedTtl ?? derived;
@@ -141,7 +152,12 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
     lastTtl = cacheTtl;
     sizer.api = request.api;
     const idle = prevAt === undefined ? undefined : (request.at - prevAt) / 1000;
-    const warm = idle !== undefined && idle < cacheTtl;
+    // pi 1.6's cache warming re-sends the previous request shortly before its cache entry expires: the cache was
+    // touched then. The view's own clock does not see those requests (as in the extension), only this accounting.
+    const warmedAt = request.cacheWarms?.at(-1);
+    const touched = warmedAt !== undefined && prevAt !== undefined ? Math.max(prevAt, warmedAt) : prevAt;
+    const sinceTouch = touched === undefined ? undefined : (request.at - touched) / 1000;
+    const warm = sinceTouch !== undefined && sinceTouch < cacheTtl;
     const base = account(sizer, request.context, prevBase, warm, options.prices);
     // Recorded: the clock is off, so the view only applies what the entries say (it decides nothing).
     const rendered = view.render(request.context.slice(), {
@@ -156,6 +172,7 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
       at: new Date(request.at).toISOString(),
       ...(idle !== undefined ? { idleSeconds: Math.round(idle) } : {}),
       warm,
+      ...(request.cacheWarms ? { cacheWarms: request.cacheWarms.length } : {}),
       pruned: recorded ? prunedNow : (rendered.plan?.ids.length ?? 0),
       baseline: base.row,
       withPruning: pruned.row,

@@ -13,6 +13,11 @@ export interface RecordedRequest {
   api?: string;
   /** The `cache-ttl-view` entries written since the previous request (pins, restores, touches, prunes). */
   stateEntries: StateEntry[];
+  /**
+   * When pi 1.6's cache warming re-sent the previous request since then (ms, oldest first): its `usage` entries of
+   * kind `cache_warm`. Such a request keeps the previous request's cache entry alive and enters no context.
+   */
+  cacheWarms?: number[];
   usage?: { input?: number; cacheRead?: number; cacheWrite?: number; cost?: Record<string, number> };
 }
 
@@ -42,7 +47,8 @@ function branchOf(entries: Entry[]): Entry[] {
 
 /**
  * Parse a pi session file (JSONL) into the requests pi made: every assistant message is one request whose context
- * is the messages before it on the branch (compactions replace what they summarised, as pi does). Lines that are
+ * is the messages before it on the branch, as pi 1.6 builds it (system messages, compactions, context edits), and
+ * pi's cache-warming requests in between. Lines that are
  * not JSON are skipped like pi skips them (their numbers are returned); a file with nothing of a session is an error.
  */
 export function parseSessionFile(text: string, file = "session"): ParsedSession {
@@ -69,9 +75,15 @@ export function parseSessionFile(text: string, file = "session"): ParsedSession 
   const requests: RecordedRequest[] = [];
   const context = new SessionContextBuilder();
   let stateEntries: StateEntry[] = [];
+  let cacheWarms: number[] = [];
   for (const e of branchOf(entries)) {
     if (e.type === "custom") {
       stateEntries.push(...readSessionEntries([e], STATE_ENTRY));
+      continue;
+    }
+    if (e.type === "usage") {
+      const at = Date.parse(String(e["timestamp"]));
+      if (e["kind"] === "cache_warm" && Number.isFinite(at)) cacheWarms.push(at);
       continue;
     }
     const message = e.type === "message" ? (e["message"] as ViewMessage) : undefined;
@@ -85,8 +97,10 @@ export function parseSessionFile(text: string, file = "session"): ParsedSession 
         ...(typeof message["api"] === "string" ? { api: message["api"] } : {}),
         ...(usage ? { usage } : {}),
         stateEntries,
+        ...(cacheWarms.length > 0 ? { cacheWarms } : {}),
       });
       stateEntries = [];
+      cacheWarms = [];
     }
     context.add(e);
   }

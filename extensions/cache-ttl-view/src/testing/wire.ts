@@ -1,4 +1,10 @@
-import { type Context, getModel, type Model, streamSimple } from "@earendil-works/pi-ai";
+import { type Context, type Model, normalizeContext, type SimpleStreamOptions } from "@earendil-works/pi-ai";
+import { streamSimple as anthropicMessages } from "@earendil-works/pi-ai/api/anthropic-messages";
+import { streamSimple as googleGenerativeAI } from "@earendil-works/pi-ai/api/google-generative-ai";
+import { streamSimple as openAICompletions } from "@earendil-works/pi-ai/api/openai-completions";
+import { streamSimple as openAIResponses } from "@earendil-works/pi-ai/api/openai-responses";
+import { getBuiltinModel } from "@earendil-works/pi-ai/providers/all";
+import { convertToLlm } from "@earendil-works/pi-coding-agent";
 import type { AssistantMsg, ViewMessage } from "../model/messages.ts";
 
 /**
@@ -13,15 +19,24 @@ export type WireApi = "anthropic-messages" | "openai-responses" | "google-genera
 export function wireModel(api: WireApi): Model<string> {
   switch (api) {
     case "anthropic-messages":
-      return getModel("anthropic", "claude-sonnet-4-5") as Model<string>;
+      return getBuiltinModel("anthropic", "claude-sonnet-4-5") as Model<string>;
     case "openai-responses":
-      return getModel("openai", "gpt-5") as Model<string>;
+      return getBuiltinModel("openai", "gpt-5") as Model<string>;
     case "google-generative-ai":
-      return getModel("google", "gemini-2.5-pro") as Model<string>;
+      return getBuiltinModel("google", "gemini-2.5-pro") as Model<string>;
     case "openai-completions":
-      return getModel("deepseek", "deepseek-v4-pro") as Model<string>;
+      return getBuiltinModel("deepseek", "deepseek-v4-pro") as Model<string>;
   }
 }
+
+/** pi-ai 1.6's client of each wire format (its `./api/<api>` module), as pi's model runtime calls it. */
+const CLIENTS: Record<WireApi, (model: never, context: never, options: SimpleStreamOptions) => AsyncIterable<unknown>> =
+  {
+    "anthropic-messages": anthropicMessages as never,
+    "openai-responses": openAIResponses as never,
+    "google-generative-ai": googleGenerativeAI as never,
+    "openai-completions": openAICompletions as never,
+  };
 
 const TOOLS = ["read", "bash", "grep", "write", "edit", "web_search"].map((name) => ({
   name,
@@ -29,11 +44,16 @@ const TOOLS = ["read", "bash", "grep", "write", "edit", "web_search"].map((name)
   parameters: { type: "object", properties: {} } as never,
 }));
 
-/** The body pi-ai would send for `messages` to `model` (thinking on), captured before any request is made. */
+/**
+ * The body pi-ai would send for `messages` to `model` (thinking on), captured before any request is made. The
+ * messages go through pi's own `convertToLlm` first (custom messages become user messages), as pi sends them.
+ */
 export async function wirePayload(model: Model<string>, messages: readonly ViewMessage[]): Promise<unknown> {
   let captured: unknown;
-  const context = { systemPrompt: "You are a coding agent.", messages, tools: TOOLS } as unknown as Context;
-  const stream = streamSimple(model, context, {
+  const llm = convertToLlm(messages as never);
+  const context = { systemPrompt: "You are a coding agent.", messages: llm, tools: TOOLS } as unknown as Context;
+  const client = CLIENTS[model.api as WireApi];
+  const stream = client(model as never, normalizeContext(context) as never, {
     apiKey: "test-key",
     reasoning: "medium",
     maxRetries: 0,
