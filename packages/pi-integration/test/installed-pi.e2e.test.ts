@@ -44,12 +44,11 @@ describe("pnpm demo --installed", () => {
     expect(stdout).toContain("✓ one git tag per package");
     expect(stdout).toMatch(/@pi-rails\/pi: registry has 0\.1\.0\n/);
     // The user's install: both versions, small, one pi-ai and pi-tui, the hash check, stock pi side by side.
-    expect(stdout).toMatch(/\$ pi --version\n {2}0\.73\.1 \(pi-rails 0\.1\.0/);
+    expect(stdout).toMatch(/\$ pi --version\n {2}1\.6\.0 \(pi-rails 0\.1\.0/);
     expect(stdout).toMatch(/✓ @pi-rails\/pi adds \d\.\d\d MB/);
     expect(stdout).toContain("✓ one copy of pi-ai and one of pi-tui");
-    expect(stdout).toContain(
-      "pi-rails: refusing to start: the installed pi is not the one the pi-rails patch was made for.",
-    );
+    // The launcher's own refusal, printed by the demo under the edited file's name.
+    expect(stdout).toMatch(/edited, pi exits 1:\n {4}pi-rails: refusing to /);
     expect(stdout).toContain("✓ an edited upstream file: pi refuses to start, naming it");
     expect(stdout).toContain("✓ stock pi installed: EEXIST; keeping both gives pi (stock) and pi-rails");
     expect(stdout).toContain("✓ stock pi installed: replacing it gives the patched pi");
