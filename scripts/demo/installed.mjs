@@ -189,14 +189,14 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
         `copies of pi-ai: ${facts.piAiCopies}, of pi-tui: ${facts.piTuiCopies}`,
     );
 
-    // The hash check: an upstream file that is not the one the patch was made for stops pi before it runs.
-    const loop = join(installedPi, "node_modules", "@earendil-works", "pi-agent-core", "dist", "agent-loop.js");
-    const pristineLoop = readFileSync(loop);
-    writeFileSync(loop, `${pristineLoop}\n// edited\n`);
+    // The hash check: a file of the patched bundle that is not the one that was built stops pi before it runs.
+    const runtime = join(installedPi, "dist", "bundle", "cli-runtime.js");
+    const builtRuntime = readFileSync(runtime);
+    writeFileSync(runtime, `${builtRuntime}\n// edited\n`);
     const refused = spawnSync("pi", ["--version"], { cwd: home, env: userEnv, encoding: "utf8" });
-    writeFileSync(loop, pristineLoop);
+    writeFileSync(runtime, builtRuntime);
     facts.refusal = { code: refused.status, stderr: refused.stderr };
-    console.log(`  with pi-agent-core's dist/agent-loop.js edited, pi exits ${refused.status}:`);
+    console.log(`  with the bundle's dist/bundle/cli-runtime.js edited, pi exits ${refused.status}:`);
     console.log(refused.stderr.trim().split("\n").slice(0, 4).join("\n").replace(/^/gm, "    "));
 
     // A user who already has stock pi: npm refuses a second `pi` (EEXIST); then both ways out that
@@ -217,7 +217,7 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     // user's own installs and `pi update` below always ask the registry.
     const offline = "--prefer-offline";
     await step("stock pi installed globally: npm i -g @pi-rails/pi (EEXIST), keep both, replace", () => {
-      stock("npm", ["i", "-g", "@earendil-works/pi-coding-agent@0.73.1", "--ignore-scripts", offline]);
+      stock("npm", ["i", "-g", "@earendil-works/pi-coding-agent@1.6.0", "--ignore-scripts", offline]);
       const clash = spawnSync("npm", ["i", "-g", "@pi-rails/pi", offline], {
         cwd: stockHome,
         env: stockEnv,
@@ -378,24 +378,24 @@ export function installedChecks(facts) {
       `first release: ${names.length} packages at 0.1.0 on the local registry, with changelogs and tags`,
     ),
     check(facts.changelogs && names.every((name) => facts.tags.includes(`${name}@0.1.0`)), "one git tag per package"),
-    check(/^0\.73\.1 \(pi-rails 0\.1\.0/.test(facts.version ?? ""), `pi --version names both: ${facts.version}`),
+    check(/^1\.6\.0 \(pi-rails 0\.1\.0/.test(facts.version ?? ""), `pi --version names both: ${facts.version}`),
     check(
-      facts.ownBytes < 3 * 1024 * 1024,
+      facts.ownBytes < 10 * 1024 * 1024,
       `@pi-rails/pi adds ${(facts.ownBytes / 1048576).toFixed(2)} MB to stock pi's dependencies`,
     ),
     check(facts.piAiCopies === 1 && facts.piTuiCopies === 1, "one copy of pi-ai and one of pi-tui"),
     check(
-      facts.refusal?.code === 1 && facts.refusal.stderr.includes("refusing to start"),
-      "an edited upstream file: pi refuses to start, naming it",
+      facts.refusal?.code === 1 && /refusing to run pi[^]*cli-runtime\.js/.test(facts.refusal.stderr),
+      "an edited bundle file: pi refuses to run, naming it",
     ),
     check(
       facts.clash?.code !== 0 &&
         /EEXIST/.test(facts.clash.output) &&
-        facts.sideBySide?.stock === "0.73.1" &&
-        facts.sideBySide?.piRails.startsWith("0.73.1 (pi-rails"),
+        facts.sideBySide?.stock === "1.6.0" &&
+        facts.sideBySide?.piRails.startsWith("1.6.0 (pi-rails"),
       "stock pi installed: EEXIST; keeping both gives pi (stock) and pi-rails",
     ),
-    check(facts.replaced?.startsWith("0.73.1 (pi-rails"), "stock pi installed: replacing it gives the patched pi"),
+    check(facts.replaced?.startsWith("1.6.0 (pi-rails"), "stock pi installed: replacing it gives the patched pi"),
     check(
       EXTENSIONS.every((name) => facts.list?.includes(`npm:@pi-rails/${name}`)),
       "pi list shows the four extensions",
@@ -444,7 +444,7 @@ export function installedChecks(facts) {
     ),
     check(facts.after?.["@pi-rails/pi"] === "0.1.0" && !facts.stockPiGlobal, "pi update kept the user on @pi-rails/pi"),
     check(
-      /^0\.73\.1 \(pi-rails 0\.1\.1/.test(facts.selfUpdatedVersion ?? "") &&
+      /^1\.6\.0 \(pi-rails 0\.1\.1/.test(facts.selfUpdatedVersion ?? "") &&
         !facts.selfUpdatedStockPiGlobal &&
         Object.entries(facts.selfUpdatedExtensions ?? {}).every(([name, version]) => version === facts.after[name]),
       "pi update --self installed @pi-rails/pi 0.1.1 (not stock pi) and left the extensions alone",
