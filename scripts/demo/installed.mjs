@@ -385,7 +385,7 @@ export function installedChecks(facts) {
     ),
     check(facts.piAiCopies === 1 && facts.piTuiCopies === 1, "one copy of pi-ai and one of pi-tui"),
     check(
-      facts.refusal?.code === 1 && /refusing to run pi[^]*cli-runtime\.js/.test(facts.refusal.stderr),
+      facts.refusal?.code === 1 && /refusing to run pi[\s\S]*cli-runtime\.js/.test(facts.refusal.stderr),
       "an edited bundle file: pi refuses to run, naming it",
     ),
     check(
