@@ -106,6 +106,32 @@ describe("disabledRules: either key turns a rule off everywhere", () => {
   });
 });
 
+describe("pi 1.6's project trust", () => {
+  it("loadRules({ projectTrusted: false }) (what pi-ttsr passes) keeps the user's lists and ignores the project's", async () => {
+    await writeTree(world.cwd, {
+      ".pi/rules/a.md": "---\nalwaysApply: true\n---\nA.",
+      ".pi/rules/b.md": "---\nalwaysApply: true\n---\nB.",
+      ".pi/rules/c.md": "---\nalwaysApply: true\n---\nC.",
+      ".pi/settings.json": JSON.stringify({ ttsr: { disabledRules: ["b"] }, rulebook: { disabledRules: ["c"] } }),
+    });
+    await writeTree(world.agentDir, { "settings.json": JSON.stringify({ ttsr: { disabledRules: ["a"] } }) });
+    const where = { cwd: world.cwd, home: world.home, agentDir: world.agentDir, parseStore: false as const };
+    const untrusted = await loadRules({ ...where, projectTrusted: false });
+    expect(untrusted.rules.map((r) => r.name)).toEqual(["b", "c"]);
+    expect(untrusted.disabledRules).toEqual(["a"]);
+    expect(untrusted.warnings.map((w) => [w.kind, w.key, w.message])).toEqual([
+      [
+        "settings",
+        "rulebook, ttsr.disabledRules",
+        `${join(world.cwd, ".pi", "settings.json")}: rulebook, ttsr.disabledRules: ignored: pi does not trust this project (trust it with /trust, or --approve for one run)`,
+      ],
+    ]);
+    const trusted = await loadRules(where);
+    expect(trusted.rules.map((r) => r.name)).toEqual(["a"]);
+    expect(trusted.warnings).toEqual([]);
+  });
+});
+
 describe("run from the home folder, the user's rule folders are read once, as the user's", () => {
   const userRules = async (home: string) => {
     await writeTree(home, {

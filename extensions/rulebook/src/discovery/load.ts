@@ -37,6 +37,11 @@ export interface LoadRulesOptions {
    * settings files with the rest when `settings` is omitted; pass `readRulebookSettings(...).ttsrDisabledRules`.
    */
   ttsrDisabledRules?: readonly string[];
+  /**
+   * pi's project trust (`ctx.isProjectTrusted()`), used when `settings` is omitted: `false` leaves the project's
+   * settings file out, as pi does (see `readRulebookSettings`). Default `true`.
+   */
+  projectTrusted?: boolean;
 }
 
 /**
@@ -52,7 +57,7 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
   let settings = options.settings;
   let ttsrDisabled = options.ttsrDisabledRules ?? [];
   if (!settings) {
-    const read = await readRulebookSettings(options.cwd, agentDir);
+    const read = await readRulebookSettings(options.cwd, agentDir, { projectTrusted: options.projectTrusted });
     settings = read.settings;
     ttsrDisabled = options.ttsrDisabledRules ?? read.ttsrDisabledRules;
     warnings.push(...read.errors);
