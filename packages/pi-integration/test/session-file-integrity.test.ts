@@ -4,19 +4,37 @@ import {
   type CliHome,
   createTestSession,
   fauxAssistantMessage,
+  installStockPi,
   type ModelServer,
   prepareCliHome,
+  type RunPiOptions,
   runPi,
+  type StockPi,
   startModelServer,
   type TestSession,
 } from "@pi-rails/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import abortOnPattern from "./fixtures/abort-on-pattern.ts";
+
+/**
+ * Issue 25 found pi 0.73.1 gluing the next entry onto a torn last line of a session file, and the core patch fixed
+ * pi's session writer. pi fixed it upstream (1.x: "resumed sessions corrupting the next appended entry when their
+ * JSONL file lacks a trailing newline"; the file is created with the first user message), so the series no longer
+ * carries that fix: these tests hold stock pi 1.6, installed from the registry, to it at every crash point. Should
+ * pi break it again, they fail, and the fix goes back into the series.
+ */
+let stock: StockPi;
+beforeAll(() => {
+  stock = installStockPi({ shared: true });
+}, 300_000);
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/** Stock pi 1.6 in the test's home. */
+const stockPi = (args: string[], options: RunPiOptions) => runPi(args, { ...options, piCli: stock.cli });
 
 function sessionFiles(dir: string): string[] {
   const found: string[] = [];
@@ -35,8 +53,8 @@ function conversation(server: ModelServer, index: number): string[] {
   );
 }
 
-describe("a torn last line in the session file (pi CLI)", () => {
-  it("is reported and kept; new entries start on their own line and later --continue keeps the history", async () => {
+describe("a torn last line in the session file (stock pi 1.6 CLI)", () => {
+  it("is kept; new entries start on their own line and later --continue keeps the history", async () => {
     const server = await startModelServer({
       script: (_request, index) => ({ text: `answer ${index + 1}` }),
     });
@@ -45,7 +63,7 @@ describe("a torn last line in the session file (pi CLI)", () => {
       () => server.close(),
       () => home.dispose(),
     );
-    const pi = (args: string[]) => runPi(args, { home: home.home, cwd: home.cwd });
+    const pi = (args: string[]) => stockPi(args, { home: home.home, cwd: home.cwd });
 
     expect((await pi(["-p", "question 1"])).code).toBe(0);
     expect((await pi(["-p", "--continue", "question 2"])).code).toBe(0);
@@ -60,9 +78,8 @@ describe("a torn last line in the session file (pi CLI)", () => {
     writeFileSync(file!, `${[...lines.slice(0, -1), torn].join("\n")}`);
 
     const third = await pi(["-p", "--continue", "question 3"]);
-    expect(third.code).toBe(0);
+    expect(third.code, third.stderr).toBe(0);
     expect(third.stdout.trim()).toBe("answer 3");
-    expect(third.stderr).toContain(`session file ${file}: line ${lines.length} is torn`);
     // History before the torn line reached the model.
     expect(conversation(server, 2)).toEqual(
       expect.arrayContaining([
@@ -82,10 +99,9 @@ describe("a torn last line in the session file (pi CLI)", () => {
     expect(appended.join("\n")).toContain("question 3");
     expect(appended.join("\n")).toContain("answer 3");
 
-    // The next run sees the whole history, including what was written after the torn line, and warns no more.
+    // The next run sees the whole history, including what was written after the torn line.
     const fourth = await pi(["-p", "--continue", "question 4"]);
-    expect(fourth.code).toBe(0);
-    expect(fourth.stderr).not.toContain("torn");
+    expect(fourth.code, fourth.stderr).toBe(0);
     const sent = conversation(server, 3).join("\n");
     for (const text of ["question 1", "answer 1", "question 2", "question 3", "answer 3", "question 4"]) {
       expect(sent).toContain(text);
@@ -93,7 +109,7 @@ describe("a torn last line in the session file (pi CLI)", () => {
   });
 });
 
-/** An extension that writes a custom entry right after each user message (a real pi.appendEntry). */
+/** An extension that writes a custom entry at each user message (a real pi.appendEntry; pi 1.6 writes it first). */
 const MARK_EXTENSION = `export default function (pi) {
   pi.on("message_end", (event) => {
     if (event.message.role === "user") pi.appendEntry("crash-mark", { at: Date.now() });
@@ -110,12 +126,18 @@ const parse = (line: string): Line | undefined => {
   }
 };
 
-// Issue 25: a crash while pi writes the session file, at each point of the first flush and after it. pi writes
-// nothing until the first assistant message, then every entry at once, so a crash can cut any of them.
-describe("a crash while the session file is written, at every point (pi CLI)", () => {
+// Issue 25: a crash while pi writes the session file, at each entry it writes. pi 1.6 creates the file with the
+// first user message (the header, the model and thinking level, the system prompt message, the user message and
+// what extensions append), then appends each entry, so a crash can cut any of them.
+describe("a crash while the session file is written, at every point (stock pi 1.6 CLI)", () => {
   const crashPoints: { name: string; line: (lines: Line[]) => number; torn: boolean }[] = [
     { name: "header only", line: () => 1, torn: false },
     { name: "the header", line: () => 0, torn: true },
+    {
+      name: "the system prompt message",
+      line: (l) => l.findIndex((e) => e.message?.role === "system"),
+      torn: true,
+    },
     { name: "the first user message", line: (l) => l.findIndex((e) => e.message?.role === "user"), torn: true },
     { name: "a custom entry", line: (l) => l.findIndex((e) => e.customType === "crash-mark"), torn: true },
     {
@@ -133,7 +155,7 @@ describe("a crash while the session file is written, at every point (pi CLI)", (
       () => server.close(),
       () => home.dispose(),
     );
-    const pi = (args: string[]) => runPi(["-e", "./mark.ts", ...args], { home: home.home, cwd: home.cwd });
+    const pi = (args: string[]) => stockPi(["-e", "./mark.ts", ...args], { home: home.home, cwd: home.cwd });
     expect((await pi(["-p", "question 1"])).code).toBe(0);
     if (point.name === "a later message") expect((await pi(["-p", "--continue", "question 2"])).code).toBe(0);
     const [file] = sessionFiles(home.agentDir);
@@ -180,7 +202,7 @@ describe("a crash while the session file is written, at every point (pi CLI)", (
   });
 });
 
-describe("the stream-abort cap (real pi session file)", () => {
+describe("the stream-abort cap (the patched pi, real session file)", () => {
   it("persists the turn's error, not the violating text", async () => {
     const violating = "Sure: FORBIDDEN_API(token) does it, and then some more words.";
     const test: TestSession = await createTestSession({
