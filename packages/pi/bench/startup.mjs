@@ -1,46 +1,103 @@
 #!/usr/bin/env node
-// `pnpm bench` (packages/pi): what the launcher costs at start-up. The published, pristine pi 0.73.1 is installed
-// from the registry into a temp project (the testkit's installStockPi) with this package laid next to it as npm lays
-// it out; then, in paired rounds, stock pi's `cli.js --help` and this package's `pi --help` (both load pi's whole
-// module graph and exit), and `pi --version` (the launcher's own work: the hash check, no pi loaded).
-import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync } from "node:fs";
+// `pnpm --filter @pi-rails/pi bench`: start-up of this package's `pi` against stock pi 1.6.0's own `pi` (its
+// bundle, dist/bundle/cli.js). The published pi 1.6.0 is installed from the registry into a temp project (the
+// testkit's installStockPi) and this package is laid next to it as npm lays it out. Paired rounds, the order
+// alternating: `pi --version` and `pi -p hi` against the testkit's loopback model, stock then ours (or ours then
+// stock). Both use Node's compile cache (pi's bundle enables it, so does the launcher), warmed once before timing.
+// A third column runs the launcher's own steps without the verifier's module hooks (bench/unverified.mjs), to
+// show what the hooks cost. Medians, and the median of the per-round ratios.
+import { spawn } from "node:child_process";
+import { cpSync, mkdirSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
-import { installStockPi } from "@pi-rails/testkit";
+import { installStockPi, prepareCliHome, startModelServer } from "@pi-rails/testkit";
 
 const rounds = Number(process.env.ROUNDS ?? 9);
 const packageRoot = new URL("..", import.meta.url).pathname;
-const stock = installStockPi();
+const manifest = JSON.parse(readFileSync(join(packageRoot, "dist", "bundle", "manifest.json"), "utf8"));
+const stock = installStockPi({ version: "1.6.0" });
+const server = await startModelServer({ script: () => ({ text: "hello from the model" }) });
+const home = prepareCliHome({ server });
 try {
   const installed = join(stock.dir, "node_modules", "@pi-rails", "pi");
   mkdirSync(installed, { recursive: true });
-  for (const entry of ["package.json", "bin", "dist"])
+  for (const entry of ["package.json", "bin", "dist"]) {
     cpSync(join(packageRoot, entry), join(installed, entry), { recursive: true });
-  const launcher = join(installed, "bin", "pi.mjs");
-  const time = (args) => {
-    const started = process.hrtime.bigint();
-    const result = spawnSync(process.execPath, args, { encoding: "utf8" });
-    if (result.status !== 0) throw new Error(`${args.join(" ")} exited ${result.status}: ${result.stderr}`);
-    return Number(process.hrtime.bigint() - started) / 1e6;
+  }
+  const cli = {
+    stock: [join(stock.dir, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js")],
+    ours: [join(installed, "bin", "pi.mjs")],
+    unverified: [join(packageRoot, "bench", "unverified.mjs"), installed],
   };
-  const samples = { stock: [], launcher: [], version: [], ratio: [] };
-  time([launcher, "--help"]); // warm the file cache
+  const env = {
+    ...process.env,
+    HOME: home.home,
+    PI_CODING_AGENT_DIR: home.agentDir,
+    PI_OFFLINE: "1",
+    PI_SKIP_VERSION_CHECK: "1",
+    NO_COLOR: "1",
+    ...(manifest.patches.length === 0 ? { PI_RAILS_ALLOW_UNPATCHED: "1" } : {}),
+  };
+  /** Wall time of one run, in ms (async: the loopback model lives in this process). */
+  const time = (which, args) =>
+    new Promise((resolve, reject) => {
+      const started = process.hrtime.bigint();
+      const child = spawn(process.execPath, [...cli[which], ...args], {
+        cwd: home.cwd,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout.on("data", (chunk) => {
+        output += chunk;
+      });
+      child.stderr.on("data", (chunk) => {
+        output += chunk;
+      });
+      child.on("error", reject);
+      child.on("close", (code) => {
+        if (code !== 0) reject(new Error(`${which} ${args.join(" ")} exited ${code}: ${output}`));
+        else resolve(Number(process.hrtime.bigint() - started) / 1e6);
+      });
+    });
+  const cases = { "--version": ["--version"], "-p hi": ["-p", "hi"] };
+  const samples = {};
+  for (const [name, args] of Object.entries(cases)) {
+    for (const which of Object.keys(cli)) await time(which, args); // compile caches and file cache warm
+    samples[name] = { stock: [], ours: [], unverified: [], ratio: [], unverifiedRatio: [] };
+  }
   for (let round = 0; round < rounds; round++) {
-    const a = time([stock.cli, "--help"]);
-    const b = time([launcher, "--help"]);
-    samples.stock.push(a);
-    samples.launcher.push(b);
-    samples.ratio.push(b / a);
-    samples.version.push(time([launcher, "--version"]));
+    for (const [name, args] of Object.entries(cases)) {
+      const order = round % 2 === 0 ? ["stock", "ours", "unverified"] : ["unverified", "ours", "stock"];
+      const took = {};
+      for (const which of order) took[which] = await time(which, args);
+      const s = samples[name];
+      s.stock.push(took.stock);
+      s.ours.push(took.ours);
+      s.unverified.push(took.unverified);
+      s.ratio.push(took.ours / took.stock);
+      s.unverifiedRatio.push(took.unverified / took.stock);
+    }
   }
   const median = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
-  const ms = (value) => `${value.toFixed(0)} ms`;
-  console.log(`start-up, ${rounds} paired rounds (median), load ${(await import("node:os")).loadavg()[0].toFixed(1)}:`);
-  console.log(`  stock pi  cli.js --help   ${ms(median(samples.stock))}`);
+  const ms = (value) => `${value.toFixed(0)} ms`.padStart(8);
   console.log(
-    `  pi-rails  pi --help       ${ms(median(samples.launcher))}  (paired ratio ${median(samples.ratio).toFixed(2)})`,
+    `start-up, ${rounds} paired rounds (medians), load ${loadavg()[0].toFixed(1)}, ` +
+      `${manifest.patches.length ? "patched" : "UNPATCHED"} bundle of pi ${manifest.pi.version}:`,
   );
-  console.log(`  pi-rails  pi --version    ${ms(median(samples.version))}  (hash check only)`);
+  console.log("  command        stock pi 1.6   @pi-rails/pi   ratio   (no hooks   ratio)");
+  for (const [name, s] of Object.entries(samples)) {
+    console.log(
+      `  pi ${name.padEnd(11)} ${ms(median(s.stock))}      ${ms(median(s.ours))}      ${median(s.ratio).toFixed(2)}   ` +
+        `(${ms(median(s.unverified))}   ${median(s.unverifiedRatio).toFixed(2)})`,
+    );
+  }
+  const worst = Math.max(...Object.values(samples).map((s) => median(s.ratio)));
+  console.log(
+    worst <= 1.1 ? `within 1.10x of stock pi (worst ${worst.toFixed(2)})` : `OVER 1.10x (worst ${worst.toFixed(2)})`,
+  );
 } finally {
+  home.dispose();
+  await server.close();
   stock.dispose();
 }

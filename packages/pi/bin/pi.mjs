@@ -13,5 +13,5 @@ if (tooOld) {
 }
 // As pi's own bundle does: V8's code cache on disk, for every module compiled from here on.
 nodeModule.enableCompileCache();
-const { main } = await import("../dist/cli.js");
-await main();
+const { main } = await import("../dist/launcher.js");
+main();

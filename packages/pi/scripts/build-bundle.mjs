@@ -99,6 +99,9 @@ const patchSpecs = Object.entries(workspace.patchedDependencies ?? {})
     return { name: spec.slice(0, at), version: spec.slice(at + 1), patch: join(repoRoot, patch) };
   })
   .filter((spec) => spec.name.startsWith("@earendil-works/pi-"));
+for (const spec of patchSpecs) {
+  if (!existsSync(spec.patch)) fail(`pnpm-workspace.yaml patches ${spec.name}@${spec.version} with ${spec.patch}, which does not exist`);
+}
 
 /** Fails unless `dir` holds `spec`'s patch applied (reverse-applying it to copies of the files it touches works). */
 function checkPatched(spec, dir) {
@@ -300,6 +303,11 @@ for (const [name, input] of Object.entries(workers)) {
   ];
 }
 for (const key of Object.keys(GLUE)) if (!glued.has(key)) fail(`glue for ${key}: the module was not bundled`);
+
+// The launcher itself, as one file (dist/launcher.js from src/cli.ts): one module to load instead of eight.
+const launcher = await rolldown({ input: join(packageRoot, "src", "cli.ts"), platform: "node", external: isBuiltin, logLevel: "warn" });
+await launcher.write({ file: join(packageRoot, "dist", "launcher.js"), format: "esm", comments: false, sourcemap: false });
+await launcher.close();
 
 // Nothing outside the bundle but Node's builtins and the packages named above.
 const outputs = readdirSync(out).filter((file) => file.endsWith(".js"));

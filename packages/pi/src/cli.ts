@@ -5,8 +5,9 @@
  * arguments print the version or update pi; at those two points the bundle calls back into the launcher.
  */
 import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { versionLine } from "./argv.ts";
 import { refuse, Verifier } from "./hooks.ts";
 import { createHost, HOST_KEY } from "./host.ts";
@@ -14,6 +15,9 @@ import { findPackageDir, packageVersion } from "./locate.ts";
 import { type PatchManifest, parseManifest } from "./manifest.ts";
 import { runSelfUpdate } from "./self-update.ts";
 import { checkLayout, type FileStat, type Zone } from "./verify.ts";
+
+export { Verifier } from "./hooks.ts";
+export { createHost, HOST_KEY } from "./host.ts";
 
 /** This package's folder (real path: Node resolves the bundle's imports from real paths). */
 export const packageDir = realpathSync(join(dirname(fileURLToPath(import.meta.url)), ".."));
@@ -90,7 +94,7 @@ export function prepare(dir: string = packageDir): { manifest: PatchManifest; zo
 }
 
 /** Runs the command line: the checks, then pi (which reads `process.argv` itself). */
-export async function main(): Promise<void> {
+export function main(): void {
   const { manifest, zones, upstreamDir } = prepare();
   const ownVersion = packageVersion(packageDir) ?? "0.0.0";
   const verifier = new Verifier(zones);
@@ -102,5 +106,6 @@ export async function main(): Promise<void> {
     workers: manifest.workers,
   });
   verifier.install();
-  await import(pathToFileURL(join(zones[0]?.root as string, manifest.bundle.entry)).href);
+  // As pi's own bin does: require() of the ESM entry loads its whole static graph synchronously.
+  createRequire(import.meta.url)(join(zones[0]?.root as string, manifest.bundle.entry));
 }

@@ -115,7 +115,7 @@ describe("checkLayout", () => {
 
   it("says what is refused and how to get a good install", () => {
     const message = refusalMessage(["x is empty"]);
-    expect(message.split("\n")[0]).toMatch(/^pi-rails: refusing to run pi/);
+    expect(message.split("\n")[0]).toMatch(/^pi-rails: refusing to start pi/);
     expect(message).toContain("  x is empty");
     expect(message).toContain("npm install -g @pi-rails/pi");
   });

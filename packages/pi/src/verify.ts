@@ -123,7 +123,7 @@ export function checkLayout(zone: Zone, lstat: (path: string) => FileStat | unde
 /** The message printed before exiting 1. */
 export function refusalMessage(problems: readonly string[]): string {
   return [
-    "pi-rails: refusing to run pi: this installation of @pi-rails/pi is not the one that was built.",
+    "pi-rails: refusing to start pi: this installation of @pi-rails/pi is not the one that was built.",
     ...problems.map((problem) => `  ${problem}`),
     "Running it could run pi without the pi-rails patch. Reinstall it: npm install -g @pi-rails/pi",
     "(in a pi-rails checkout: pnpm install && pnpm --filter @pi-rails/pi build)",

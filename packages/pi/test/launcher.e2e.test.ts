@@ -120,7 +120,7 @@ const flipped = (bytes: Buffer) => {
 const expectRefused = (result: SpawnSyncReturns<string>, ...said: string[]) => {
   expect(result.status, result.stderr).toBe(1);
   expect(result.stdout).toBe("");
-  expect(result.stderr).toMatch(/^pi-rails: refusing to run pi/);
+  expect(result.stderr).toMatch(/^pi-rails: refusing to start pi/);
   for (const text of said) expect(result.stderr).toContain(text);
 };
 
