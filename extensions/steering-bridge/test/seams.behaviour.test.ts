@@ -54,11 +54,13 @@ describe("steering seams in a real pi session", () => {
     expect(next.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user"]);
     expect(next[2]!.text).toContain("was not dispatched: interrupt_immediate");
     expect(next[3]!.text).toBe("STOP: do not write");
-    const turnEnd = harness.test.events.find((e) => e.type === "turn_end") as {
-      dispatchSkipped?: boolean;
-      skipReason?: string;
-    };
-    expect(turnEnd).toMatchObject({ dispatchSkipped: true, skipReason: "interrupt_immediate" });
+    // The placeholder result says why in its details too (a renderer or guard need not parse the text).
+    const placeholder = harness.test.session.messages.find((m) => m.role === "toolResult");
+    expect(placeholder).toMatchObject({
+      toolCallId: "w1",
+      isError: true,
+      details: { dispatchSkipped: true, skipReason: "interrupt_immediate" },
+    });
   });
 
   it("finish_step waits for post_tool_dispatch: the tool runs, then the item lands before the next request", async () => {
@@ -147,6 +149,46 @@ describe("steering seams in a real pi session", () => {
       { role: "user", text: "NOTE-EARLY" },
       { role: "user", text: "NOTE-LATE" },
     ]);
+  });
+
+  it("pi 1.6 compacts inside a run, before the next request: pre_compact and post_compact bracket it, and a note lands after it", async () => {
+    harness = await openBridgeSession({
+      persist: true,
+      files: { "notes.md": "NOTES" },
+      // The tool turn reports 120k prompt tokens of a 128k window (reserve 16k): the next iteration compacts first.
+      settings: { compaction: { enabled: true, keepRecentTokens: 1 } },
+      script: [
+        {
+          toolCalls: [{ id: "r1", name: "read", arguments: { path: "notes.md" } }],
+          usage: { prompt_tokens: 120_000, completion_tokens: 10 },
+        },
+        { text: "THE-SUMMARY" },
+        { text: "after compaction" },
+      ],
+      schedule: [{ after: "pre_compact", iteration: 2, input: { content: "NOTE-AROUND-COMPACTION", kind: "note" } }],
+    });
+    await harness.test.prompt("read the notes");
+    const order = harness.test.events.flatMap((e) => {
+      if (e.type === "compaction_start" || e.type === "compaction_end") return [e.type];
+      if (e.type === "loop_checkpoint" && e.checkpoint.iteration === 2) return [e.checkpoint.kind];
+      return [];
+    });
+    expect(order.slice(0, 5)).toEqual([
+      "iteration_start",
+      "pre_compact",
+      "compaction_start",
+      "compaction_end",
+      "post_compact",
+    ]);
+    expect(acksOf(harness.acks, harness.scheduledIds[0]!)).toMatchObject([
+      { state: "delivered", seam: "post_compact", iteration: 2 },
+    ]);
+    // The summary request is the second; the note is in the request after it, after the summary, not summarised.
+    expect(harness.server.requests).toHaveLength(3);
+    expect(JSON.stringify(harness.server.requests[1]!.body)).not.toContain("NOTE-AROUND-COMPACTION");
+    const last = conversation(harness.server.requests[2]!.messages).map((m) => m.text);
+    expect(last.findIndex((t) => t.includes("THE-SUMMARY"))).toBeGreaterThan(-1);
+    expect(last.at(-1)).toBe("NOTE-AROUND-COMPACTION");
   });
 
   it("audit_only lands in the session file at loop_exit and is never sent to the model, not even on the next prompt", async () => {
