@@ -57,6 +57,12 @@ const RUN_BY: { command: RegExp; by: string; evidence: string }[] = [
     evidence: 'user("pi", ["install", `npm:@pi-rails/',
   },
   { command: /^pi update$/, by: "scripts/demo/installed.mjs", evidence: '("pi", ["update"])' },
+  // packages/pi/README.md: a prompt on the patched pi with the installed extensions loaded.
+  {
+    command: /^pi -p "hello"$/,
+    by: "packages/pi-integration/test/pi-packages.test.ts",
+    evidence: '["-p", "hello", "-e", probe]',
+  },
   {
     command: /^npm uninstall -g @earendil-works\/pi-coding-agent && npm i -g @pi-rails\/pi$/,
     by: "scripts/demo/installed.mjs",
