@@ -5,11 +5,13 @@
 // alternating: `pi --version` and `pi -p hi` against the testkit's loopback model, stock then ours (or ours then
 // stock). Both use Node's compile cache (pi's bundle enables it, so does the launcher), warmed once before timing.
 // A third column runs the launcher's own steps without the verifier's module hooks (bench/unverified.mjs), to
-// show what the hooks cost. Medians, and the median of the per-round ratios.
+// show what the hooks cost. Wall time and CPU time (user + system, from bench/cpu-probe.mjs preloaded into every
+// run alike): on a machine shared with other work the CPU time is the steadier of the two. Medians, and the
+// median of the per-round ratios.
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync } from "node:fs";
-import { loadavg } from "node:os";
-import { join } from "node:path";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { installStockPi, prepareCliHome, startModelServer } from "@pi-rails/testkit";
 
 const rounds = Number(process.env.ROUNDS ?? 9);
@@ -38,13 +40,15 @@ try {
     NO_COLOR: "1",
     ...(manifest.patches.length === 0 ? { PI_RAILS_ALLOW_UNPATCHED: "1" } : {}),
   };
-  /** Wall time of one run, in ms (async: the loopback model lives in this process). */
+  const probe = join(packageRoot, "bench", "cpu-probe.mjs");
+  const cpuFile = join(mkdtempSync(join(tmpdir(), "pi-rails-bench-")), "cpu");
+  /** Wall and CPU time of one run, in ms (async: the loopback model lives in this process). */
   const time = (which, args) =>
     new Promise((resolve, reject) => {
       const started = process.hrtime.bigint();
-      const child = spawn(process.execPath, [...cli[which], ...args], {
+      const child = spawn(process.execPath, ["--import", probe, ...cli[which], ...args], {
         cwd: home.cwd,
-        env,
+        env: { ...env, PI_RAILS_BENCH_CPU: cpuFile },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";
@@ -57,26 +61,35 @@ try {
       child.on("error", reject);
       child.on("close", (code) => {
         if (code !== 0) reject(new Error(`${which} ${args.join(" ")} exited ${code}: ${output}`));
-        else resolve(Number(process.hrtime.bigint() - started) / 1e6);
+        else
+          resolve({
+            wall: Number(process.hrtime.bigint() - started) / 1e6,
+            cpu: Number(readFileSync(cpuFile, "utf8")),
+          });
       });
     });
   const cases = { "--version": ["--version"], "-p hi": ["-p", "hi"] };
   const samples = {};
   for (const [name, args] of Object.entries(cases)) {
     for (const which of Object.keys(cli)) await time(which, args); // compile caches and file cache warm
-    samples[name] = { stock: [], ours: [], unverified: [], ratio: [], unverifiedRatio: [] };
+    samples[name] = {};
+    for (const measure of ["wall", "cpu"]) {
+      samples[name][measure] = { stock: [], ours: [], unverified: [], ratio: [], unverifiedRatio: [] };
+    }
   }
   for (let round = 0; round < rounds; round++) {
     for (const [name, args] of Object.entries(cases)) {
       const order = round % 2 === 0 ? ["stock", "ours", "unverified"] : ["unverified", "ours", "stock"];
       const took = {};
       for (const which of order) took[which] = await time(which, args);
-      const s = samples[name];
-      s.stock.push(took.stock);
-      s.ours.push(took.ours);
-      s.unverified.push(took.unverified);
-      s.ratio.push(took.ours / took.stock);
-      s.unverifiedRatio.push(took.unverified / took.stock);
+      for (const measure of ["wall", "cpu"]) {
+        const s = samples[name][measure];
+        s.stock.push(took.stock[measure]);
+        s.ours.push(took.ours[measure]);
+        s.unverified.push(took.unverified[measure]);
+        s.ratio.push(took.ours[measure] / took.stock[measure]);
+        s.unverifiedRatio.push(took.unverified[measure] / took.stock[measure]);
+      }
     }
   }
   const median = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
@@ -85,17 +98,24 @@ try {
     `start-up, ${rounds} paired rounds (medians), load ${loadavg()[0].toFixed(1)}, ` +
       `${manifest.patches.length ? "patched" : "UNPATCHED"} bundle of pi ${manifest.pi.version}:`,
   );
-  console.log("  command        stock pi 1.6   @pi-rails/pi   ratio   (no hooks   ratio)");
-  for (const [name, s] of Object.entries(samples)) {
+  console.log("  command       time  stock pi 1.6   @pi-rails/pi   ratio   (no hooks   ratio)");
+  const ratios = [];
+  for (const [name, measures] of Object.entries(samples)) {
+    for (const [measure, s] of Object.entries(measures)) {
+      ratios.push({ measure, ratio: median(s.ratio) });
+      console.log(
+        `  pi ${name.padEnd(10)} ${measure.padEnd(4)} ${ms(median(s.stock))}      ${ms(median(s.ours))}      ` +
+          `${median(s.ratio).toFixed(2)}   (${ms(median(s.unverified))}   ${median(s.unverifiedRatio).toFixed(2)})`,
+      );
+    }
+  }
+  for (const measure of ["wall", "cpu"]) {
+    const worst = Math.max(...ratios.filter((r) => r.measure === measure).map((r) => r.ratio));
     console.log(
-      `  pi ${name.padEnd(11)} ${ms(median(s.stock))}      ${ms(median(s.ours))}      ${median(s.ratio).toFixed(2)}   ` +
-        `(${ms(median(s.unverified))}   ${median(s.unverifiedRatio).toFixed(2)})`,
+      `  ${measure}: ${worst <= 1.1 ? "within" : "OVER"} 1.10x of stock pi 1.6 (worst paired ratio ${worst.toFixed(2)})`,
     );
   }
-  const worst = Math.max(...Object.values(samples).map((s) => median(s.ratio)));
-  console.log(
-    worst <= 1.1 ? `within 1.10x of stock pi (worst ${worst.toFixed(2)})` : `OVER 1.10x (worst ${worst.toFixed(2)})`,
-  );
+  rmSync(dirname(cpuFile), { recursive: true, force: true });
 } finally {
   home.dispose();
   await server.close();

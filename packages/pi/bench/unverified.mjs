@@ -10,7 +10,9 @@ import { pathToFileURL } from "node:url";
 enableCompileCache();
 const installed = realpathSync(process.argv[2]);
 process.argv.splice(2, 1); // pi reads its arguments from process.argv
-const { prepare, createHost, HOST_KEY, Verifier } = await import(pathToFileURL(join(installed, "dist", "launcher.js")).href);
+const { prepare, createHost, HOST_KEY, Verifier } = await import(
+  pathToFileURL(join(installed, "dist", "launcher.js")).href
+);
 const { manifest, zones, upstreamDir } = prepare(installed);
 globalThis[HOST_KEY] = createHost({
   upstreamDir,

@@ -100,7 +100,8 @@ const patchSpecs = Object.entries(workspace.patchedDependencies ?? {})
   })
   .filter((spec) => spec.name.startsWith("@earendil-works/pi-"));
 for (const spec of patchSpecs) {
-  if (!existsSync(spec.patch)) fail(`pnpm-workspace.yaml patches ${spec.name}@${spec.version} with ${spec.patch}, which does not exist`);
+  if (!existsSync(spec.patch))
+    fail(`pnpm-workspace.yaml patches ${spec.name}@${spec.version} with ${spec.patch}, which does not exist`);
 }
 
 /** Fails unless `dir` holds `spec`'s patch applied (reverse-applying it to copies of the files it touches works). */
@@ -293,20 +294,31 @@ for (const [name, input] of Object.entries(workers)) {
   const build = await rolldown({ ...commonInput, input: { [name]: input } });
   const result = await build.write({ ...commonOutput, entryFileNames: "[name].js", codeSplitting: false });
   await build.close();
+  // Its static imports, and the runtime packages it names in a string (photon, required through createRequire).
+  const code = result.output.map((chunk) => (chunk.type === "chunk" ? chunk.code : "")).join("\n");
+  const imported = result.output.flatMap((chunk) => (chunk.type === "chunk" ? chunk.imports : []));
+  const named = RUNTIME_PACKAGES.filter((pkg) =>
+    ['"', "'", "`"].some((quote) => code.includes(`${quote}${pkg}${quote}`)),
+  );
   workerImports[`${name}.js`] = [
-    ...new Set(
-      result.output
-        .flatMap((chunk) => (chunk.type === "chunk" ? chunk.imports : []))
-        .filter((id) => !isBuiltin(id))
-        .map(packageOf),
-    ),
-  ];
+    ...new Set([...imported.filter((id) => !isBuiltin(id)).map(packageOf), ...named]),
+  ].sort();
 }
 for (const key of Object.keys(GLUE)) if (!glued.has(key)) fail(`glue for ${key}: the module was not bundled`);
 
 // The launcher itself, as one file (dist/launcher.js from src/cli.ts): one module to load instead of eight.
-const launcher = await rolldown({ input: join(packageRoot, "src", "cli.ts"), platform: "node", external: isBuiltin, logLevel: "warn" });
-await launcher.write({ file: join(packageRoot, "dist", "launcher.js"), format: "esm", comments: false, sourcemap: false });
+const launcher = await rolldown({
+  input: join(packageRoot, "src", "cli.ts"),
+  platform: "node",
+  external: isBuiltin,
+  logLevel: "warn",
+});
+await launcher.write({
+  file: join(packageRoot, "dist", "launcher.js"),
+  format: "esm",
+  comments: false,
+  sourcemap: false,
+});
 await launcher.close();
 
 // Nothing outside the bundle but Node's builtins and the packages named above.

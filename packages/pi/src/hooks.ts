@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { registerHooks } from "node:module";
-import { extname } from "node:path";
+import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkFile, checkResolution, refusalMessage, type Zone, zoneOf } from "./verify.ts";
 
@@ -55,7 +55,7 @@ export class Verifier {
     const zone = this.zones.find((candidate) => candidate.name === name);
     if (!zone) refuse([`the manifest names no upstream package ${name}`]);
     for (const file of Object.keys(zone.files)) {
-      const path = `${zone.root}/${file}`;
+      const path = join(zone.root, ...file.split("/"));
       if (!this.verified.has(path)) this.read(path);
     }
   }
@@ -64,7 +64,7 @@ export class Verifier {
     if (this.packagesChecked.has(zone)) return;
     this.packagesChecked.add(zone);
     for (const file of Object.keys(zone.files)) {
-      const path = `${zone.root}/${file}`;
+      const path = join(zone.root, ...file.split("/"));
       if (DATA_FILE.test(file) && !this.verified.has(path)) this.read(path);
     }
   }

@@ -3,7 +3,7 @@
  * `globalThis[Symbol.for("@pi-rails/pi.host")]`): where upstream pi's package folder is, the `--version` line,
  * the self-update, and checked reads of the files pi opens by path rather than by import.
  */
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Verifier } from "./hooks.ts";
 
@@ -47,8 +47,7 @@ export function createHost(options: {
     verifiedWorker(url) {
       const path = toPath(url);
       verifier.read(path);
-      const name = path.slice(path.lastIndexOf("/") + 1);
-      for (const pkg of options.workers[name] ?? []) verifier.checkPackage(pkg);
+      for (const pkg of options.workers[basename(path)] ?? []) verifier.checkPackage(pkg);
       return url;
     },
   };
