@@ -10,7 +10,7 @@ export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const repoRoot = join(packageRoot, "..", "..");
 // patches:rebase runs the suite against another version's patched core: PI_RAILS_CORE_DIR / PI_RAILS_CORE_PATCH.
 export const patchFile =
-  process.env.PI_RAILS_CORE_PATCH ?? join(repoRoot, "patches", "@earendil-works__pi-agent-core@0.73.1.patch");
+  process.env.PI_RAILS_CORE_PATCH ?? join(repoRoot, "patches", "@earendil-works__pi-agent-core@1.6.0.patch");
 
 /** The installed (patched) pi-agent-core package folder. */
 export function patchedCoreDir() {

@@ -12,16 +12,15 @@ export type {
   CheckpointHook,
   CheckpointOutcome,
   CheckpointRequest,
-  CreateCancelReminder,
-  CreateRetryMessage,
+  DescribeCancellation,
   LoopCheckpoint,
+  LoopHooks,
   LoopSeamKind,
   StreamRetry,
   StreamTextEvent,
   StreamTextHook,
   StreamTextResult,
   StreamTextSource,
-  StreamTextToolCall,
   ToolCallCancellation,
   ToolCallInFlight,
 } from "@earendil-works/pi-agent-core";
@@ -86,6 +85,7 @@ export {
 } from "./patch/detect.ts";
 export { NoticeBoard, type NoticeContext, type NoticeLevel } from "./pi/notices.ts";
 export { type StreamAbortLike, showStreamAbortNotice, streamAbortNotice } from "./pi/stream-abort-notice.ts";
+export { ABORTED_ATTEMPT_EXPLANATION, STREAM_RETRY_TYPE, streamRetry } from "./pi/stream-retry.ts";
 export {
   DELIVERY_MODES,
   type DeliveryMode,
@@ -109,6 +109,7 @@ export {
   INTERRUPT_SKIP_REASON,
 } from "./seams/checkpoint-registry.ts";
 export {
+  CANCEL_REMINDER_TYPE,
   cancelledCallText,
   cancelReminderTextFor,
   describeCancelledCall,

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 
-/** The variable pi 0.73.1 reads for its agent dir (`ENV_AGENT_DIR` in pi's config.js). */
+/** The variable pi 1.6 reads for its agent dir (`ENV_AGENT_DIR` in pi's config.js). */
 export const AGENT_DIR_ENV = "PI_CODING_AGENT_DIR";
 
 /**

@@ -10,10 +10,8 @@ export const LOOP_SEAMS = [
   "pre_compact",
   "post_compact",
   "pre_tool_dispatch",
-  "iteration_end",
   "post_tool_dispatch",
-  "daemon_idle_pre",
-  "daemon_idle_post",
+  "iteration_end",
   "loop_exit",
 ] as const satisfies readonly LoopSeamKind[];
 
@@ -37,8 +35,6 @@ export const SEAM_DRAIN_POLICY: Readonly<Record<LoopSeam, SeamDrainPolicy>> = {
   pre_tool_dispatch: { modes: ["interrupt_immediate"], inbox: false },
   iteration_end: { modes: ["interrupt_immediate", "finish_step"], inbox: false },
   post_tool_dispatch: { modes: ["interrupt_immediate", "finish_step"], inbox: false },
-  daemon_idle_pre: { modes: ["interrupt_immediate"], inbox: false },
-  daemon_idle_post: { modes: ["interrupt_immediate"], inbox: false },
   loop_exit: { modes: ["audit_only"], inbox: false },
 };
 

@@ -43,14 +43,13 @@ export interface DrainSource {
 /** Observer of every checkpoint pass; its return value is ignored, and its failures never reach the loop. */
 export type CheckpointObserver = (checkpoint: LoopCheckpoint) => void | Promise<void>;
 
-/** The result of one pass, as the patched loop expects it (plus what each source delivered). */
+/**
+ * The result of one pass, as the patched loop expects it: the messages to deliver (the bridge's first, in mode
+ * order, then the inbox's) and whether to skip the pending tool batch. The loop reports the pass itself.
+ */
 export interface CheckpointPass extends CheckpointOutcome {
   messages: AgentMessage[];
-  /** The bridge deliveries of `messages` (first, in mode order): a host that counts them apart, like pi's drain phase. */
-  bridgeMessages: AgentMessage[];
-  /** The inbox deliveries of `messages` (after the bridge ones). */
-  inboxMessages: AgentMessage[];
-  record: LoopCheckpoint;
+  skipToolDispatch: boolean;
 }
 
 /** Why the batch was skipped when an interrupt lands at pre_tool_dispatch. */
@@ -110,23 +109,14 @@ export class CheckpointRegistry {
       }
     }
     const dispatchSkipped = decideDispatchSkip(kind, bridge, toolCalls);
-    const record: LoopCheckpoint = {
-      iteration: request.iteration,
-      kind,
-      delivered: bridge.length,
-      inboxDelivered: inbox.length,
-      dispatchSkipped,
-    };
-    await this.#notify(record);
-    const bridgeMessages = bridge.map((delivery) => delivery.message);
-    const inboxMessages = inbox.map((delivery) => delivery.message);
+    const messages: AgentMessage[] = [];
+    for (const delivery of bridge) messages.push(delivery.message);
+    for (const delivery of inbox) messages.push(delivery.message);
+    await this.#notify({ iteration: request.iteration, kind, delivered: messages.length, dispatchSkipped });
     return {
-      messages: [...bridgeMessages, ...inboxMessages],
-      bridgeMessages,
-      inboxMessages,
+      messages,
       skipToolDispatch: dispatchSkipped,
       ...(dispatchSkipped ? { skipReason: INTERRUPT_SKIP_REASON } : {}),
-      record,
     };
   }
 

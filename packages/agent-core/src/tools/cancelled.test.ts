@@ -46,17 +46,17 @@ describe("isCancelledByHost", () => {
 /** pi-ai's own source (this package's pinned copy), to pin the id shapes below to what pi-ai really builds. */
 function piAiSource(file: string): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  return readFileSync(join(here, "../../node_modules/@earendil-works/pi-ai/dist/providers", file), "utf8");
+  return readFileSync(join(here, "../../node_modules/@earendil-works/pi-ai/dist/api", file), "utf8");
 }
 
 describe("the id the model knows, in the cancel text (issue 21)", () => {
-  it("pi-ai 0.73.1 still builds the id shapes these rules read", () => {
+  it("pi-ai 1.6 still builds the id shapes these rules read", () => {
     // OpenAI Responses: pi's id joins the API's call_id and the output item's id.
     // biome-ignore lint/suspicious/noTemplateCurlyInString: pi-ai's source text, matched literally
     expect(piAiSource("openai-responses-shared.js")).toContain("id: `${item.call_id}|${item.id}`");
     // Gemini: a call the API sent without an id gets one made up.
     // biome-ignore lint/suspicious/noTemplateCurlyInString: pi-ai's source text, matched literally
-    expect(piAiSource("google.js")).toContain("`${part.functionCall.name}_${Date.now()}_${++toolCallCounter}`");
+    expect(piAiSource("google-generative-ai.js")).toContain("`${part.functionCall.name}_${Date.now()}_${++toolCallCounter}`");
   });
 
   it("OpenAI Responses: the model is shown call_…, never the combined call_…|fc_…", () => {

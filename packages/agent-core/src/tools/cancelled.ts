@@ -56,14 +56,23 @@ export function cancelReminderTextFor(callId: string, tool: string, reason: stri
   return `The host cancelled ${call} while it ran: ${reason}. This was not a tool failure; do not run it again unless asked to.`;
 }
 
+/** The custom type of the hidden reminder pi sends after a batch with a host-cancelled call. */
+export const CANCEL_REMINDER_TYPE = "tool-call-cancelled";
+
 /**
  * The host's wording for a call it cancels, in the shape `cancelToolCall`'s `describe` option takes: the result and
- * the reminder the model gets name only an id the model knows (pi's patch would otherwise name pi's own id).
+ * the reminder the model gets name only an id the model knows (pi would otherwise name its own id), and the
+ * reminder's custom type (the patched pi carries no wording and no type of its own).
  */
 export function describeCancelledCall(cancellation: { callId: string; tool: string; reason: string }): {
   result: string;
   reminder: string;
+  customType: string;
 } {
   const { callId, tool, reason } = cancellation;
-  return { result: cancelledCallText(callId, tool, reason), reminder: cancelReminderTextFor(callId, tool, reason) };
+  return {
+    result: cancelledCallText(callId, tool, reason),
+    reminder: cancelReminderTextFor(callId, tool, reason),
+    customType: CANCEL_REMINDER_TYPE,
+  };
 }
