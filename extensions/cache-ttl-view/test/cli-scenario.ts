@@ -40,6 +40,8 @@ export async function expiryScenario(into: Scenario, piCli?: string): Promise<vo
   const home = prepareCliHome({
     server,
     files: { "big.txt": FILE },
+    // No cache-warming requests of pi 1.6 between the runs (see test/helpers.ts).
+    settings: { cacheWarming: "off" },
     projectSettings: { cacheTtl: { ttlSeconds: 300 } },
   });
   into.home = home;

@@ -102,6 +102,8 @@ export function sessionPerTest() {
     onRender?: CacheTtlViewOptions["onRender"];
     /** Other extensions, loaded before cache-ttl-view (their handlers of an event run first). */
     extensions?: ExtensionFactory[];
+    /** Extensions loaded after cache-ttl-view (their handlers see what it returned). */
+    after?: ExtensionFactory[];
     /** The wire format of the model (default chat completions): a strict loopback server of that API. */
     format?: WireFormat;
   }) => {
@@ -114,6 +116,10 @@ export function sessionPerTest() {
       // The scripts answer without thinking (the wire-format tests script it, as each API signs it).
       thinkingLevel: "off",
       files: options.files,
+      // pi 1.6 re-sends the last request to keep its cache warm (`cacheWarming`, default `idle`): such a request
+      // would take a scripted answer and be recorded as one of the view's. The testkit's sandbox turns it off; the
+      // TTL view's tests say so themselves (a global setting: pi reads it from the agent dir only).
+      settings: { cacheWarming: "off" },
       projectSettings: options.projectSettings,
       extensions: [
         ...(options.extensions ?? []),
@@ -121,6 +127,7 @@ export function sessionPerTest() {
           now: () => options.clock.now,
           ...(options.onRender ? { onRender: options.onRender } : {}),
         }),
+        ...(options.after ?? []),
       ],
       persist: true,
     });

@@ -265,19 +265,37 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
   describe("the session's current context", () => {
     it("is built like pi's buildSessionContext (after a compaction and a tree navigation)", async () => {
       const clock = { now: 1_000_000 };
-      const { t } = await start((index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }), clock);
+      const { t } = await startSession({
+        format,
+        script: (_request, index) => (index === 0 ? READ_BIG : { text: `answer ${index}` }),
+        clock,
+        files: { "big.txt": FILE },
+        // pi 1.6 refuses to compact a session whose recent part alone is within keepRecentTokens.
+        projectSettings: { cacheTtl: { ttlSeconds: 300 }, compaction: { keepRecentTokens: 200 } },
+      });
       await t.prompt("read big.txt");
       await t.prompt("second");
       await t.session.compact();
       await t.prompt("third");
+      const manager = t.session.sessionManager;
+      const keys = (ms: readonly ViewMessage[]) => ms.map((_m, i) => messageKeyAt(ms, i));
+      const both = () => ({
+        ours: builderOf(manager.getBranch()).messages(),
+        pis: buildSessionContext(manager.getEntries(), manager.getLeafId()).messages as ViewMessage[],
+      });
+      const compacted = both();
+      expect(keys(compacted.ours)).toEqual(keys(compacted.pis));
+      expect(compacted.ours).toEqual(compacted.pis);
+      // pi 1.6's compacted context leads with the compaction's system checkpoint (the prompt and tools), then its
+      // summary; the kept range carries no system message of its own.
+      expect(compacted.ours.slice(0, 2).map((m) => m.role)).toEqual(["system", "compactionSummary"]);
+      expect(compacted.ours.filter((m) => m.role === "system")).toHaveLength(1);
       const entries = t.readSessionEntries() as { type: string; id: string }[];
       const firstAnswer = entries.find((e) => e.type === "message" && json(e).includes("answer 1")) as { id: string };
       await t.session.navigateTree(firstAnswer.id);
-      const manager = t.session.sessionManager;
-      const ours = builderOf(manager.getBranch()).messages();
-      const pis = buildSessionContext(manager.getEntries(), manager.getLeafId()).messages as ViewMessage[];
-      const keys = (ms: readonly ViewMessage[]) => ms.map((_m, i) => messageKeyAt(ms, i));
+      const { ours, pis } = both();
       expect(keys(ours)).toEqual(keys(pis));
+      expect(ours).toEqual(pis);
       expect(ours.length).toBeGreaterThan(2);
     });
   });

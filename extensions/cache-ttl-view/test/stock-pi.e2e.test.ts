@@ -2,12 +2,13 @@ import { installStockPi, type StockPi } from "@pi-rails/testkit";
 import { afterAll, afterEach, beforeAll, describe, it } from "vitest";
 import { disposeScenario, expiryScenario, type Scenario } from "./cli-scenario.ts";
 
-// The published pi 0.73.1 as a user has it, without the pi-rails patch: cache-ttl-view needs only pi's own events.
-describe("stock pi (published 0.73.1, no patch)", () => {
+// The published pi 1.6.0 as a user has it (its bundled CLI), without the pi-rails patch: cache-ttl-view needs only
+// pi's own events.
+describe("stock pi (published 1.6.0, no patch)", () => {
   let stock: StockPi | undefined;
   const scenario: Scenario = {};
   beforeAll(() => {
-    stock = installStockPi();
+    stock = installStockPi({ shared: true });
   }, 300_000);
   afterAll(() => stock?.dispose());
   afterEach(() => disposeScenario(scenario));

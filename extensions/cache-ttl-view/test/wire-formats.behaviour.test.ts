@@ -44,7 +44,7 @@ const script = (_request: unknown, index: number): ScriptedResponse =>
 /** Every format with its default model, and Gemini 3 (its function calls of the current turn must be signed). */
 const TARGETS: [WireFormat, string | undefined][] = [
   ...WIRE_FORMATS.map((format): [WireFormat, undefined] => [format, undefined]),
-  ["google-generative-ai", "gemini-3-pro-preview"],
+  ["google-generative-ai", "gemini-3.1-pro-preview"],
 ];
 
 describe.each(TARGETS)("cache-ttl-view on %s %s (strict loopback server)", (format, modelId) => {
