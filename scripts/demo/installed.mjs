@@ -8,7 +8,7 @@
 //    runs `npm install --prefix`), then the installed `pi` on the embedded model runs the three stages of `pnpm demo`
 //    with the installed extensions: nothing of pi or the extensions is loaded from the checkout.
 // 3. Independent publishing: a changeset for one package, version, release: only that package gets a new version
-//    on the registry, and `pi update` on the user's machine brings exactly that update.
+//    on the registry, and `pi update --all` on the user's machine brings exactly that update.
 // Every step prints its wall time; the registry is stopped in `finally`, on failure too.
 import { spawnSync } from "node:child_process";
 import {
@@ -304,7 +304,7 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
       console.log("  tmux is not installed: the TUI is not checked");
     }
 
-    // 3. One package released on its own, and `pi update` on the user's machine.
+    // 3. One package released on its own, and `pi update --all` on the user's machine.
     const installedVersion = (name) => {
       const file = join(prefix, "lib", "node_modules", name, "package.json");
       return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")).version : undefined;
@@ -326,7 +326,8 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     for (const { name } of published) facts.secondRelease[name] = await registry.versions(name);
     facts.independentVersion = versionOf(INDEPENDENT);
     for (const { name } of published) console.log(`  ${name}: registry has ${facts.secondRelease[name].join(", ")}`);
-    facts.update = await step("pi update (on the user's machine)", () => user("pi", ["update"]));
+    // pi 1.6's bare `pi update` updates pi alone; `--all` is pi itself (the launcher's self-update), then the packages.
+    facts.update = await step("pi update --all (on the user's machine)", () => user("pi", ["update", "--all"]));
     console.log(facts.update.trimEnd().replace(/^/gm, "  "));
     facts.before = before;
     facts.after = Object.fromEntries(Object.keys(before).map((name) => [name, installedVersion(name)]));
@@ -385,7 +386,7 @@ export function installedChecks(facts) {
     ),
     check(facts.piAiCopies === 1 && facts.piTuiCopies === 1, "one copy of pi-ai and one of pi-tui"),
     check(
-      facts.refusal?.code === 1 && /refusing to run pi[\s\S]*cli-runtime\.js/.test(facts.refusal.stderr),
+      facts.refusal?.code === 1 && /refusing to (start|run) pi[\s\S]*cli-runtime\.js/.test(facts.refusal.stderr),
       "an edited bundle file: pi refuses to run, naming it",
     ),
     check(
@@ -440,9 +441,9 @@ export function installedChecks(facts) {
         Object.keys(facts.before ?? {})
           .filter((name) => name !== INDEPENDENT)
           .every((name) => facts.after[name] === facts.before[name]),
-      `pi update brought exactly that update`,
+      `pi update --all brought exactly that update`,
     ),
-    check(facts.after?.["@pi-rails/pi"] === "0.1.0" && !facts.stockPiGlobal, "pi update kept the user on @pi-rails/pi"),
+    check(facts.after?.["@pi-rails/pi"] === "0.1.0" && !facts.stockPiGlobal, "pi update --all kept the user on @pi-rails/pi"),
     check(
       /^1\.6\.0 \(pi-rails 0\.1\.1/.test(facts.selfUpdatedVersion ?? "") &&
         !facts.selfUpdatedStockPiGlobal &&
