@@ -33,12 +33,14 @@ import { readTtsrSettings } from "./settings/read.ts";
 async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ core: DeliveryCore; host: Host }> {
   const patched = hasPiPatchFeature("stream_text");
   const agentDir = resolveAgentDir();
-  const { settings, issues: settingsIssues } = await readTtsrSettings(ctx.cwd, agentDir);
+  // pi 1.6 reads a project's settings only while it trusts the project; so do pi-ttsr and rulebook's discovery.
+  const projectTrusted = ctx.isProjectTrusted();
+  const { settings, issues: settingsIssues } = await readTtsrSettings(ctx.cwd, agentDir, { projectTrusted });
   for (const issue of settingsIssues) tell(ctx, formatSettingsIssue(issue));
   let loaded: LoadedRules = { rules: [], issues: [], dropped: [] };
   if (settings.enabled) {
     try {
-      loaded = await loadTtsrRules({ cwd: ctx.cwd, agentDir, settings });
+      loaded = await loadTtsrRules({ cwd: ctx.cwd, agentDir, settings, projectTrusted });
     } catch (error) {
       tell(ctx, `loading rules failed, TTSR is off for this session: ${(error as Error).message}`);
     }

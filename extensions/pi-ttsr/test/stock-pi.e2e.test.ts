@@ -26,7 +26,7 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
   let home: CliHome | undefined;
 
   beforeAll(() => {
-    stock = installStockPi();
+    stock = installStockPi({ shared: true });
   }, 300_000);
   afterAll(() => stock?.dispose(), E2E_TIMEOUT_MS);
   afterEach(async () => {
@@ -72,5 +72,24 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
     expect(server.requests).toHaveLength(2);
     expect(JSON.stringify(server.requests[1]!.messages)).toContain("Never call eval().");
     expect(run.stdout).toContain("Correction: use JSON.parse.");
+  });
+
+  it("reads no ttsr settings from a project pi does not trust, and says so once", async () => {
+    server = await startModelServer({
+      script: [{ text: "Just eval(input) it.", chunkSize: 4 }, { text: "Correction: use JSON.parse." }],
+    });
+    home = prepareCliHome({
+      server,
+      // pi 1.6 asks before trusting a project; -p cannot ask, and "never" declines.
+      settings: { defaultProjectTrust: "never" },
+      projectSettings: { ttsr: { enabled: false } },
+      files: { ".pi/rules/no-eval.md": ruleFile({ condition: "\\beval\\(" }, "Never call eval().") },
+    });
+    const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse it"], { home, piCli: stock.cli });
+    expect(run.code, run.stderr).toBe(0);
+    const ignored = run.stderr.split("\n").filter((l) => l.includes("pi does not trust this project"));
+    expect(ignored).toEqual([expect.stringContaining(`${join(home.cwd, ".pi", "settings.json")}: ttsr: ignored`)]);
+    // The project's `enabled: false` did not count: the rule (a file, read either way) still fired.
+    expect(JSON.stringify(server.requests[1]?.messages ?? [])).toContain("Never call eval().");
   });
 });

@@ -14,6 +14,11 @@ export interface LoadTtsrRulesOptions {
   settings: TtsrSettings;
   /** Test exactly these rule files instead of discovery (CLI `--rule`). */
   ruleFiles?: string[];
+  /**
+   * pi's project trust (`ctx.isProjectTrusted()`): `false` leaves the project's settings file out of rulebook's
+   * discovery settings too (`rulebook.extraDirs`, `rulebook.disabledRules`), as pi does. Default `true`.
+   */
+  projectTrusted?: boolean;
 }
 
 export interface LoadedRules {
@@ -50,6 +55,7 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
         cwd: options.cwd,
         agentDir: options.agentDir,
         ...(options.home ? { home: options.home } : {}),
+        ...(options.projectTrusted === undefined ? {} : { projectTrusted: options.projectTrusted }),
         // validated and trimmed here; rulebook drops these names from discovery as it does its own list
         ttsrDisabledRules: options.settings.disabledRules,
       });

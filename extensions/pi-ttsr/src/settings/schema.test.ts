@@ -40,6 +40,30 @@ describe("ttsr settings", () => {
     expect(broken.issues[0]?.message).toMatch(/not valid JSON/);
   });
 
+  it("leaves an untrusted project's file out, and says once that its ttsr key was ignored", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ttsr-settings-"));
+    const agentDir = join(root, "agent");
+    const cwd = join(root, "project");
+    mkdirSync(agentDir, { recursive: true });
+    mkdirSync(join(cwd, ".pi"), { recursive: true });
+    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ ttsr: { repeatGap: 3 } }));
+    const projectFile = join(cwd, ".pi", "settings.json");
+    writeFileSync(projectFile, JSON.stringify({ ttsr: { enabled: false, repeatGap: 5 } }));
+    const untrusted = await readTtsrSettings(cwd, agentDir, { projectTrusted: false });
+    expect(untrusted.settings).toEqual({ ...DEFAULT_TTSR_SETTINGS, repeatGap: 3 });
+    expect(untrusted.issues).toEqual([
+      { file: projectFile, key: "ttsr", message: expect.stringMatching(/^ignored: pi does not trust this project/) },
+    ]);
+    const trusted = await readTtsrSettings(cwd, agentDir, { projectTrusted: true });
+    expect(trusted.settings).toMatchObject({ enabled: false, repeatGap: 5 });
+    expect(trusted.issues).toEqual([]);
+    // Nothing to say when the untrusted file has no ttsr key (or is not JSON: pi-ttsr does not read it).
+    writeFileSync(projectFile, JSON.stringify({ theme: "dark" }));
+    expect((await readTtsrSettings(cwd, agentDir, { projectTrusted: false })).issues).toEqual([]);
+    writeFileSync(projectFile, "{ nope");
+    expect((await readTtsrSettings(cwd, agentDir, { projectTrusted: false })).issues).toEqual([]);
+  });
+
   it("keeps the good entries of disabledRules and names each bad one", () => {
     const { settings, issues } = parseTtsrSettings({ disabledRules: ["a", 1, null, "b"] }, "/s.json");
     expect(settings.disabledRules).toEqual(["a", "b"]);
