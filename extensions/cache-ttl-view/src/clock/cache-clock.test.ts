@@ -72,6 +72,31 @@ describe("resolveTtl", () => {
     expect(resolveTtl(undefined, { api: "google-generative-ai", provider: "google" }, "long").seconds).toBe(300);
   });
 
+  it("reads the lifetime the model declares first (pi 1.6's promptCache), for pi-ai's retention", () => {
+    const declared = { api: "pi-messages", provider: "radius", id: "r1", promptCache: { short: 240, long: 1800 } };
+    expect(resolveTtl(undefined, declared, "short")).toMatchObject({ seconds: 240, source: "model" });
+    expect(resolveTtl(undefined, declared, "long")).toMatchObject({ seconds: 1800, source: "model" });
+    expect(resolveTtl(undefined, declared, "long").reason).toContain("promptCache.long");
+    // Long retention the model does not support: the short tier, as pi-ai sends it.
+    const noLong = { ...declared, compat: { supportsLongCacheRetention: false } };
+    expect(resolveTtl(undefined, noLong, "long")).toMatchObject({ seconds: 240, source: "model" });
+    // A tier it does not declare falls back to the wire format's table; settings still win.
+    const shortOnly = { api: "anthropic-messages", provider: "p", id: "c", promptCache: { short: 120 } };
+    expect(resolveTtl(undefined, shortOnly, "long")).toMatchObject({ seconds: 3600, source: "api" });
+    expect(resolveTtl(60, declared, "short")).toMatchObject({ seconds: 60, source: "settings" });
+  });
+
+  it("OpenAI's explicit prompt-cache mode: pi-ai 1.6 asks for 30 minutes with long retention", () => {
+    const explicit = {
+      api: "openai-responses",
+      provider: "openai",
+      id: "gpt-6-sol",
+      compat: { supportsExplicitPromptCacheMode: true },
+    };
+    expect(resolveTtl(undefined, explicit, "long").seconds).toBe(1800);
+    expect(resolveTtl(undefined, explicit, "short").seconds).toBe(300);
+  });
+
   it("keys on model.api: Claude behind a custom provider name is pruned like Claude", () => {
     const proxy = { api: "anthropic-messages", provider: "corp-gateway", id: "claude-opus-4-1" };
     expect(resolveTtl(undefined, proxy, "short")).toMatchObject({ seconds: 300, source: "api" });
@@ -100,6 +125,7 @@ describe("resolveTtl", () => {
     });
     const profile = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3";
     expect(resolveTtl(undefined, bedrock(profile, "Claude Sonnet 4.5 (team profile)"), "long", {}).seconds).toBe(3600);
+    expect(resolveTtl(undefined, bedrock("us.anthropic.claude-opus-5-v1:0"), "short", {}).seconds).toBe(300);
     expect(resolveTtl(undefined, bedrock("us.anthropic.claude-3-7-sonnet-20250219-v1:0"), "short", {}).seconds).toBe(
       300,
     );
@@ -129,7 +155,7 @@ describe("resolveTtl", () => {
     expect(off.reason).toContain("cacheTtl.bufferSeconds (300) is not less than the TTL of 300s");
   });
 
-  it("reads PI_CACHE_RETENTION as pi-ai 0.73.1 does: none still sends the default markers, so it is short", () => {
+  it("reads PI_CACHE_RETENTION as pi-ai 1.6 does: none still sends the default markers, so it is short", () => {
     expect(cacheRetention({})).toBe("short");
     expect(cacheRetention({ PI_CACHE_RETENTION: "long" })).toBe("long");
     expect(cacheRetention({ PI_CACHE_RETENTION: "none" })).toBe("short");

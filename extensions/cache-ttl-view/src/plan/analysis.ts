@@ -1,8 +1,8 @@
 import { HashMap32, HashSet32 } from "../model/hash-table32.ts";
 import { anchorBefore, contentOwner, hashBoth, hashMessageKey, hex8, momentOf, rawMessageKey } from "../model/ids.ts";
 import {
-  anchorsCustom,
   type AssistantMsg,
+  anchorsCustom,
   isAssistant,
   isBashExecution,
   isCustom,

@@ -21,7 +21,9 @@ type CatalogModel = TtlModel & { cost?: Prices };
  * The models of pi-ai's built-in catalogue the session's requests name (`provider/id`), when pi-ai is installed
  * (an optional peer: the report then shows tokens only, and derives each TTL from the request's API alone).
  */
-async function catalogFor(requests: readonly { provider?: string; model?: string }[]): Promise<Map<string, CatalogModel>> {
+async function catalogFor(
+  requests: readonly { provider?: string; model?: string }[],
+): Promise<Map<string, CatalogModel>> {
   const out = new Map<string, CatalogModel>();
   let find: ((provider: string, id: string) => CatalogModel | undefined) | undefined;
   try {

@@ -67,6 +67,56 @@ describe("replaySession", () => {
     expect(report.totals.saved).toBeGreaterThan(0);
   });
 
+  it("pi 1.6's cache-warming requests (usage entries) kept the cache warm: the next request reads the prefix", () => {
+    const s = new SessionBuilder().user("go");
+    s.tool("read", { path: "big.ts" }, text(40_000));
+    s.assistant("read it");
+    s.user("next");
+    s.assistant("answer");
+    for (const m of s.messages.slice(4)) (m as { timestamp: number }).timestamp += 600_000;
+    const lines = sessionFile(s.messages).trimEnd().split("\n");
+    // pi re-sent the last request 270 s and 540 s after it (a usage entry each), then the user came back at 600 s.
+    const last = JSON.parse(lines[4] as string) as { id: string; timestamp: string };
+    const answered = (s.messages[3] as { timestamp: number }).timestamp;
+    const warm = (id: string, parent: string, at: number) =>
+      JSON.stringify({
+        type: "usage",
+        id,
+        parentId: parent,
+        timestamp: new Date(answered + at).toISOString(),
+        kind: "cache_warm",
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+        usage: { input: 0, output: 1, cacheRead: 10_000, cacheWrite: 0 },
+      });
+    const [first, second] = [warm("w1", last.id, 270_000), warm("w2", "w1", 540_000)];
+    const rest = lines.slice(5).map((line, i) => {
+      const e = JSON.parse(line) as { parentId: string };
+      return JSON.stringify(i === 0 ? { ...e, parentId: "w2" } : e);
+    });
+    const file = `${[...lines.slice(0, 5), first, second, ...rest].join("\n")}\n`;
+    const parsed = parseSessionFile(file);
+    expect(parsed.requests.map((r) => r.cacheWarms?.length ?? 0)).toEqual([0, 0, 2]);
+    const prices = { input: 3, cacheRead: 0.3, cacheWrite: 3.75 };
+    const report = replaySession(parsed, { settings: defaultSettings(), ttlSeconds: 300, prices });
+    const row = report.requests.at(-1);
+    // About 600 s after the previous request, about 60 s after the last warm: warm, and the unpruned prefix is read.
+    expect(row).toMatchObject({ warm: true, cacheWarms: 2 });
+    expect(row?.idleSeconds).toBeGreaterThan(300);
+    expect(row?.baseline.readTokens).toBeGreaterThan(9000);
+    // The view's own clock does not see pi's warming (as in the extension): it pruned, and wrote the new prefix.
+    expect(row?.pruned).toBe(1);
+    expect(row?.withPruning.cost).toBeGreaterThan(0);
+    // Without the usage entries the same request is cold.
+    const cold = replaySession(parseSessionFile(sessionFile(s.messages)), {
+      settings: defaultSettings(),
+      ttlSeconds: 300,
+      prices,
+    });
+    expect(cold.requests.at(-1)).toMatchObject({ warm: false });
+    expect(cold.requests.at(-1)?.baseline.readTokens).toBe(0);
+  });
+
   it("prices: writes at the cache-write price, reads at the read price, input when a price is 0", () => {
     expect(prefixCost({ input: 3, cacheRead: 0.3, cacheWrite: 3.75 }, 1_000_000, 1_000_000)).toBeCloseTo(4.05);
     expect(prefixCost({ input: 2, cacheRead: 0, cacheWrite: 0 }, 1_000_000, 0)).toBe(2);

@@ -53,15 +53,19 @@ export async function wirePayload(model: Model<string>, messages: readonly ViewM
   const llm = convertToLlm(messages as never);
   const context = { systemPrompt: "You are a coding agent.", messages: llm, tools: TOOLS } as unknown as Context;
   const client = CLIENTS[model.api as WireApi];
-  const stream = client(model as never, normalizeContext(context) as never, {
-    apiKey: "test-key",
-    reasoning: "medium",
-    maxRetries: 0,
-    onPayload: (payload: unknown) => {
-      captured = structuredClone(payload);
-      throw new Error("payload captured");
-    },
-  } as never);
+  const stream = client(
+    model as never,
+    normalizeContext(context) as never,
+    {
+      apiKey: "test-key",
+      reasoning: "medium",
+      maxRetries: 0,
+      onPayload: (payload: unknown) => {
+        captured = structuredClone(payload);
+        throw new Error("payload captured");
+      },
+    } as never,
+  );
   for await (const _event of stream) {
     // drained: the stream ends with the error thrown above
   }
