@@ -6,7 +6,7 @@
 // - the journal (accepted = on disk): an in-process inject with its accept line written, and the 10,000-item drain
 //   with its settle lines written
 // - session start of a new session: its store opened (lock, journal, its unsaved marker) while the steering dir holds
-//   1,000 journals of saved sessions and 20 markers of other sessions still in their first answer (the orphan scan)
+//   1,000 journals of saved sessions and 20 markers of other sessions not saved yet (the orphan scan)
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

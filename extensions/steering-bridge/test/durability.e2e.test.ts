@@ -1,16 +1,18 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type CliHome,
   type ModelServer,
   prepareCliHome,
   type RecordedRequest,
+  resolvePiCli,
   runPi,
   startModelServer,
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { conversation } from "./helpers.ts";
-import { PACKAGE_DIR, runSteer } from "./steer-cli.ts";
+import { PACKAGE_DIR, runSteer, waitFor } from "./steer-cli.ts";
 
 let server: ModelServer | undefined;
 let home: CliHome | undefined;
@@ -44,14 +46,13 @@ const slow = { text: "s".repeat(400), chunkSize: 1, delayMs: 50 }; // about 20 s
 
 describe("accepted means on disk; exactly once across processes (real pi CLI)", () => {
   for (const signal of ["SIGKILL", "SIGINT"] as const) {
-    it(`an item accepted just before ${signal} on pi -p is delivered by --continue; a retry of its id is a duplicate`, async () => {
-      // A first answer (a tool call) gets the session onto disk (pi writes its file from the first answer on); the
-      // item is accepted while the second answer streams, then pi is stopped.
-      const warmUp = { toolCalls: [{ id: "t1", name: "bash", arguments: { command: "true" } }] };
-      server = await startModelServer({ script: [warmUp, slow, { text: "second run" }, slow] });
+    it(`an item accepted during the first answer, just before ${signal} on pi -p, is delivered by --continue; a retry of its id is a duplicate`, async () => {
+      // pi 1.6 writes a new session's file when the first prompt is sent: the session is on disk while the first
+      // answer streams; the item is accepted then, and pi is stopped.
+      server = await startModelServer({ script: [slow, { text: "second run" }, slow] });
       home = prepareCliHome({ server });
       const first = runPi(["-e", PACKAGE_DIR, "-p", "first"], { home, timeoutMs: 60_000 });
-      await server.waitForRequests(2, 30_000);
+      await server.waitForRequests(1, 30_000);
       const accepted = await runSteer(
         ["inject", `DURABLE-${signal}`, "--mode", "finish_step", "--id", `job-${signal}`, "--json"],
         home,
@@ -62,15 +63,19 @@ describe("accepted means on disk; exactly once across processes (real pi CLI)", 
       const killed = await first;
       expect(killed.code === 0 && killed.signal === null).toBe(false);
 
+      expect(sessionFiles(join(home.agentDir, "sessions"))).toHaveLength(1);
+
       const second = await runPi(["-e", PACKAGE_DIR, "-p", "--continue", "second"], { home, timeoutMs: 60_000 });
       expect(second.code, second.stderr).toBe(0);
-      expect(server.requests).toHaveLength(3);
-      expect(deliveredAfterPrompt(server.requests[2]!, "second", `DURABLE-${signal}`)).toBe(1);
+      expect(server.requests).toHaveLength(2);
+      expect(deliveredAfterPrompt(server.requests[1]!, "second", `DURABLE-${signal}`)).toBe(1);
+      // The session was saved, so no other session took the item as an orphan.
+      expect(second.stderr).not.toMatch(/accepted by a pi that ended before its session was saved/);
 
       if (signal !== "SIGKILL") return;
       // The same id, retried against the next process of the session: recognised, not delivered again.
       const third = runPi(["-e", PACKAGE_DIR, "-p", "--continue", "third"], { home, timeoutMs: 60_000 });
-      await server.waitForRequests(4, 30_000);
+      await server.waitForRequests(3, 30_000);
       const retried = await runSteer(
         ["inject", `DURABLE-${signal}`, "--mode", "finish_step", "--id", `job-${signal}`, "--json"],
         home,
@@ -79,36 +84,50 @@ describe("accepted means on disk; exactly once across processes (real pi CLI)", 
       expect(JSON.parse(retried.stdout)).toEqual({ id: `job-${signal}`, duplicate: true });
       process.kill(piPid(home), "SIGKILL");
       await third;
-      expect(server.requests).toHaveLength(4);
-      expect(deliveredAfterPrompt(server.requests[3]!, "third", `DURABLE-${signal}`)).toBe(0);
+      expect(server.requests).toHaveLength(3);
+      expect(deliveredAfterPrompt(server.requests[2]!, "third", `DURABLE-${signal}`)).toBe(0);
     }, 120_000);
   }
 
   for (const signal of ["SIGKILL", "SIGINT"] as const) {
-    it(`an item accepted during a new session's first answer survives ${signal}: the next pi in the cwd delivers it once`, async () => {
-      // pi writes a new session's file only with its first answer, so this session leaves nothing to --continue.
-      server = await startModelServer({ script: [slow, { text: "next session" }, { text: "one more" }] });
+    it(`an item accepted before a new session's first prompt survives ${signal}: the next pi in the cwd delivers it once`, async () => {
+      // pi 1.6 writes a new session's file with its first prompt: a pi that was started (here in RPC mode) and is
+      // stopped before anyone prompted it leaves no session to --continue.
+      server = await startModelServer({ script: [{ text: "next session" }, { text: "one more" }] });
       home = prepareCliHome({ server });
-      const first = runPi(["-e", PACKAGE_DIR, "-p", "first"], { home, timeoutMs: 60_000 });
-      await server.waitForRequests(1, 30_000);
-      const args = ["inject", "ORPHANED-ITEM", "--mode", "finish_step", "--id", "orphan-job", "--json"];
-      const accepted = await runSteer(args, home);
-      expect(accepted.code, accepted.stderr).toBe(0);
-      process.kill(piPid(home), signal);
-      await first;
-      expect(
-        readdirSync(home.agentDir).includes("sessions") ? sessionFiles(join(home.agentDir, "sessions")) : [],
-      ).toEqual([]);
+      const idle = spawn(process.execPath, [resolvePiCli(), "--mode", "rpc", "-e", PACKAGE_DIR], {
+        cwd: home.cwd,
+        env: home.env,
+        stdio: ["pipe", "ignore", "ignore"],
+      });
+      const exited = new Promise((resolve) => idle.once("exit", resolve));
+      try {
+        const steering = join(home.agentDir, "steering");
+        await waitFor(
+          () => existsSync(steering) && readdirSync(steering).some((n) => n.endsWith(".json")),
+          "the idle pi's steering socket",
+        );
+        const args = ["inject", "ORPHANED-ITEM", "--mode", "finish_step", "--id", "orphan-job", "--json"];
+        const accepted = await runSteer(args, home);
+        expect(accepted.code, accepted.stderr).toBe(0);
+        process.kill(piPid(home), signal);
+        await exited;
+      } finally {
+        idle.kill("SIGKILL");
+      }
+      expect(existsSync(join(home.agentDir, "sessions")) ? sessionFiles(join(home.agentDir, "sessions")) : []).toEqual(
+        [],
+      );
 
       // A new session in the same cwd adopts the orphaned item and delivers it with its first request.
       const second = await runPi(["-e", PACKAGE_DIR, "-p", "second"], { home, timeoutMs: 60_000 });
       expect(second.code, second.stderr).toBe(0);
-      expect(deliveredAfterPrompt(server.requests[1]!, "second", "ORPHANED-ITEM")).toBe(1);
+      expect(deliveredAfterPrompt(server.requests[0]!, "second", "ORPHANED-ITEM")).toBe(1);
       expect(second.stderr).toMatch(/1 steering item\(s\) accepted by a pi that ended before its session was saved/);
       // Exactly once: the next new session finds nothing left to adopt.
       const third = await runPi(["-e", PACKAGE_DIR, "-p", "third"], { home, timeoutMs: 60_000 });
       expect(third.code, third.stderr).toBe(0);
-      expect(JSON.stringify(server.requests[2]!.messages)).not.toContain("ORPHANED-ITEM");
+      expect(JSON.stringify(server.requests[1]!.messages)).not.toContain("ORPHANED-ITEM");
     }, 120_000);
   }
 

@@ -44,7 +44,7 @@ describe("adoptOrphans", () => {
     leave("gone", { cwd: "/p", sessionFile: never, pid: dead });
     leave("elsewhere", { cwd: "/q", sessionFile: never, pid: dead });
     leave("saved", { cwd: "/p", sessionFile: saved, pid: dead }); // --continue reaches it
-    leave("running", { cwd: "/p", sessionFile: never, pid: process.pid }); // still in its first answer
+    leave("running", { cwd: "/p", sessionFile: never, pid: process.pid }); // not prompted yet
     leave("unmarked", undefined); // an in-memory session, or one of an older version
 
     expect(adopt("a")).toEqual(["gone-item"]);

@@ -7,7 +7,7 @@ import { type QueueJournal, replayJournal } from "./journal.ts";
 
 const UnsavedSession = z.object({
   cwd: z.string(),
-  /** The file pi will write the session to, from its first answer on. */
+  /** The file pi will write the session to, once its first prompt is sent (pi 1.6). */
   sessionFile: z.string(),
   pid: z.number(),
   pidStartTime: z.number().optional(),
@@ -29,8 +29,8 @@ export function forgetIfSaved(dir: string, sessionId: string, sessionFile: strin
 }
 
 /**
- * pi writes a new session's file only from its first answer on, so items accepted before that have no session to
- * `--continue` once their pi dies (SIGKILL, Ctrl-C on `pi -p`). Such a session is an orphan: its marker names a
+ * pi 1.6 writes a new session's file when its first prompt is sent, so items accepted before that (the socket is up
+ * from session start) have no session to `--continue` once their pi dies (SIGKILL, SIGINT). Such a session is an orphan: its marker names a
  * session file that was never written and a process that is gone (pid and start time). The next session started in
  * the same cwd adopts it: claims the marker by renaming it (one rename wins, so two pi processes never both adopt),
  * appends the orphan's pending items to its own journal, then deletes the orphan's journal, lock and marker; a claim
