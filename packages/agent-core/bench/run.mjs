@@ -4,7 +4,8 @@
 // of running every tool call through the cancel registry (a batch of quick tool calls).
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { fauxAssistantMessage, fauxToolCall, registerFauxProvider, Type } from "@earendil-works/pi-ai";
+import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
+import { registerFauxProvider, streamSimple } from "@earendil-works/pi-ai/compat";
 import { ensureUpstreamCore } from "../scripts/core-files.mjs";
 
 const patched = await import("../dist/index.js");
@@ -20,7 +21,11 @@ const faux = registerFauxProvider({ tokenSize: { min: 1, max: 1 }, models: [{ id
 
 async function once(AgentImpl, options = {}) {
   faux.setResponses([fauxAssistantMessage(text)]);
-  const agent = new AgentImpl({ initialState: { model: faux.getModel(), systemPrompt: "bench" }, ...options });
+  const agent = new AgentImpl({
+    streamFn: streamSimple,
+    initialState: { model: faux.getModel(), systemPrompt: "bench" },
+    ...options,
+  });
   let updates = 0;
   agent.subscribe((event) => {
     if (event.type === "message_update") updates++;
@@ -36,7 +41,7 @@ const noop = {
   name: "noop",
   label: "noop",
   description: "does nothing",
-  parameters: Type.Object({}),
+  parameters: { type: "object", properties: {} },
   execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }),
 };
 const batch = Array.from({ length: TOOL_CALLS }, (_, i) => fauxToolCall("noop", {}, { id: `call_${i}` }));
@@ -44,7 +49,10 @@ const batch = Array.from({ length: TOOL_CALLS }, (_, i) => fauxToolCall("noop", 
 /** One run with a batch of TOOL_CALLS quick tool calls: measures the per-call cost of the cancel registry. */
 async function toolBatch(AgentImpl) {
   faux.setResponses([fauxAssistantMessage(batch, { stopReason: "toolUse" }), fauxAssistantMessage("done")]);
-  const agent = new AgentImpl({ initialState: { model: faux.getModel(), systemPrompt: "bench", tools: [noop] } });
+  const agent = new AgentImpl({
+    streamFn: streamSimple,
+    initialState: { model: faux.getModel(), systemPrompt: "bench", tools: [noop] },
+  });
   let results = 0;
   agent.subscribe((event) => {
     if (event.type === "tool_execution_end") results++;

@@ -1,23 +1,32 @@
-import type { Context } from "@earendil-works/pi-ai";
-import { fauxToolCall, Type } from "@earendil-works/pi-ai";
+import type { TranscriptContext as Context } from "@earendil-works/pi-ai";
+import { fauxToolCall } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   Agent,
   type AgentTool,
   type AgentToolResult,
+  CANCEL_REMINDER_TYPE,
   type CancelToolCallResult,
   describeCancelledCall,
   isCancelledByHost,
   ToolCallRegistry,
 } from "../src/index.ts";
-import { fauxAssistantMessage, fauxProvider, recordEvents, textOf } from "./helpers.ts";
+import {
+  conversation,
+  fauxAssistantMessage,
+  fauxProvider,
+  recordEvents,
+  streamFn,
+  stringsSchema,
+  textOf,
+} from "./helpers.ts";
 
 const registrations: { unregister(): void }[] = [];
 afterEach(() => {
   for (const registration of registrations.splice(0)) registration.unregister();
 });
 
-const empty = Type.Object({});
+const empty = stringsSchema();
 const ok = (text: string): AgentToolResult<{ ok: true }> => ({
   content: [{ type: "text", text }],
   details: { ok: true },
@@ -83,11 +92,12 @@ function setup(tools: AgentTool[], calls: { name: string; id: string }[], option
       { stopReason: "toolUse" },
     ),
     (context) => {
-      contexts.push(JSON.parse(JSON.stringify({ messages: context.messages })));
+      contexts.push(JSON.parse(JSON.stringify({ messages: conversation(context.messages) })));
       return fauxAssistantMessage("understood");
     },
   ]);
   const agent = new Agent({
+    streamFn,
     initialState: { model: faux.getModel(), systemPrompt: "sys", tools },
     ...(options.sequential ? { toolExecution: "sequential" as const } : {}),
   });
@@ -109,12 +119,7 @@ describe("cancelToolCall on the bundled loop", () => {
     const run = agent.prompt("go");
     expect(await startedCall).toBe("w1");
 
-    expect(agent.getToolCallsInFlight()).toContainEqual({
-      callId: "w1",
-      tool: "wait",
-      startedAt: expect.any(Number),
-      iteration: 1,
-    });
+    expect(agent.getToolCallsInFlight()).toContainEqual({ callId: "w1", tool: "wait", startedAt: expect.any(Number) });
     const result = await agent.cancelToolCall("w1", { reason: "user clicked stop" });
     expect(result).toEqual({ status: "cancelled", callId: "w1", tool: "wait", reason: "user clicked stop" });
     // Only the call's own signal was aborted, not the run's.
@@ -132,14 +137,14 @@ describe("cancelToolCall on the bundled loop", () => {
     expect(textOf(next[3])).toBe("quick done");
     expect(textOf(next[4])).toContain("cancelled tool call w1 (wait) while it ran: user clicked stop");
 
-    const stored = agent.state.messages.find(
+    const stored = conversation(agent.state.messages).find(
       (message) => message.role === "toolResult" && message.toolCallId === "w1",
     ) as { details: unknown };
     expect(stored.details).toEqual({ cancelled: { byHost: true, reason: "user clicked stop" } });
     expect(isCancelledByHost(stored.details)).toBe(true);
     const end = events.find((event) => event.type === "tool_execution_end" && event.toolCallId === "w1");
     expect(end).toMatchObject({ isError: false });
-    expect(textOf(agent.state.messages.at(-1))).toBe("understood");
+    expect(textOf(conversation(agent.state.messages).at(-1))).toBe("understood");
     expect(agent.getToolCallsInFlight()).toEqual([]);
   });
 
@@ -188,14 +193,14 @@ describe("cancelToolCall on the bundled loop", () => {
     expect(result).toEqual({ status: "timeout", callId: "s1", tool: "stubborn", reason: "too slow" });
     await run;
     expect(textOf(contexts[0]!.messages[2])).toBe("Tool call s1 (stubborn) was cancelled by the host: too slow");
-    expect(textOf(agent.state.messages.at(-1))).toBe("understood");
+    expect(textOf(conversation(agent.state.messages).at(-1))).toBe("understood");
 
     // The tool settling late changes nothing.
     const seen = events.length;
     stubborn.release("late result");
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(events.length).toBe(seen);
-    expect(JSON.stringify(agent.state.messages)).not.toContain("late result");
+    expect(JSON.stringify(conversation(agent.state.messages))).not.toContain("late result");
   });
 
   it("sends no reminder when injectReminder is false", async () => {
@@ -256,11 +261,14 @@ describe("a provider that reuses call ids across turns (issue 24)", () => {
     const callTurn = () =>
       fauxAssistantMessage([fauxToolCall("wait", {}, { id: "call_0" })], { stopReason: "toolUse" });
     const answer = (text: string) => (context: Context) => {
-      contexts.push(JSON.parse(JSON.stringify({ messages: context.messages })));
+      contexts.push(JSON.parse(JSON.stringify({ messages: conversation(context.messages) })));
       return fauxAssistantMessage(text);
     };
     faux.setResponses([callTurn(), answer("one"), callTurn(), answer("two")]);
-    const agent = new Agent({ initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [waiting.tool] } });
+    const agent = new Agent({
+      streamFn,
+      initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [waiting.tool] },
+    });
 
     for (const [turn, reason] of [
       [1, "first turn"],
@@ -277,7 +285,7 @@ describe("a provider that reuses call ids across turns (issue 24)", () => {
       expect(textOf(sent.at(-2))).toBe(`Tool call call_0 (wait) was cancelled by the host: ${reason}`);
       expect(textOf(sent.at(-1))).toContain(`cancelled tool call call_0 (wait) while it ran: ${reason}`);
     }
-    expect(textOf(agent.state.messages.at(-1))).toBe("two");
+    expect(textOf(conversation(agent.state.messages).at(-1))).toBe("two");
     // The last call under the id was cancelled, and it has ended.
     expect(await agent.cancelToolCall("call_0")).toMatchObject({ status: "already_cancelled", reason: "second turn" });
   });
@@ -329,12 +337,11 @@ describe("ToolCallRegistry", () => {
 
   it("runs a call on its own signal linked to the run's", async () => {
     const registry = new ToolCallRegistry();
-    registry.iteration = 3;
     const runController = new AbortController();
     let seen: AbortSignal | undefined;
     const result = await run(registry, "a", runController.signal, async (_id, _args, signal) => {
       seen = signal;
-      expect(registry.inFlight()).toEqual([{ callId: "a", tool: "t", startedAt: expect.any(Number), iteration: 3 }]);
+      expect(registry.inFlight()).toEqual([{ callId: "a", tool: "t", startedAt: expect.any(Number) }]);
       return ok("fine");
     });
     expect(result).toEqual(ok("fine"));
@@ -384,6 +391,7 @@ describe("ToolCallRegistry", () => {
         tool: "t",
         reason: "stop",
         reminderText: describeCancelledCall({ callId: "c", tool: "t", reason: "stop" }).reminder,
+        customType: CANCEL_REMINDER_TYPE,
       },
     ]);
     expect(registry.takeReminders()).toEqual([]);

@@ -1,7 +1,27 @@
-import { fauxAssistantMessage, registerFauxProvider, streamSimple } from "@earendil-works/pi-ai";
-import type { AgentEvent, StreamFn } from "../src/index.ts";
+import { fauxAssistantMessage } from "@earendil-works/pi-ai";
+import { registerFauxProvider, streamSimple } from "@earendil-works/pi-ai/compat";
+import type { AgentEvent, AgentMessage, StreamFn } from "../src/index.ts";
 
 export { fauxAssistantMessage };
+
+/** pi 1.6's Agent takes its stream function: pi-ai's, which reaches the registered faux provider. */
+export const streamFn: StreamFn = streamSimple;
+
+/** The conversation without pi 1.6's system messages (the prompt and the tool declarations). */
+export function conversation<T extends { role: string }>(messages: readonly T[]): T[] {
+  return messages.filter((message) => message.role !== "system");
+}
+
+/** A JSON schema object with the given string properties, all required. */
+export function stringsSchema(...names: string[]) {
+  return {
+    type: "object" as const,
+    properties: Object.fromEntries(names.map((name) => [name, { type: "string" as const }])),
+    required: names,
+  };
+}
+
+export type { AgentMessage };
 
 /** A faux provider streaming 4-character deltas (tokenSize 1), unregistered by the caller. */
 export function fauxProvider(options: { tokensPerSecond?: number } = {}) {

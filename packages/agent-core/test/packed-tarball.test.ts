@@ -29,7 +29,7 @@ describe("the packed @pi-rails/agent-core", () => {
         private: true,
         type: "module",
         // pi-ai is a peer of agent-core: the consumer installs it next to it, as the README says.
-        dependencies: { "@pi-rails/agent-core": `file:${join(scratch, tarball!)}`, "@earendil-works/pi-ai": "0.73.1" },
+        dependencies: { "@pi-rails/agent-core": `file:${join(scratch, tarball!)}`, "@earendil-works/pi-ai": "1.6.0" },
       }),
     );
     execFileSync(
@@ -43,13 +43,15 @@ describe("the packed @pi-rails/agent-core", () => {
     );
     writeFileSync(
       join(project, "run.mjs"),
-      `import { Agent, LOOP_SEAMS } from "@pi-rails/agent-core";
-import { fauxAssistantMessage, registerFauxProvider } from "@earendil-works/pi-ai";
+      `import { Agent, LOOP_SEAMS, streamRetry } from "@pi-rails/agent-core";
+import { fauxAssistantMessage } from "@earendil-works/pi-ai";
+import { registerFauxProvider, streamSimple } from "@earendil-works/pi-ai/compat";
 const faux = registerFauxProvider({ tokenSize: { min: 1, max: 1 } });
 faux.setResponses([fauxAssistantMessage("I will use eval() here"), fauxAssistantMessage("No eval needed.")]);
 const agent = new Agent({
+  streamFn: streamSimple,
   initialState: { model: faux.getModel(), systemPrompt: "s" },
-  hooks: { onStreamText: (e) => (e.accumulated.includes("eval(") ? { abort: true, retry: { content: "never eval" } } : undefined) },
+  hooks: { onStreamText: (e) => (e.accumulated.includes("eval(") ? { abort: true, retry: streamRetry("never eval") } : undefined) },
 });
 const aborts = [];
 agent.subscribe((e) => { if (e.type === "stream_abort") aborts.push(e.consecutive); });
@@ -62,8 +64,8 @@ console.log(JSON.stringify({ aborts, seams: LOOP_SEAMS.length, roles: agent.stat
     const output = execFileSync(process.execPath, ["run.mjs"], { cwd: project, encoding: "utf8" });
     expect(JSON.parse(output.trim())).toEqual({
       aborts: [1],
-      seams: 9,
-      roles: ["user", "user", "assistant"],
+      seams: 7,
+      roles: ["system", "user", "user", "assistant"],
       final: "No eval needed.",
       cancel: "not_found",
     });

@@ -1,5 +1,5 @@
-import type { Context } from "@earendil-works/pi-ai";
-import { fauxToolCall, Type } from "@earendil-works/pi-ai";
+import type { TranscriptContext as Context } from "@earendil-works/pi-ai";
+import { fauxToolCall } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   Agent,
@@ -10,7 +10,15 @@ import {
   LOOP_SEAMS,
   type LoopCheckpoint,
 } from "../src/index.ts";
-import { fauxAssistantMessage, fauxProvider, recordEvents, textOf } from "./helpers.ts";
+import {
+  conversation,
+  fauxAssistantMessage,
+  fauxProvider,
+  recordEvents,
+  streamFn,
+  stringsSchema,
+  textOf,
+} from "./helpers.ts";
 
 const registrations: { unregister(): void }[] = [];
 afterEach(() => {
@@ -23,7 +31,7 @@ function counterTool(name: string) {
     name,
     label: name,
     description: `${name} tool`,
-    parameters: Type.Object({ target: Type.String() }),
+    parameters: stringsSchema("target"),
     execute: async (_id, params) => {
       calls.push(params);
       return { content: [{ type: "text", text: `${name} ran` }], details: {} };
@@ -51,6 +59,7 @@ describe("loop seams", () => {
       seen.push(checkpoint);
     });
     const agent = new Agent({
+      streamFn,
       initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [tool] },
       hooks: {
         checkpoint: registry.loopHook,
@@ -79,7 +88,7 @@ describe("loop seams", () => {
     // Each pass is also an agent event, so hosts (pi's AgentSession) can forward it.
     const forwarded = events.filter((event) => event.type === "loop_checkpoint");
     expect(forwarded).toHaveLength(seen.length);
-    expect(seen.every((c) => c.delivered === 0 && c.inboxDelivered === 0 && !c.dispatchSkipped)).toBe(true);
+    expect(seen.every((c) => c.delivered === 0 && !c.dispatchSkipped)).toBe(true);
   });
 
   it("a pre_tool_dispatch interrupt skips the batch, pairs placeholders, and the next request sees the delivery", async () => {
@@ -95,7 +104,7 @@ describe("loop seams", () => {
         { stopReason: "toolUse" },
       ),
       (context) => {
-        contexts.push(JSON.parse(JSON.stringify({ messages: context.messages })));
+        contexts.push(JSON.parse(JSON.stringify({ messages: conversation(context.messages) })));
         return fauxAssistantMessage("understood, not pushing");
       },
     ]);
@@ -113,6 +122,7 @@ describe("loop seams", () => {
       seen.push(checkpoint);
     });
     const agent = new Agent({
+      streamFn,
       initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [tool] },
       hooks: {
         checkpoint: registry.loopHook,
@@ -122,13 +132,19 @@ describe("loop seams", () => {
     await agent.prompt("push it");
 
     expect(calls).toHaveLength(0);
-    expect(events.some((event) => event.type === "tool_execution_start")).toBe(false);
-    const results = agent.state.messages.filter((message) => message.role === "toolResult");
+    // Each skipped call ends as pi 1.6 ends the calls of a truncated message: an error result, never run.
+    const ends = events.flatMap((event) => (event.type === "tool_execution_end" ? [event] : []));
+    expect(ends.map((end) => [end.toolCallId, end.isError])).toEqual([
+      ["c1", true],
+      ["c2", true],
+    ]);
+    const results = conversation(agent.state.messages).filter((message) => message.role === "toolResult");
     expect(results.map((result) => (result as { toolCallId: string }).toolCallId)).toEqual(["c1", "c2"]);
     expect(textOf(results[0])).toBe("Tool call push was not dispatched: interrupt_immediate");
 
-    const firstTurnEnd = events.find((event) => event.type === "turn_end");
-    expect(firstTurnEnd).toMatchObject({ dispatchSkipped: true, skipReason: "interrupt_immediate" });
+    const forwarded = events.find((event) => event.type === "loop_checkpoint" && event.checkpoint.dispatchSkipped);
+    expect(forwarded).toMatchObject({ checkpoint: { iteration: 1, kind: "pre_tool_dispatch", delivered: 1 } });
+    expect(results[0]).toMatchObject({ details: { dispatchSkipped: true, skipReason: "interrupt_immediate" } });
     expect(seen[0]).toMatchObject({ iteration: 1, delivered: 1, dispatchSkipped: true });
     expect(seen[1]).toMatchObject({ iteration: 2, delivered: 0, dispatchSkipped: false });
 
@@ -137,10 +153,10 @@ describe("loop seams", () => {
     expect(roles).toEqual(["user", "assistant", "toolResult", "toolResult", "user"]);
     expect(textOf(contexts[0]!.messages[4])).toBe("STOP: do not push");
     // Usage of the skipped turn is still recorded on its assistant message.
-    const skippedTurn = agent.state.messages[1] as { role: string; usage: { output: number } };
+    const skippedTurn = conversation(agent.state.messages)[1] as { role: string; usage: { output: number } };
     expect(skippedTurn.role).toBe("assistant");
     expect(skippedTurn.usage.output).toBeGreaterThan(0);
-    expect(textOf(agent.state.messages.at(-1))).toBe("understood, not pushing");
+    expect(textOf(conversation(agent.state.messages).at(-1))).toBe("understood, not pushing");
   });
 
   it("pre_tool_dispatch fires without tool calls, and a late interrupt forces one more iteration", async () => {
@@ -155,13 +171,14 @@ describe("loop seams", () => {
       drain: ({ kind }) => (kind === "pre_tool_dispatch" ? queue.splice(0) : []),
     });
     const agent = new Agent({
+      streamFn,
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
       hooks: {
         checkpoint: registry.loopHook,
       },
     });
     await agent.prompt("hello");
-    expect(agent.state.messages.map((message) => textOf(message))).toEqual([
+    expect(conversation(agent.state.messages).map((message) => textOf(message))).toEqual([
       "hello",
       "first answer",
       "one more thing",
@@ -196,6 +213,7 @@ describe("loop seams", () => {
       records.push(checkpoint);
     });
     const agent = new Agent({
+      streamFn,
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
       hooks: {
         checkpoint: registry.loopHook,
@@ -212,8 +230,12 @@ describe("loop seams", () => {
       "finish_step@iteration_end",
       "audit_only@loop_exit",
     ]);
-    expect(records[0]).toMatchObject({ kind: "pre_compact", inboxDelivered: 1, delivered: 0 });
-    expect(agent.state.messages.map((message) => textOf(message))).toEqual(["hello", "feedback note", "ok"]);
+    expect(records[0]).toMatchObject({ kind: "pre_compact", delivered: 1 });
+    expect(conversation(agent.state.messages).map((message) => textOf(message))).toEqual([
+      "hello",
+      "feedback note",
+      "ok",
+    ]);
   });
 
   it("an iteration_end delivery continues the run instead of finishing it", async () => {
@@ -228,13 +250,14 @@ describe("loop seams", () => {
       drain: ({ kind, mode }) => (kind === "iteration_end" && mode === "finish_step" ? queue.splice(0) : []),
     });
     const agent = new Agent({
+      streamFn,
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
       hooks: {
         checkpoint: registry.loopHook,
       },
     });
     await agent.prompt("write");
-    expect(agent.state.messages.map((message) => textOf(message))).toEqual([
+    expect(conversation(agent.state.messages).map((message) => textOf(message))).toEqual([
       "write",
       "draft",
       "please revise",

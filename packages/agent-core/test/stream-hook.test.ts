@@ -1,8 +1,17 @@
-import type { Context } from "@earendil-works/pi-ai";
-import { fauxToolCall, Type } from "@earendil-works/pi-ai";
+import type { TranscriptContext as Context } from "@earendil-works/pi-ai";
+import { fauxToolCall, parseStreamingJson } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { Agent, type AgentTool, type StreamTextEvent } from "../src/index.ts";
-import { countingStream, fauxAssistantMessage, fauxProvider, recordEvents, textOf } from "./helpers.ts";
+import { Agent, type AgentTool, type StreamTextEvent, streamRetry } from "../src/index.ts";
+import {
+  conversation,
+  countingStream,
+  fauxAssistantMessage,
+  fauxProvider,
+  recordEvents,
+  streamFn,
+  stringsSchema,
+  textOf,
+} from "./helpers.ts";
 
 const registrations: { unregister(): void }[] = [];
 afterEach(() => {
@@ -14,7 +23,7 @@ function setup(options: { tokensPerSecond?: number } = {}) {
   registrations.push(faux);
   const contexts: Context[] = [];
   const capture = (answer: string) => (context: Context) => {
-    contexts.push(JSON.parse(JSON.stringify({ systemPrompt: context.systemPrompt, messages: context.messages })));
+    contexts.push(JSON.parse(JSON.stringify({ messages: conversation(context.messages) })));
     return fauxAssistantMessage(answer);
   };
   return { faux, contexts, capture };
@@ -35,7 +44,7 @@ describe("stream hook: abort, inject, retry", () => {
         onStreamText: (event) => {
           seen.push({ ...event });
           if (event.accumulated.includes("legacyFetch("))
-            return { abort: true, retry: { content: "Rule: no legacyFetch" } };
+            return { abort: true, retry: streamRetry("Rule: no legacyFetch") };
           return undefined;
         },
       },
@@ -56,11 +65,12 @@ describe("stream hook: abort, inject, retry", () => {
     const { faux, contexts, capture } = setup();
     faux.setResponses([capture(VIOLATION), capture("Use fetchV2() instead.")]);
     const agent = new Agent({
+      streamFn,
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
       hooks: {
         onStreamText: (event) =>
           event.accumulated.includes("legacyFetch(")
-            ? { abort: true, retry: { content: "Rule: never call legacyFetch()" } }
+            ? { abort: true, retry: streamRetry("Rule: never call legacyFetch()") }
             : undefined,
       },
     });
@@ -77,8 +87,8 @@ describe("stream hook: abort, inject, retry", () => {
     expect(textOf(retried.messages[1])).toBe("Rule: never call legacyFetch()");
     expect(JSON.stringify(retried.messages)).not.toContain("legacyFetch() here");
 
-    expect(agent.state.messages.map((message) => message.role)).toEqual(["user", "user", "assistant"]);
-    const final = agent.state.messages.at(-1)!;
+    expect(conversation(agent.state.messages).map((message) => message.role)).toEqual(["user", "user", "assistant"]);
+    const final = conversation(agent.state.messages).at(-1)!;
     expect(textOf(final)).toBe("Use fetchV2() instead.");
     expect((final as { stopReason: string }).stopReason).toBe("stop");
 
@@ -99,11 +109,12 @@ describe("stream hook: abort, inject, retry", () => {
     const { faux, contexts, capture } = setup();
     faux.setResponses([capture(VIOLATION), capture("Corrected.")]);
     const agent = new Agent({
+      streamFn,
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
       hooks: {
         onStreamText: (event) =>
           event.accumulated.includes("legacyFetch(")
-            ? { abort: true, retry: { content: "Rule text", keepPartial: true } }
+            ? { abort: true, retry: streamRetry("Rule text", { keepPartial: true }) }
             : undefined,
       },
     });
@@ -111,19 +122,25 @@ describe("stream hook: abort, inject, retry", () => {
     const roles = contexts[1]!.messages.map((message) => message.role);
     expect(roles).toEqual(["user", "assistant", "user"]);
     expect(textOf(contexts[1]!.messages[1])).toMatch(/^Sure\. I will call legacyFetch\(/);
-    expect(agent.state.messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant"]);
-    expect((agent.state.messages[1] as { stopReason: string }).stopReason).toBe("stop");
+    expect(conversation(agent.state.messages).map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    expect((conversation(agent.state.messages)[1] as { stopReason: string }).stopReason).toBe("stop");
   });
 
   it("uses createRetryMessage to shape the injected message", async () => {
     const { faux, capture } = setup();
     faux.setResponses([capture(VIOLATION), capture("ok")]);
     const agent = new Agent({
+      streamFn,
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
       hooks: {
         onStreamText: (event) =>
           event.accumulated.includes("legacyFetch(")
-            ? { abort: true, retry: { content: "Rule text", role: "system", details: { rule: "r1" } } }
+            ? { abort: true, retry: streamRetry("Rule text", { role: "system", details: { rule: "r1" } }) }
             : undefined,
         createRetryMessage: (retry) => ({
           role: "user",
@@ -133,10 +150,10 @@ describe("stream hook: abort, inject, retry", () => {
       },
     });
     await agent.prompt("hi");
-    expect(textOf(agent.state.messages[1])).toBe("[system] Rule text");
+    expect(textOf(conversation(agent.state.messages)[1])).toBe("[system] Rule text");
   });
 
-  it("gives tool-call deltas the call id, tool name and partially parsed arguments", async () => {
+  it("gives tool-call deltas the call id and tool name, and arguments a host can parse as they stream", async () => {
     const { faux } = setup();
     const edit = fauxToolCall(
       "edit",
@@ -149,10 +166,11 @@ describe("stream hook: abort, inject, retry", () => {
       name: "edit",
       label: "edit",
       description: "edit a file",
-      parameters: Type.Object({ path: Type.String(), content: Type.String() }),
+      parameters: stringsSchema("path", "content"),
       execute: async () => ({ content: [{ type: "text", text: "edited" }], details: {} }),
     };
     const agent = new Agent({
+      streamFn,
       initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [tool] },
       hooks: {
         onStreamText: (event) => {
@@ -162,7 +180,8 @@ describe("stream hook: abort, inject, retry", () => {
               accumulated: event.accumulated,
               id: event.toolCall?.id,
               name: event.toolCall?.name,
-              path: event.toolCall?.partialArgs.path,
+              // The arguments so far, as a host parses them (pi-ai's streaming JSON parser).
+              path: parseStreamingJson<{ path?: string }>(event.accumulated)?.path,
             });
           }
           return undefined;
@@ -185,11 +204,12 @@ describe("stream hook: abort, inject, retry", () => {
     const { faux, capture } = setup();
     faux.setResponses([capture("bad one"), capture("bad two"), capture("bad three"), capture("never")]);
     const agent = new Agent({
+      streamFn,
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
       hooks: {
         maxConsecutiveStreamAborts: 2,
         onStreamText: (event) =>
-          event.accumulated.startsWith("bad") ? { abort: true, retry: { content: "stop that" } } : undefined,
+          event.accumulated.startsWith("bad") ? { abort: true, retry: streamRetry("stop that") } : undefined,
       },
     });
     const events = recordEvents(agent);
@@ -197,12 +217,12 @@ describe("stream hook: abort, inject, retry", () => {
     const aborts = events.filter((event) => event.type === "stream_abort");
     expect(aborts.map((event) => event.type === "stream_abort" && event.capReached)).toEqual([false, false, true]);
     expect(faux.state.callCount).toBe(3);
-    const final = agent.state.messages.at(-1) as { stopReason: string; errorMessage: string };
+    const final = conversation(agent.state.messages).at(-1) as { stopReason: string; errorMessage: string };
     expect(final.stopReason).toBe("error");
     expect(final.errorMessage).toMatch(/aborted 3 consecutive responses.*cap: 2/);
     // The violating text is not kept, like the retried partials before it.
     expect((final as unknown as { content: unknown[] }).content).toEqual([]);
-    expect(JSON.stringify(agent.state.messages)).not.toContain("bad three");
+    expect(JSON.stringify(conversation(agent.state.messages))).not.toContain("bad three");
     expect(agent.state.isStreaming).toBe(false);
     expect(events.at(-1)?.type).toBe("agent_end");
   });
@@ -215,18 +235,19 @@ describe("stream hook: abort, inject, retry", () => {
       name: "noop",
       label: "noop",
       description: "does nothing",
-      parameters: Type.Object({}),
+      parameters: stringsSchema(),
       execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }),
     };
     const agent = new Agent({
+      streamFn,
       initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [tool] },
       hooks: {
         maxConsecutiveStreamAborts: 1,
-        onStreamText: (event) => (event.accumulated === "bad" ? { abort: true, retry: { content: "no" } } : undefined),
+        onStreamText: (event) => (event.accumulated === "bad" ? { abort: true, retry: streamRetry("no") } : undefined),
       },
     });
     await agent.prompt("hi");
-    expect(textOf(agent.state.messages.at(-1))).toBe("fine");
+    expect(textOf(conversation(agent.state.messages).at(-1))).toBe("fine");
   });
 
   it("still lets a user abort end the whole run", async () => {
@@ -234,6 +255,7 @@ describe("stream hook: abort, inject, retry", () => {
     faux.setResponses([capture("a long answer that streams slowly ".repeat(20)), capture("never reached")]);
     let deltas = 0;
     const agent = new Agent({
+      streamFn,
       initialState: { model: faux.getModel(), systemPrompt: "sys" },
       hooks: {
         onStreamText: () => {
@@ -245,7 +267,7 @@ describe("stream hook: abort, inject, retry", () => {
     });
     const events = recordEvents(agent);
     await agent.prompt("hi");
-    const final = agent.state.messages.at(-1) as { stopReason: string };
+    const final = conversation(agent.state.messages).at(-1) as { stopReason: string };
     expect(final.stopReason).toBe("aborted");
     expect(faux.state.callCount).toBe(1);
     expect(events.some((event) => event.type === "stream_abort")).toBe(false);

@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { fauxToolCall, Type } from "@earendil-works/pi-ai";
+import { fauxToolCall } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 // @ts-expect-error: plain .mjs helper shared with the bench and build scripts
 import { ensureUpstreamCore } from "../scripts/core-files.mjs";
 import { Agent, type AgentEvent, type AgentTool } from "../src/index.ts";
-import { fauxAssistantMessage, fauxProvider } from "./helpers.ts";
+import { fauxAssistantMessage, fauxProvider, streamFn, stringsSchema } from "./helpers.ts";
 
 const registrations: { unregister(): void }[] = [];
 afterEach(() => {
@@ -25,13 +25,16 @@ async function runScenario(AgentImpl: AgentClass): Promise<string[]> {
     name: "echo",
     label: "echo",
     description: "echo",
-    parameters: Type.Object({ text: Type.String() }),
+    parameters: stringsSchema("text"),
     execute: async (_id, params) => ({
       content: [{ type: "text", text: String((params as { text: string }).text) }],
       details: {},
     }),
   };
-  const agent = new AgentImpl({ initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [tool] } });
+  const agent = new AgentImpl({
+    streamFn,
+    initialState: { model: faux.getModel(), systemPrompt: "sys", tools: [tool] },
+  });
   const events: string[] = [];
   agent.subscribe((event: AgentEvent) => {
     const detail =

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { isDeliveryMode, isLoopSeam, LOOP_SEAMS, resolveSeamSelector, SEAM_DRAIN_POLICY } from "./catalog.ts";
 
 describe("seam catalog", () => {
-  it("is closed: nine seams, each with a drain policy", () => {
-    expect(LOOP_SEAMS).toHaveLength(9);
+  it("is closed: seven seams, each with a drain policy", () => {
+    expect(LOOP_SEAMS).toHaveLength(7);
     expect(Object.keys(SEAM_DRAIN_POLICY).sort()).toEqual([...LOOP_SEAMS].sort());
   });
 

@@ -55,8 +55,10 @@ describe("the id the model knows, in the cancel text (issue 21)", () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: pi-ai's source text, matched literally
     expect(piAiSource("openai-responses-shared.js")).toContain("id: `${item.call_id}|${item.id}`");
     // Gemini: a call the API sent without an id gets one made up.
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: pi-ai's source text, matched literally
-    expect(piAiSource("google-generative-ai.js")).toContain("`${part.functionCall.name}_${Date.now()}_${++toolCallCounter}`");
+    expect(piAiSource("google-generative-ai.js")).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: pi-ai's source text, matched literally
+      "`${part.functionCall.name}_${Date.now()}_${++toolCallCounter}`",
+    );
   });
 
   it("OpenAI Responses: the model is shown call_…, never the combined call_…|fc_…", () => {
@@ -92,11 +94,12 @@ describe("the id the model knows, in the cancel text (issue 21)", () => {
     );
   });
 
-  it("describeCancelledCall gives the patch's describe hook both texts, by the same rule", () => {
+  it("describeCancelledCall gives the patch's describe hook both texts, by the same rule, and the reminder's type", () => {
     const madeUp = `bash_${Date.now()}_3`;
     expect(describeCancelledCall({ callId: madeUp, tool: "bash", reason: "stop" })).toEqual({
       result: "The bash tool call was cancelled by the host: stop",
       reminder: cancelReminderTextFor(madeUp, "bash", "stop"),
+      customType: "tool-call-cancelled",
     });
     const responses = describeCancelledCall({ callId: "call_1|fc_1", tool: "read", reason: "r" });
     expect(JSON.stringify(responses)).not.toContain("fc_1");
