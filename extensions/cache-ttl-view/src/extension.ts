@@ -85,7 +85,8 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
 
     pi.on("session_start", (_event, ctx) => {
       notices.reset();
-      const loaded = loadCacheTtlSettings(ctx.cwd);
+      // pi 1.6 reads a project's settings only in a trusted project: so does the view.
+      const loaded = loadCacheTtlSettings(ctx.cwd, undefined, { projectTrusted: ctx.isProjectTrusted() });
       problems = loaded.problems;
       for (const p of problems) {
         notices.once(ctx, `${p.file}:${p.key}`, `${p.file}: ${p.key}: ${p.message}`);

@@ -42,6 +42,21 @@ describe("loadCacheTtlSettings", () => {
     });
   });
 
+  it("an untrusted project's file is left out, as pi 1.6 leaves it out, and its cacheTtl is said to be ignored", () => {
+    const h = homes(
+      JSON.stringify({ cacheTtl: { ttlSeconds: 3600 } }),
+      JSON.stringify({ cacheTtl: { ttlSeconds: 60, bufferSeconds: 5 } }),
+    );
+    const untrusted = loadCacheTtlSettings(h.cwd, h.agentDir, { projectTrusted: false });
+    expect(untrusted.settings).toMatchObject({ ttlSeconds: 3600, bufferSeconds: 10 });
+    expect(untrusted.problems).toEqual([
+      { file: h.projectFile, key: "cacheTtl", message: expect.stringContaining("the project is not trusted") },
+    ]);
+    const trusted = loadCacheTtlSettings(h.cwd, h.agentDir, { projectTrusted: true });
+    expect(trusted.settings).toMatchObject({ ttlSeconds: 60, bufferSeconds: 5 });
+    expect(trusted.problems).toEqual([]);
+  });
+
   it("names the file and key of a bad value once, ignores it and keeps the other keys (the kit's rule)", () => {
     const h = homes(undefined, JSON.stringify({ cacheTtl: { bufferSecs: 5, keepRecentTurns: -1, maxTextChars: 100 } }));
     const { problems, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { loadSettingsSync, piSettingsFiles, resolveAgentDir, type SettingsIssue } from "@pi-rails/agent-core/kit";
 import { z } from "zod";
 
@@ -141,15 +141,43 @@ export const CACHE_TTL_SETTINGS = {
   fields: () => CacheTtlSettingsSchema.shape,
 };
 
+/** Whether a settings file has a `cacheTtl` key (unreadable or not JSON: no). */
+function hasSection(file: string): boolean {
+  try {
+    const value = JSON.parse(readFileSync(file, "utf8")) as unknown;
+    return typeof value === "object" && value !== null && Object.hasOwn(value, "cacheTtl");
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Read `cacheTtl` from the user then the project settings file (project wins per key) under the kit's rule: a bad
  * key is said once and ignored, the other keys are kept. Problems are returned, never thrown. Fields that conflict
  * (a buffer not below the TTL) are no single bad key: then `valid` is false and the session does not prune.
+ * `projectTrusted: false` (pi 1.6 reads a project's `.pi/settings.json` only in a trusted project): the project
+ * file is left out, and a `cacheTtl` key in it is said to be ignored.
  */
-export function loadCacheTtlSettings(cwd: string, agentDir = resolveAgentDir()): LoadedSettings {
-  const files = piSettingsFiles(cwd, agentDir);
+export function loadCacheTtlSettings(
+  cwd: string,
+  agentDir = resolveAgentDir(),
+  options: { projectTrusted?: boolean } = {},
+): LoadedSettings {
+  const [user, project] = piSettingsFiles(cwd, agentDir) as [string, string];
+  const trusted = options.projectTrusted !== false;
+  const files = trusted ? [user, project] : [user];
+  const untrusted: SettingsProblem[] =
+    !trusted && hasSection(project)
+      ? [
+          {
+            file: project,
+            key: "cacheTtl",
+            message: "ignored: the project is not trusted (pi reads its settings only then)",
+          },
+        ]
+      : [];
   const loaded = loadSettingsSync(CACHE_TTL_SETTINGS, files);
-  const problems: SettingsProblem[] = [...loaded.issues];
+  const problems: SettingsProblem[] = [...untrusted, ...loaded.issues];
   // Relations between fields are checked on the merge (with defaults): a user TTL with a project buffer above it.
   const cross = crossFieldProblems(loaded.settings);
   const notes = crossFieldNotes(loaded.settings);
