@@ -38,9 +38,11 @@ describe("the pi entry (pi.extensions)", () => {
     const id = /\[TRUNCATED FILE\] id=([0-9a-f]{8})/.exec(pruned)?.[1];
     expect(id).toBeDefined();
     const first = server.requests.length;
-    // A call pi must refuse (ids is not a list), then the id the pruned view showed.
+    // A call pi must refuse (no ids: pi 1.6 validates with pi-schema, which would wrap a single id into a list),
+    // then the id the pruned view showed.
     server.setScript((_request, index) => {
-      if (index === first) return { toolCalls: [{ id: "call_bad", name: RESTORE_TOOL, arguments: { ids: id } }] };
+      if (index === first)
+        return { toolCalls: [{ id: "call_bad", name: RESTORE_TOOL, arguments: { inPlace: false } }] };
       if (index === first + 1)
         return { toolCalls: [{ id: "call_restore", name: RESTORE_TOOL, arguments: { ids: [id] } }] };
       return { text: "Restored." };
@@ -64,6 +66,7 @@ describe("the pi entry (pi.extensions)", () => {
     const resultOf = (request: typeof refused, callId: string) =>
       json(request!.messages.find((m) => m.role === "tool" && m["tool_call_id"] === callId));
     expect(resultOf(restored, "call_bad")).toContain("Validation failed");
+    expect(resultOf(restored, "call_bad")).toContain("ids: missing");
     expect(resultOf(restored, "call_bad")).not.toContain("line 300: payload");
     expect(resultOf(answered, "call_restore")).toContain("line 300: payload");
   }, 240_000);
