@@ -126,9 +126,7 @@ describe("cancelling a tool call in flight in a real pi session", () => {
     const pid = Number(readFileSync(pidFile, "utf8").trim());
     expect(runningBeforeCancel).toBe(true);
 
-    expect(record.inFlight).toEqual([
-      { callId: "call_run", tool: "bash", startedAt: expect.any(Number), iteration: expect.any(Number) },
-    ]);
+    expect(record.inFlight).toEqual([{ callId: "call_run", tool: "bash", startedAt: expect.any(Number) }]);
     expect(record.results).toEqual([
       { status: "cancelled", callId: "call_run", tool: "bash", reason: "user clicked stop" },
       { status: "already_cancelled", callId: "call_run", tool: "bash", reason: "user clicked stop" },
