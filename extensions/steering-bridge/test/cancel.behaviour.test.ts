@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CANCEL_REMINDER_TYPE, cancelReminderTextFor } from "@pi-rails/agent-core/kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SteeringClient } from "../src/client/client.ts";
 import { type BridgeHarness, conversation, openBridgeSession } from "./helpers.ts";
@@ -47,6 +48,14 @@ describe("cancel the tool call in flight (patched pi)", () => {
     const next = conversation(harness.server.requests[1]!.messages);
     const toolResult = next.find((m) => m.role === "tool");
     expect(toolResult?.text).toContain("Tool call sleepy (bash) was cancelled by the host: user clicked stop");
+    // After the batch, the reminder in agent-core's words and of its custom type (pi has neither): hidden in the
+    // transcript, a user-role message for the model.
+    const reminderText = cancelReminderTextFor("sleepy", "bash", "user clicked stop");
+    expect(next.at(-1)).toEqual({ role: "user", text: reminderText });
+    const reminder = harness.test.session.messages.find(
+      (m) => (m as { customType?: string }).customType === CANCEL_REMINDER_TYPE,
+    );
+    expect(reminder).toMatchObject({ role: "custom", content: reminderText, display: false });
     expect(JSON.stringify(harness.test.session.messages.at(-1))).toContain("moving on");
     expect((await client.status()).toolCallsInFlight).toEqual([]);
   });
