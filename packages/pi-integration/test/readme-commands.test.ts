@@ -56,7 +56,8 @@ const RUN_BY: { command: RegExp; by: string; evidence: string }[] = [
     by: "scripts/demo/installed.mjs",
     evidence: 'user("pi", ["install", `npm:@pi-rails/',
   },
-  { command: /^pi update$/, by: "scripts/demo/installed.mjs", evidence: '("pi", ["update"])' },
+  // pi 1.6: a bare `pi update` updates pi alone; `--all` is pi (the launcher's self-update), then the packages.
+  { command: /^pi update --all$/, by: "scripts/demo/installed.mjs", evidence: '("pi", ["update", "--all"])' },
   // packages/pi/README.md: a prompt on the patched pi with the installed extensions loaded.
   {
     command: /^pi -p "hello"$/,
