@@ -101,12 +101,13 @@ describe("pnpm version-packages", () => {
   }, 120_000);
 });
 
-// patches/README.md: the first step of changing the core patch opens a copy with the current patch applied.
+// The installed pi-agent-core is the patched one: `pnpm patch` opens a copy with the pi-rails patch applied (the
+// patch itself is generated from patches/source/, never edited there).
 describe("pnpm patch --edit-dir", () => {
   it("opens pi-agent-core with the pi-rails patch applied, without touching the workspace", () => {
     scratch = mkdtempSync(join(tmpdir(), "pi-rails-patch-"));
     const editDir = join(scratch, "pi-agent-core");
-    const result = spawnSync("pnpm", ["patch", "@earendil-works/pi-agent-core@0.73.1", "--edit-dir", editDir], {
+    const result = spawnSync("pnpm", ["patch", "@earendil-works/pi-agent-core@1.6.0", "--edit-dir", editDir], {
       cwd: repoRoot,
       encoding: "utf8",
     });
