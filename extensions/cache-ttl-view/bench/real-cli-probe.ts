@@ -29,7 +29,8 @@ export default function realCliProbe(pi: ExtensionAPI): void {
   pi.on("session_start", () => {
     begin = performance.now();
   });
-  pi.on("context", () => {
+  // The view is drawn in `context_with_system`: the mark is set there, just before the extension's own handler.
+  pi.on("context_with_system", () => {
     begin = performance.now();
   });
   // The fold of a prune into the view's state, done once the answer begins (after the request went out).
@@ -53,7 +54,8 @@ export default function realCliProbe(pi: ExtensionAPI): void {
     });
   pi.on("session_start", (_event, ctx) => {
     const handlerMs = performance.now() - begin;
-    // Side by side: the branch read the handler does now, and pi's getBranch() it did before (quadratic in pi 0.73.1).
+    // Side by side: the branch read the handler does now, and pi's getBranch() it did before (quadratic in pi 0.73.1;
+    // pi 1.6's is linear).
     let t = performance.now();
     const entries = sessionBranch(ctx.sessionManager).length;
     const walkMs = performance.now() - t;
@@ -69,7 +71,7 @@ export default function realCliProbe(pi: ExtensionAPI): void {
     for (const e of list.getEntries()) pauses.push([e.startTime, e.duration]);
   }).observe({ entryTypes: ["gc"] });
   const passes: { from: number; passMs: number; line: Record<string, unknown> }[] = [];
-  pi.on("context", (event) => {
+  pi.on("context_with_system", (event) => {
     const passMs = performance.now() - begin;
     passes.push({ from: begin, passMs, line: { passMs, messages: event.messages.length, pruned, prepared } });
   });

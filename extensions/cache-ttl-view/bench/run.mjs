@@ -12,7 +12,11 @@ import { runModuleLoadBench } from "../../../scripts/bench-module-load.mjs";
 import { defaultSettings, SessionView } from "../dist/index.js";
 import { benchSession } from "./workload.mjs";
 
-const SIZES = [1_000, 10_000, 100_000];
+// `--max <messages>`: only the sizes up to it (a quick run: `--max 10000` skips the 100k session).
+const maxAt = process.argv.indexOf("--max");
+const MAX = maxAt > 0 ? Number(process.argv[maxAt + 1]) : Number.POSITIVE_INFINITY;
+if (!(MAX > 0)) throw new Error(`--max needs a number of messages above 0 (got ${process.argv[maxAt + 1]})`);
+const SIZES = [1_000, 10_000, 100_000].filter((size) => size <= MAX);
 const settings = defaultSettings({ ttlSeconds: 300 });
 const json = process.argv.includes("--json");
 
@@ -293,13 +297,15 @@ if (json) {
     );
   }
   const big = rows.find((r) => r.messages === 100_000);
-  const okPass = big.steadyMs < 150 && big.preparedMs < 150;
+  const okPass = big !== undefined && big.steadyMs < 150 && big.preparedMs < 150;
   const okWarm = rows.every((r) => r.warmShare < 0.01);
   const okMem = rows.every((r) => !(r.keptShare > 0.5));
-  console.log(
-    `goal: a 100k pass under 150 ms (in this process; the real CLI's first request of a process follows): running session ${okPass ? "yes" : "NO"} (${fmt(big.steadyMs)} ms), resumed ${big.preparedMs < 150 ? "yes" : "NO"} (${fmt(big.preparedMs)} ms, prepared while idle), cold ${big.passMs < 150 ? "yes" : "no"} (${fmt(big.passMs)} ms: a request that comes before the preparation, its prune folded into the state after it in ${fmt(big.settleMs)} ms; ${fmt(big.firstMs)} ms as the first request of a fresh process), reloaded ${big.reloadedMs < 150 ? "yes" : "no"} (${fmt(big.reloadedMs)} ms); ` +
-      `warm path under 1% of a pass: ${okWarm ? "yes" : "NO"}; kept between requests at most half a deep copy: ${okMem ? "yes" : "NO"} (${fmt(big.keptShare, 3)})`,
-  );
+  if (!big) console.log("goal (issue 22) not judged: it needs the 100k session (a run without --max)");
+  else
+    console.log(
+      `goal: a 100k pass under 150 ms (in this process; the real CLI's first request of a process follows): running session ${okPass ? "yes" : "NO"} (${fmt(big.steadyMs)} ms), resumed ${big.preparedMs < 150 ? "yes" : "NO"} (${fmt(big.preparedMs)} ms, prepared while idle), cold ${big.passMs < 150 ? "yes" : "no"} (${fmt(big.passMs)} ms: a request that comes before the preparation, its prune folded into the state after it in ${fmt(big.settleMs)} ms; ${fmt(big.firstMs)} ms as the first request of a fresh process), reloaded ${big.reloadedMs < 150 ? "yes" : "no"} (${fmt(big.reloadedMs)} ms); ` +
+        `warm path under 1% of a pass: ${okWarm ? "yes" : "NO"}; kept between requests at most half a deep copy: ${okMem ? "yes" : "NO"} (${fmt(big.keptShare, 3)})`,
+    );
   console.log(`\nmodule load through pi's loader (jiti), fresh processes, ${moduleLoad.rounds} rounds:`);
   console.table(moduleLoad.rows);
 }
