@@ -443,7 +443,10 @@ export function installedChecks(facts) {
           .every((name) => facts.after[name] === facts.before[name]),
       `pi update --all brought exactly that update`,
     ),
-    check(facts.after?.["@pi-rails/pi"] === "0.1.0" && !facts.stockPiGlobal, "pi update --all kept the user on @pi-rails/pi"),
+    check(
+      facts.after?.["@pi-rails/pi"] === "0.1.0" && !facts.stockPiGlobal,
+      "pi update --all kept the user on @pi-rails/pi",
+    ),
     check(
       /^1\.6\.0 \(pi-rails 0\.1\.1/.test(facts.selfUpdatedVersion ?? "") &&
         !facts.selfUpdatedStockPiGlobal &&
