@@ -73,6 +73,7 @@ describe("interrupting prose match (patched pi)", () => {
     const observer = (pi: ExtensionAPI) =>
       pi.on("stream_text", (e) => {
         seen.push({ chunk: e.chunk, attempt: e.attempt });
+        return undefined;
       });
     t = await createTestSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },

@@ -1,20 +1,24 @@
-import type { AssistantMessage, Context } from "@earendil-works/pi-ai";
+import { type AssistantMessage, type Context, getCurrentSystemPrompt } from "@earendil-works/pi-ai";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { fauxAssistantMessage } from "@pi-rails/testkit";
 
-/** A scripted model turn that records what the model was sent. */
+/**
+ * A scripted model turn that records what the model was sent: pi 1.6 sends the system prompt as system messages in
+ * `messages`; `systemPrompt` is the prompt they add up to (pi-ai's `getCurrentSystemPrompt`).
+ */
 export function recorder() {
   const contexts: Context[] = [];
   const reply =
     (content: Parameters<typeof fauxAssistantMessage>[0]) =>
     (context: Context): AssistantMessage => {
-      contexts.push({ systemPrompt: context.systemPrompt, messages: structuredClone(context.messages) } as Context);
+      const systemPrompt = getCurrentSystemPrompt(context.messages);
+      contexts.push({ systemPrompt, messages: structuredClone(context.messages) } as Context);
       return fauxAssistantMessage(content);
     };
   return { contexts, reply };
 }
 
-/** Everything the model saw in one request, as text (system prompt + messages). */
+/** Everything the model saw in one request, as text (the system prompt, and the messages, system ones included). */
 export function sentText(context: Context | undefined): string {
   if (!context) return "";
   return `${context.systemPrompt ?? ""}\n${JSON.stringify(context.messages)}`;

@@ -30,7 +30,7 @@ function costProbe() {
   const said: Array<{ tokens: number; interrupts: number; cost: number; costKnown: boolean; text?: string }> = [];
   const factory = (pi: ExtensionAPI) => {
     pi.on("stream_abort", (event) => {
-      aborts.push((event as { usage?: unknown }).usage);
+      aborts.push(event.usage);
     });
     pi.events.on(COST_EVENT, (data) => said.push(data as (typeof said)[number]));
   };
@@ -74,6 +74,15 @@ describe("what interrupts cost (patched pi reports the aborted attempt's usage o
       [2, both, `interrupts cost ${both.toLocaleString("en-US")} tokens this session`],
     ]);
     expect(costEntries(t)).toEqual(usages);
+    // pi keeps each billed attempt in the session without its content; the explanation it carries is pi-ttsr's.
+    const records = t.readSessionEntries().flatMap((e) => {
+      const m = e.type === "message" ? e.message : undefined;
+      return m?.role === "assistant" && m.stopReason === "aborted" ? [{ content: m.content, why: m.errorMessage }] : [];
+    });
+    expect(records).toEqual([
+      { content: [], why: "Interrupted by pi-ttsr (rule no-console) and retried; kept for its usage only" },
+      { content: [], why: "Interrupted by pi-ttsr (rule no-eval) and retried; kept for its usage only" },
+    ]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { defineSessionEntry } from "@pi-rails/agent-core/kit";
+import { defineSessionEntry, type StreamRetry, streamRetry } from "@pi-rails/agent-core/kit";
 import type { RuleMatch } from "../manager/ttsr-manager.ts";
 import type { TtsrRule } from "../rules/types.ts";
 import type { TtsrSettings } from "../settings/schema.ts";
@@ -41,16 +41,30 @@ export function rulesOf(matches: readonly RuleMatch[]): TtsrRule[] {
   return dedupeRules(matches.map((m) => m.rule));
 }
 
-/** The `retry` of a stream_text abort: one hidden message carrying every matched rule. */
-export function interruptRetry(matches: readonly RuleMatch[], settings: Pick<TtsrSettings, "contextMode">) {
+/**
+ * The `retry` of a stream_text abort (agent-core's `streamRetry`: pi has no type or wording of its own): one hidden
+ * `ttsr-injection` message carrying every matched rule, and what the session records of the aborted attempt.
+ */
+export function interruptRetry(
+  matches: readonly RuleMatch[],
+  settings: Pick<TtsrSettings, "contextMode">,
+): StreamRetry & { details: { rules: string[] } } {
   const rules = rulesOf(matches);
+  const names = rules.map((r) => r.name);
   return {
-    content: renderInterrupt(rules, settings.contextMode),
-    role: "system" as const,
-    keepPartial: settings.contextMode === "keep",
-    customType: INJECTION_MESSAGE_TYPE,
-    details: { rules: rules.map((r) => r.name) },
+    ...streamRetry(renderInterrupt(rules, settings.contextMode), {
+      customType: INJECTION_MESSAGE_TYPE,
+      explanation: abortedAttemptExplanation(names),
+      keepPartial: settings.contextMode === "keep",
+    }),
+    details: { rules: names },
   };
+}
+
+/** What the session file says of an interrupted attempt it keeps for its usage (its `errorMessage`). */
+export function abortedAttemptExplanation(ruleNames: readonly string[]): string {
+  const rules = `${ruleNames.length === 1 ? "rule" : "rules"} ${ruleNames.join(", ")}`;
+  return `Interrupted by pi-ttsr (${rules}) and retried; kept for its usage only`;
 }
 
 /** The hidden follow-up sent after a successful message whose prose matched non-interrupting rules. */

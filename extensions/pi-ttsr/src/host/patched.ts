@@ -53,7 +53,7 @@ export function patchedHost(core: DeliveryCore): Host {
       // The patched TUI drops the interrupted partial without a word of its own: the rules' names are ours to say.
       showStreamAbortNotice(ctx, event);
       // Each interrupt was billed: count what the aborted attempt cost (when the patch reports its usage).
-      const usage = readAttemptUsage((event as { usage?: unknown }).usage);
+      const usage = readAttemptUsage(event.usage);
       core.cost = addInterrupt(core.cost, usage);
       if (usage) {
         writeSessionEntry(pi, COST_ENTRY, { usage });
