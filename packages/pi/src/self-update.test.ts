@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { globalNpmPrefix, isNewer, selfUpdateCommand } from "./self-update.ts";
+import { describe, expect, it, vi } from "vitest";
+import { globalNpmPrefix, isNewer, runSelfUpdate, selfUpdateCommand } from "./self-update.ts";
 
 describe("self-update", () => {
   it("updates a global npm install in its own prefix, by this package's name (never stock pi)", () => {
@@ -19,5 +19,17 @@ describe("self-update", () => {
     expect(isNewer("0.10.0", "0.9.3")).toBe(true);
     expect(isNewer("0.1.0", "0.1.0")).toBe(false);
     expect(isNewer("0.1.0", "0.2.0")).toBe(false);
+  });
+
+  it("refuses to update a checkout or a project install, saying how (exit code 1, nothing run)", async () => {
+    const errors: string[] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((text: string) => void errors.push(text));
+    try {
+      expect(await runSelfUpdate("/work/pi-rails/packages/pi", "0.1.0", false)).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(errors.join("\n")).toContain("cannot update this installation of @pi-rails/pi (/work/pi-rails/packages/pi)");
+    expect(errors.join("\n")).toContain("npm install -g @pi-rails/pi");
   });
 });
