@@ -67,7 +67,7 @@ describe("replaySession", () => {
     expect(report.totals.saved).toBeGreaterThan(0);
   });
 
-  it("pi 1.6's cache-warming requests (usage entries) kept the cache warm: the next request reads the prefix", () => {
+  it("pi 1.6's cache-warming requests (usage entries) kept the cache warm: the next request reads the prefix", async () => {
     const s = new SessionBuilder().user("go");
     s.tool("read", { path: "big.ts" }, text(40_000));
     s.assistant("read it");
@@ -115,6 +115,13 @@ describe("replaySession", () => {
     });
     expect(cold.requests.at(-1)).toMatchObject({ warm: false });
     expect(cold.requests.at(-1)?.baseline.readTokens).toBe(0);
+    // The table marks the request and says what the mark means.
+    const path = join(mkdtempSync(join(tmpdir(), "cache-ttl-report-")), "s.jsonl");
+    writeFileSync(path, file);
+    const out: string[] = [];
+    expect(await main(["report", path, "--ttl", "300"], { stdout: (t) => out.push(t), stderr: () => {} })).toBe(0);
+    expect(out.join("")).toContain("cache warmed: pi's cache warming re-sent the previous request since");
+    expect(out.join("").match(/^ {2}2 +\d+ +warmed /m)).not.toBeNull();
   });
 
   it("prices: writes at the cache-write price, reads at the read price, input when a price is 0", () => {
