@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LOOP_SEAMS } from "@pi-rails/agent-core/kit";
 import { type ModelServer, prepareCliHome, removeTreeInBackground, runPi, startModelServer } from "@pi-rails/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -75,7 +76,9 @@ console.log(JSON.stringify({ loadRules: typeof loadRules, PatternSet: typeof Pat
 `,
     );
     const imported = JSON.parse(execFileSync(process.execPath, [probe], { cwd: project, encoding: "utf8" }).trim());
-    expect(imported).toEqual({ loadRules: "function", PatternSet: "function", seams: 9 });
+    // The seam catalog of the installed agent-core is the workspace's (pi 1.6: seven seams, no daemon_idle pair).
+    expect(imported).toEqual({ loadRules: "function", PatternSet: "function", seams: LOOP_SEAMS.length });
+    expect(LOOP_SEAMS).not.toContain("daemon_idle_pre");
 
     // And pi loads the four extensions from node_modules, as `pi install npm:...` would place them.
     const home = prepareCliHome({ server });
