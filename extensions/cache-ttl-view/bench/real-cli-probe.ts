@@ -1,5 +1,5 @@
-// Loaded by `pi -e` in the real-CLI bench: cache-ttl-view as users load it (its bundled pi entry, which pi hands to
-// Node's own loader), with marks around its handlers and the collector's pauses inside its context pass. Writes one JSON line per measurement to $CACHE_TTL_BENCH_PROBE_OUT.
+// Loaded by `pi -e` in the real-CLI bench: cache-ttl-view as users load it (its bundled pi entry, one module; pi
+// 1.6's bundled CLI transforms it with jiti), with marks around its handlers and the collector's pauses inside its context pass. Writes one JSON line per measurement to $CACHE_TTL_BENCH_PROBE_OUT.
 // $CACHE_TTL_BENCH_IDLE_MS: pi waits that long before the prompt goes out, as it waits for a user's typing (print
 // mode sends it at once): the extension's idle preparation then runs first. $CACHE_TTL_BENCH_ADVANCE_S: after each turn
 // the extension's clock moves on that many seconds, so the next request of the same process finds the cache expired

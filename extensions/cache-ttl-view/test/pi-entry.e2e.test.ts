@@ -14,8 +14,9 @@ const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf
 const scenario: Scenario = {};
 afterEach(() => disposeScenario(scenario));
 
-// pi hands a built ES module to Node's own loader: the bundle runs as native code (no jiti transform per module, no
-// interop proxy in front of every call from one module into another, which a 100k-message pass makes hundreds of thousands of).
+// pi loads the bundle as one module (pi 1.6's bundled CLI transforms it with jiti as one file; its SDK and unbundled
+// CLI hand it to Node's own loader): no interop proxy in front of every call from one of its modules into another,
+// which a 100k-message pass makes hundreds of thousands of.
 describe("the pi entry (pi.extensions)", () => {
   it("is the bundle, and loading it reads no other module of pi-rails, no pi package and no TypeBox", () => {
     expect(manifest.pi.extensions).toEqual(["./dist/pi/extension.js"]);
