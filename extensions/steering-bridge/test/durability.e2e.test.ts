@@ -42,7 +42,9 @@ function deliveredAfterPrompt(request: RecordedRequest, prompt: string, text: st
   return at === -1 ? 0 : turns.slice(at + 1).filter((m) => m.text.includes(text)).length;
 }
 
-const slow = { text: "s".repeat(400), chunkSize: 1, delayMs: 50 }; // about 20 s unless the run is stopped
+// About 60 s unless the run is stopped (it is, within seconds): the item must still be pending when pi is stopped,
+// also when a loaded machine takes long to start pi-steer.
+const slow = { text: "s".repeat(1200), chunkSize: 1, delayMs: 50 };
 
 describe("accepted means on disk; exactly once across processes (real pi CLI)", () => {
   for (const signal of ["SIGKILL", "SIGINT"] as const) {
