@@ -128,6 +128,7 @@ describe("@pi-rails/pi's pi command, installed next to the published pi 1.6.0", 
   it("prints pi's version and the patch, decided by pi's own argument parser", () => {
     const result = run(["--version"]);
     expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toBe(""); // no warning of Node's (the module hooks) nor of the launcher's
     expect(result.stdout.trim()).toMatch(
       patched
         ? /^1\.6\.0 \(pi-rails \d+\.\d+\.\d+: @pi-rails\/pi, patched @earendil-works\/pi-coding-agent\)$/
