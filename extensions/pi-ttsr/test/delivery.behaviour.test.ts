@@ -323,6 +323,42 @@ describe("non-interrupting matches", () => {
     expect(texts[1]!.join("")).not.toContain("system-reminder");
     expect(injectionEntries(t)).toEqual([expect.objectContaining({ rules: ["no-any"], kind: "tool-reminder" })]);
   });
+
+  it("keeps a tool's structured output when it puts a reminder before the tool's text", async () => {
+    const r = recorder();
+    const counter = (pi: ExtensionAPI) => {
+      pi.registerTool({
+        name: "count",
+        label: "Count",
+        description: "Count the characters of a text",
+        parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+        outputSchema: { type: "object", properties: { length: { type: "number" } }, required: ["length"] },
+        async execute(_id, params: { text: string }) {
+          const length = params.text.length;
+          return {
+            content: [{ type: "text", text: `${length} characters` }],
+            details: {},
+            structuredContent: { length },
+          };
+        },
+      });
+    };
+    t = await createTestSession({
+      files: { ".pi/rules/no-secret.md": ruleFile({ condition: "SECRET-\\d+", scope: "tool" }, "Never send secrets.") },
+      projectSettings: { ttsr: { interruptMode: "prose-only" } },
+      extensions: [counter, ttsrExtension],
+      model: { kind: "faux", responses: [r.reply([fauxToolCall("count", { text: "SECRET-42" })]), r.reply("done")] },
+    });
+    await t.prompt("count it");
+    const result = t.session.messages.find((m) => m.role === "toolResult");
+    expect(result?.content.map((c) => (c.type === "text" ? c.text : ""))).toEqual([
+      expect.stringMatching(/^<system-reminder reason="rule_violation" rule="no-secret"/),
+      "9 characters",
+    ]);
+    // Not part of the message the model gets: the finalized result carries it (for scripts, renderers, RPC).
+    const ended = t.events.find((e) => e.type === "tool_execution_end");
+    expect(ended?.type === "tool_execution_end" && ended.result).toMatchObject({ structuredContent: { length: 9 } });
+  });
 });
 
 describe("interrupting tool match", () => {

@@ -87,12 +87,20 @@ export class DeliveryCore {
     if (ctx.hasUI && kind !== "interrupt") ctx.ui.notify(noticeText(matches, kind), "info");
   }
 
-  /** A tool call produced its result: the reminders of the rules its arguments matched go first. */
+  /**
+   * A tool call produced its result: the reminders of the rules its arguments matched go first. The tool's
+   * `structuredContent` (what scripts such as codemode's get instead of the text) is handed back unchanged: pi 1.6
+   * drops it when a handler replaces `content` alone, and the reminder is for the model, not for them.
+   */
   toolResult(event: EventOf<"tool_result">, ctx: ExtensionContext) {
     const bucket = this.manager.takeToolBucket(event.toolCallId);
     if (bucket.length === 0) return undefined;
     this.deliver(ctx, bucket, "tool-reminder", event.toolCallId);
-    return { content: withToolReminder(bucket, event.content) };
+    const { structuredContent } = event;
+    return {
+      content: withToolReminder(bucket, event.content),
+      ...(structuredContent === undefined ? {} : { structuredContent }),
+    };
   }
 
   private matched(matches: readonly RuleMatch[]): void {
