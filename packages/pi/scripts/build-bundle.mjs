@@ -20,6 +20,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -33,7 +34,11 @@ import { parse } from "yaml";
 
 const packageRoot = fileURLToPath(new URL("..", import.meta.url));
 const repoRoot = join(packageRoot, "..", "..");
-const out = join(packageRoot, "dist", "bundle");
+const bundleDir = join(packageRoot, "dist", "bundle");
+// Written next to it, then swapped in with two renames: a pi started during a build (other packages' tests run
+// this launcher) sees the old bundle or the new one, never a half-written one.
+const out = join(packageRoot, "dist", `.bundle-${process.pid}`);
+process.on("exit", () => rmSync(out, { recursive: true, force: true }));
 const PI = "@earendil-works/pi-coding-agent";
 const HOST_MODULE = "\0pi-rails-host";
 const JITI_MODULE = "\0pi-rails-lazy-jiti";
@@ -394,7 +399,7 @@ function packageFiles(dir) {
 }
 const upstream = {};
 for (const name of RUNTIME_PACKAGES) {
-  const dir = findPackageDir(name, out);
+  const dir = findPackageDir(name, bundleDir);
   if (!dir) fail(`${name} is not installed next to @pi-rails/pi (run pnpm install)`);
   const version = readJson(join(dir, "package.json")).version;
   upstream[name] = { version, files: packageFiles(dir) };
@@ -412,6 +417,10 @@ const manifest = {
 writeFileSync(join(out, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 const bytes = Object.values(bundleFiles).reduce((sum, file) => sum + file.size, 0);
 const stat = statSync(join(out, "manifest.json"));
+const old = join(packageRoot, "dist", `.bundle-old-${process.pid}`);
+if (existsSync(bundleDir)) renameSync(bundleDir, old);
+renameSync(out, bundleDir);
+rmSync(old, { recursive: true, force: true });
 console.log(
   `build-bundle: ${PI}@${piPackage.version} ${patches.length ? `patched (${patches.map((p) => p.file).join(", ")})` : "UNPATCHED (no patchedDependencies for pi yet)"}: ` +
     `${outputs.length} files, ${(bytes / 2 ** 20).toFixed(1)} MiB, manifest ${stat.size} bytes, ${Date.now() - started} ms`,
