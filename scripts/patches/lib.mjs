@@ -31,6 +31,12 @@ export const PACKAGES = [
 ];
 export const releaseTag = (version) => `v${version}`;
 
+/** A package's name on the npm registry at a release: pi moved from `@mariozechner/*` to `@earendil-works/*` at 0.74.0. */
+export function packageName(pkg, version) {
+  const [major, minor] = version.split(".").map(Number);
+  return major === 0 && minor < 74 ? pkg.name.replace("@earendil-works/", "@mariozechner/") : pkg.name;
+}
+
 /**
  * Declaration files that TypeScript 5.9 does not reproduce byte for byte (pi publishes with tsgo): their dist
  * patch is a 3-way merge of the compiled change onto the published file. Every other .js and .d.ts must match
@@ -312,8 +318,8 @@ export function buildFromSeries(version, { threeWay = false, keep = false, log =
   try {
     const packageDirs = {};
     for (const pkg of PACKAGES) {
-      log(`fetch   ${pkg.name}@${version}`);
-      packageDirs[pkg.name] = fetchPackage(pkg.name, version, join(scratch, "npm", pkg.repoDir));
+      log(`fetch   ${packageName(pkg, version)}@${version}`);
+      packageDirs[pkg.name] = fetchPackage(packageName(pkg, version), version, join(scratch, "npm", pkg.repoDir));
     }
     const treeDir = join(scratch, "pi-mono");
     const pinned = pinnedVersions()[PACKAGES[0].name].version;
@@ -322,7 +328,8 @@ export function buildFromSeries(version, { threeWay = false, keep = false, log =
       log(`fetch   the pinned ${pinned} (the series' base, for the 3-way merge)`);
       const pinnedDirs = {};
       for (const pkg of PACKAGES) {
-        pinnedDirs[pkg.name] = fetchPackage(pkg.name, pinned, join(scratch, "npm-pinned", pkg.repoDir));
+        const name = packageName(pkg, pinned);
+        pinnedDirs[pkg.name] = fetchPackage(name, pinned, join(scratch, "npm-pinned", pkg.repoDir));
       }
       makeSourceTree(treeDir, pinned, pinnedDirs);
     }

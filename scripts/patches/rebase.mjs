@@ -7,7 +7,16 @@
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { buildFromSeries, conflictReport, PACKAGES, root, run, runSeriesTests, seriesLineCounts } from "./lib.mjs";
+import {
+  buildFromSeries,
+  conflictReport,
+  PACKAGES,
+  packageName,
+  root,
+  run,
+  runSeriesTests,
+  seriesLineCounts,
+} from "./lib.mjs";
 
 const version = process.argv[2];
 if (!version || !/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version)) {
@@ -47,7 +56,7 @@ for (const count of seriesLineCounts()) {
 console.log(`\nrunning the series' tests (pi's packages/agent/test and packages/coding-agent/test) on pi ${version}`);
 // With that version's own dependencies (they may differ from the pinned ones), installed from the registry.
 for (const pkg of PACKAGES) {
-  console.log(`  npm install ${pkg.name}@${version}'s dependencies`);
+  console.log(`  npm install ${packageName(pkg, version)}@${version}'s dependencies`);
   run("npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], {
     cwd: result.packageDirs[pkg.name],
   });

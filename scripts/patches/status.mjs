@@ -12,6 +12,7 @@ import {
   fetchPackage,
   makeSourceTree,
   PACKAGES,
+  packageName,
   pinnedVersions,
   run,
   scratchDir,
@@ -52,7 +53,10 @@ console.log(`dry run: the series in patches/source/ onto pi ${newest} (git am --
 const scratch = scratchDir("patches-status");
 const dirsOf = (version, folder) =>
   Object.fromEntries(
-    PACKAGES.map((pkg) => [pkg.name, fetchPackage(pkg.name, version, join(scratch, folder, pkg.repoDir))]),
+    PACKAGES.map((pkg) => [
+      pkg.name,
+      fetchPackage(packageName(pkg, version), version, join(scratch, folder, pkg.repoDir)),
+    ]),
   );
 const tree = join(scratch, "pi-mono");
 // The pinned release first: git am --3way merges against the blobs the series was made on.
