@@ -1,7 +1,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import {
+  type CliHome,
+  type ModelServer,
+  prepareCliHome,
+  runPi,
+  startProviderServer,
+  type WireFormat,
+} from "@pi-rails/testkit";
 import { expect } from "vitest";
 import { CLOCK_OFFSET_ENV } from "../src/extension.ts";
 import { bigFile, conversation, isPrefix, json, requestProblems } from "./helpers.ts";
@@ -25,10 +32,16 @@ function sessionFiles(agentDir: string): string[] {
 /**
  * `pi -p` reads a 50 KB file; `pi -p --continue` "ten minutes later" (the extension's clock seam) must send the notice
  * instead of the file, keep tool pairs, and leave the file in the session; a third run a minute later repeats the
- * pruned prefix byte for byte. `into` receives the server and home (the caller disposes them).
+ * pruned prefix byte for byte. `into` receives the server and home (the caller disposes them). `format`: the wire
+ * format of the model (a strict loopback server of that API, and the provider pi's catalogue has for it).
  */
-export async function expiryScenario(into: Scenario, piCli?: string): Promise<void> {
-  const server = await startModelServer({
+export async function expiryScenario(
+  into: Scenario,
+  piCli?: string,
+  format: WireFormat = "openai-completions",
+): Promise<void> {
+  const server = await startProviderServer(format, {
+    strict: true,
     script: [
       { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "big.txt" } }] },
       { text: "I read big.txt." },
@@ -40,8 +53,9 @@ export async function expiryScenario(into: Scenario, piCli?: string): Promise<vo
   const home = prepareCliHome({
     server,
     files: { "big.txt": FILE },
-    // No cache-warming requests of pi 1.6 between the runs (see test/helpers.ts).
-    settings: { cacheWarming: "off" },
+    // No cache-warming requests of pi 1.6 between the runs (see test/helpers.ts); the script answers without
+    // thinking (a reasoning model's API would refuse its tool loop otherwise).
+    settings: { cacheWarming: "off", defaultThinkingLevel: "off" },
     projectSettings: { cacheTtl: { ttlSeconds: 300 } },
   });
   into.home = home;

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { WIRE_FORMATS } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { disposeScenario, expiryScenario, PACKAGE_DIR, type Scenario } from "./cli-scenario.ts";
 
@@ -43,5 +44,14 @@ describe("pi -p with cache-ttl-view (real CLI, loopback model)", () => {
     expect(report.requests).toHaveLength(4);
     expect(report.requests[2]).toMatchObject({ warm: false, pruned: 1 });
     expect(report.requests[2].withPruning.writeTokens).toBeLessThan(report.requests[2].baseline.writeTokens - 10_000);
+  }, 240_000);
+});
+
+// The same three runs of the real CLI on the other wire formats: pi's catalogue model of the format (its TTL from the
+// model's promptCache or its API), against a strict loopback server of that API.
+describe.each(WIRE_FORMATS.filter((format) => format !== "openai-completions"))("pi -p on %s (real CLI)", (format) => {
+  it("prunes once the TTL has passed, sends requests the API accepts, and repeats the pruned prefix", async () => {
+    await expiryScenario(scenario, undefined, format);
+    expect(scenario.server?.requests.map((r) => r.rejected?.message).filter(Boolean)).toEqual([]);
   }, 240_000);
 });
