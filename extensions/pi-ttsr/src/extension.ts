@@ -24,6 +24,7 @@ import { DeliveryCore, type Host, tell } from "./host/delivery.ts";
 import { patchedHost } from "./host/patched.ts";
 import { STOCK_PI_NOTICE, stockHost } from "./host/stock.ts";
 import { buildRegistry } from "./manager/build-registry.ts";
+import { completedTurns } from "./manager/completed-turns.ts";
 import { TtsrManager } from "./manager/ttsr-manager.ts";
 import { type LoadedRules, loadTtsrRules } from "./rules/load.ts";
 import { formatIssue } from "./rules/types.ts";
@@ -53,7 +54,7 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
   const ruleIssues = [...loaded.issues, ...built.issues, ...manager.registry.issues];
   for (const issue of ruleIssues) tell(ctx, formatIssue(issue));
   const branch = sessionBranch(ctx.sessionManager);
-  manager.setCompletedTurns(branch.filter((e) => e.type === "message" && e.message.role === "assistant").length);
+  manager.setCompletedTurns(completedTurns(branch));
   manager.restoreInjected(readSessionEntries(branch, INJECTION_ENTRY));
   const cost = readSessionEntries(branch, COST_ENTRY).reduce((tally, e) => addInterrupt(tally, e.usage), EMPTY_TALLY);
   const costStatus = interruptCostStatus(cost);

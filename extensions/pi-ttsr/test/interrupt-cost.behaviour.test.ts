@@ -10,6 +10,7 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import { COST_ENTRY, readAttemptUsage } from "../src/delivery/interrupt-cost.ts";
 import ttsrExtension from "../src/extension.ts";
+import { completedTurns } from "../src/manager/completed-turns.ts";
 import { recorder, ruleFile } from "./helpers.ts";
 
 const NO_CONSOLE = ruleFile({ condition: "console\\.log\\(", scope: "text" }, "Use the project logger.");
@@ -83,6 +84,10 @@ describe("what interrupts cost (patched pi reports the aborted attempt's usage o
       { content: [], why: "Interrupted by pi-ttsr (rule no-console) and retried; kept for its usage only" },
       { content: [], why: "Interrupted by pi-ttsr (rule no-eval) and retried; kept for its usage only" },
     ]);
+    // Those records ended no turn: a resumed session counts the turns the live one counted (after-gap goes on).
+    const turnEnds = t.events.filter((e) => e.type === "turn_end").length;
+    expect(turnEnds).toBe(2);
+    expect(completedTurns(t.readSessionEntries())).toBe(turnEnds);
   });
 });
 

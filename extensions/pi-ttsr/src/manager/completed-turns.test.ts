@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { completedTurns } from "./completed-turns.ts";
+
+const assistant = (stopReason: string, content: unknown[] = [{ type: "text", text: "x" }]) => ({
+  type: "message",
+  message: { role: "assistant", stopReason, content },
+});
+const user = { type: "message", message: { role: "user", content: [{ type: "text", text: "go" }] } };
+const retry = { type: "custom_message" };
+
+describe("completedTurns", () => {
+  it("counts assistant messages, not the billed attempts a retry replaced", () => {
+    expect(completedTurns([user, assistant("aborted", []), retry, assistant("stop"), user, assistant("stop")])).toBe(2);
+    // as pi-ttsr's session has it: its cost entry between the billed attempt and the retry
+    const data = { type: "custom" };
+    expect(completedTurns([user, data, assistant("aborted", []), data, retry, assistant("stop")])).toBe(1);
+  });
+
+  it("counts a turn the user aborted, and an empty aborted message no retry follows", () => {
+    // Esc mid-answer: pi keeps what streamed (a turn ended); Esc before the first delta: nothing streamed, no retry.
+    expect(completedTurns([user, assistant("aborted"), user, assistant("aborted", []), user])).toBe(2);
+    // A follow-up custom message after a full answer does not hide that answer's turn.
+    expect(completedTurns([user, assistant("stop"), retry, assistant("stop")])).toBe(2);
+  });
+});
