@@ -324,6 +324,30 @@ describe("non-interrupting matches", () => {
     expect(injectionEntries(t)).toEqual([expect.objectContaining({ rules: ["no-any"], kind: "tool-reminder" })]);
   });
 
+  it("a reminder for a call that produced no result (unknown tool) is dropped: the rule stays eligible", async () => {
+    const r = recorder();
+    t = await ttsrSession({
+      files: { ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool" }, "Say which type.") },
+      ttsr: { interruptMode: "never" },
+      persist: true,
+      responses: [
+        r.reply([fauxToolCall("writ", { path: "a.ts", content: "let x: any = 1;\n" })]),
+        r.reply([fauxToolCall("write", { path: "b.ts", content: "let y: any = 2;\n" })]),
+        r.reply("done"),
+      ],
+    });
+    await t.prompt("write files");
+    // pi answered the unknown tool itself (no tool_result for extensions); the rule went on the next real call.
+    const results = (r.contexts[2]?.messages ?? []).filter((m) => m.role === "toolResult");
+    const texts = results.map((m) =>
+      m.role === "toolResult" ? m.content.map((c) => (c.type === "text" ? c.text : "")) : [],
+    );
+    expect(texts).toHaveLength(2);
+    expect(texts[0]!.join("")).not.toContain("system-reminder");
+    expect(texts[1]![0]).toMatch(/^<system-reminder reason="rule_violation" rule="no-any"/);
+    expect(injectionEntries(t)).toEqual([expect.objectContaining({ rules: ["no-any"], kind: "tool-reminder" })]);
+  });
+
   it("keeps a tool's structured output when it puts a reminder before the tool's text", async () => {
     const r = recorder();
     const counter = (pi: ExtensionAPI) => {
