@@ -9,11 +9,26 @@ import { z } from "zod";
 export const ITEM_KINDS = ["message", "reminder", "note"] as const;
 export const LEFTOVER_POLICIES = ["carry", "discard", "audit"] as const;
 
-/** A zod error option that says "is required" for a missing value and `message` for a wrong one. */
-export const expect = (message: string | ((input: unknown) => string)) => ({
-  error: ({ input }: { input?: unknown }) =>
-    input === undefined ? "is required" : typeof message === "string" ? message : message(input),
+/**
+ * A zod error option (zod 3's `errorMap`) that says "is required" for a missing value and `message` for every other
+ * issue of the schema that has no message of its own (a wrong type, or a check stated without one).
+ */
+export const expect = (message: string | ((input: unknown) => string)): { errorMap: z.ZodErrorMap } => ({
+  errorMap: (_issue, { data }) => ({
+    message: data === undefined ? "is required" : typeof message === "string" ? message : message(data),
+  }),
 });
+/** A zod error option that says `message` for every issue of the schema that has no message of its own. */
+export const says = (message: string): { errorMap: z.ZodErrorMap } => ({ errorMap: () => ({ message }) });
+/**
+ * An integer as the socket has always checked one (zod 4's number rules, which zod 3's differ from): NaN, +-Infinity
+ * (`1e400` in JSON parses to Infinity) and non-numbers get `message` alone, a fraction gets `whole` alone, an integer
+ * beyond 2^53 gets `whole` too; then `checks`, each with its own message or else `message`.
+ */
+export const integer = (message: string, whole: string, checks: (number: z.ZodNumber) => z.ZodNumber = (n) => n) =>
+  z
+    .custom<number>(Number.isInteger, (input) => ({ message: Number.isFinite(input) ? whole : message, fatal: true }))
+    .pipe(checks(z.number(says(message)).safe(whole)));
 /** One of `values`; a wrong string is quoted back (its first 64 characters). */
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(
@@ -22,10 +37,12 @@ const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   );
 const got = (input: unknown) => (typeof input === "string" ? `, got ${JSON.stringify(input.slice(0, 64))}` : "");
 const text = (max: number) =>
-  z
-    .string({ error: "must be a string" })
-    .min(1, { error: "must not be empty" })
-    .max(max, `must be at most ${max} characters`);
+  z.string(says("must be a string")).min(1, "must not be empty").max(max, `must be at most ${max} characters`);
+/** A time to live in milliseconds: a positive integer; `cap` adds a bound (the socket's: Node's longest timer). */
+export const milliseconds = (cap: (number: z.ZodNumber) => z.ZodNumber = (number) => number) =>
+  integer("must be a number of milliseconds", "must be an integer", (number) =>
+    cap(number.positive("must be positive")),
+  );
 
 /** What a producer sets on an item, but `kind` and `mode` (on the socket, the method decides those). */
 export const ITEM_FIELDS = {
@@ -34,20 +51,17 @@ export const ITEM_FIELDS = {
    * (a client that lost its connection mid-request sends the same request again).
    */
   id: z
-    .string({ error: "must be a string" })
+    .string(says("must be a string"))
     .regex(/^[A-Za-z0-9._:-]{1,64}$/, "must be 1-64 characters of A-Z a-z 0-9 . _ : -")
     .optional(),
   /** Its size cap (256 KiB) is the queue's own limit, checked after these rules. */
   content: z
     .string(expect("must be a string"))
-    .min(1, { error: "must not be empty" })
-    .refine((content) => content.trim() !== "", { error: "must not be blank" }),
+    .min(1, "must not be empty")
+    // What `trim()` removes is what `\s` matches: blank is no non-space character (a check, cheaper than a refine).
+    .regex(/\S/, "must not be blank"),
   dedupeKey: text(256).optional(),
-  ttlMs: z
-    .number({ error: "must be a number of milliseconds" })
-    .int("must be an integer")
-    .positive("must be positive")
-    .optional(),
+  ttlMs: milliseconds().optional(),
   leftover: oneOf(LEFTOVER_POLICIES).optional(),
   source: text(128).optional(),
 };
@@ -55,14 +69,18 @@ export const DeliveryModeField = oneOf(DELIVERY_MODES);
 
 /** What every producer hands the queue (it fills id, enqueuedAt, expiresAt and the defaults). */
 export const ItemInput = z
-  .object({ ...ITEM_FIELDS, kind: oneOf(ITEM_KINDS), mode: DeliveryModeField.optional() }, "must be an object")
-  .refine((item) => item.kind === "note" || item.mode !== undefined, { path: ["mode"], error: "is required" })
-  .refine((item) => item.kind !== "note" || item.mode === undefined, {
-    path: ["mode"],
-    error: "inbox notes have no mode (they are drained at pre_compact / post_compact)",
+  .object({ ...ITEM_FIELDS, kind: oneOf(ITEM_KINDS), mode: DeliveryModeField.optional() }, says("must be an object"))
+  // One refinement for both rules of `mode`: zod 3 runs each refinement as a wrapper schema, slow next to a check.
+  .superRefine((item, context) => {
+    if ((item.kind === "note") === (item.mode === undefined)) return;
+    const message =
+      item.kind === "note"
+        ? "inbox notes have no mode (they are drained at pre_compact / post_compact)"
+        : "is required";
+    context.addIssue({ code: "custom", path: ["mode"], message });
   });
 export type SteeringItemInput = z.input<typeof ItemInput>;
 
 /** Where a zod issue is: its path (`a.b`), or `whole` for the value itself. */
-export const issuePath = (issue: z.core.$ZodIssue, whole: string): string =>
+export const issuePath = (issue: z.ZodIssue, whole: string): string =>
   issue.path.length > 0 ? issue.path.map(String).join(".") : whole;

@@ -3,7 +3,7 @@ import type { CancelToolCallResult } from "../bridge/cancel.ts";
 import type { BridgeStatus, InjectResult } from "../bridge/steering-bridge.ts";
 import type { Ack, RevokeResult, SteeringItem } from "../queue/types.ts";
 import type { SteeringCheckpoint } from "../seams/seam-log.ts";
-import { DeliveryModeField, expect, ITEM_FIELDS, issuePath } from "./item.ts";
+import { DeliveryModeField, expect, ITEM_FIELDS, integer, issuePath, milliseconds, says } from "./item.ts";
 
 /**
  * The steering socket's protocol, as data: one descriptor per method (its wire name, the check of its params, its
@@ -66,12 +66,13 @@ export class SteeringRpcError extends Error {
 
 const object = <S extends z.ZodRawShape>(shape: S) =>
   z.strictObject(shape, {
-    error: (issue) =>
-      issue.code === "unrecognized_keys" ? `unknown key(s): ${issue.keys.join(", ")}` : "must be an object",
+    errorMap: (issue) => ({
+      message: issue.code === "unrecognized_keys" ? `unknown key(s): ${issue.keys.join(", ")}` : "must be an object",
+    }),
   });
 
 /** An item's fields as the queue checks them; the socket also caps ttlMs at Node's longest timer delay. */
-const ttlMs = ITEM_FIELDS.ttlMs.unwrap().max(2 ** 31 - 1, { error: "must be at most 2147483647" });
+const ttlMs = milliseconds((number) => number.max(2 ** 31 - 1, "must be at most 2147483647"));
 const item = { ...ITEM_FIELDS, ttlMs: ttlMs.optional() };
 
 /** `steer/inject` and `steer/remind`: a message or a reminder for the bridge queue; mode is required. */
@@ -81,10 +82,10 @@ export type InjectParams = z.infer<typeof InjectParams>;
 export const PostEventParams = object(item);
 export type PostEventParams = z.infer<typeof PostEventParams>;
 export const CancelParams = object({
-  callId: z.string(expect("must be a string")).min(1, { error: "must not be empty" }),
-  reason: z.string({ error: "must be a string" }).max(1024).optional(),
-  injectReminder: z.boolean({ error: "must be a boolean" }).optional(),
-  timeoutMs: z.number({ error: "must be a number" }).int().positive().max(600_000).optional(),
+  callId: z.string(expect("must be a string")).min(1, "must not be empty"),
+  reason: z.string(says("must be a string")).max(1024).optional(),
+  injectReminder: z.boolean(says("must be a boolean")).optional(),
+  timeoutMs: integer("must be a number", "must be a number", (number) => number.positive().max(600_000)).optional(),
 });
 export type CancelParams = z.infer<typeof CancelParams>;
 export const RevokeParams = object({ id: z.string(expect("must be a string")).min(1) });
@@ -95,14 +96,18 @@ export type EmptyParams = z.infer<typeof EmptyParams>;
 export const MAX_PENDING_PAGE = 200;
 export const MAX_PREVIEW_CHARS = 1000;
 export const PendingParams = object({
-  limit: z.number({ error: "must be a number" }).int().positive().max(MAX_PENDING_PAGE).optional(),
-  cursor: z.string({ error: "must be a string" }).max(128).optional(),
-  previewChars: z.number({ error: "must be a number" }).int().min(0).max(MAX_PREVIEW_CHARS).optional(),
+  limit: integer("must be a number", "must be a number", (number) =>
+    number.positive().max(MAX_PENDING_PAGE),
+  ).optional(),
+  cursor: z.string(says("must be a string")).max(128).optional(),
+  previewChars: integer("must be a number", "must be a number", (number) =>
+    number.min(0).max(MAX_PREVIEW_CHARS),
+  ).optional(),
 });
 export type PendingParams = z.infer<typeof PendingParams>;
 export const SubscribeParams = object({
-  checkpoints: z.boolean({ error: "must be a boolean" }).optional(),
-  acks: z.boolean({ error: "must be a boolean" }).optional(),
+  checkpoints: z.boolean(says("must be a boolean")).optional(),
+  acks: z.boolean(says("must be a boolean")).optional(),
 });
 export type SubscribeParams = z.infer<typeof SubscribeParams>;
 
