@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { loadSettingsSync, piSettingsFiles, resolveAgentDir, type SettingsIssue } from "@pi-rails/agent-core/kit";
 import { z } from "zod";
 
-const count = (min: number) => z.number().int().min(min);
+// `.safe()`: zod 3's `.int()` takes 2^53 and beyond, which are no counts.
+const count = (min: number) => z.number().int().safe().min(min);
 
 /** Pins: blocks matching any of these are never pruned. */
 export const PinsSchema = z
@@ -33,6 +34,7 @@ export const CacheTtlSettingsSchema = z
     keepRecentIntactTurns: z
       .number()
       .int()
+      .safe()
       .min(1, "must be at least 1: the current turn (the prompt and tool loop being answered) is never pruned")
       .default(1),
     /** Cap of a replacement text (and of a tool summary's `result`). */

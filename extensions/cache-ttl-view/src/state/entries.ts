@@ -15,7 +15,7 @@ export const OWNER_VERSION = 2;
 
 // Entries come from a file, maybe written by another version: a bad optional field is dropped, a list keeps its
 // usable items, and an entry without what it needs is skipped (never thrown).
-const num = z.number().refine(Number.isFinite);
+const num = z.number().finite();
 const strings = z.array(z.unknown()).transform((list) => list.filter((s): s is string => typeof s === "string"));
 const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
 const targets = { at: num.catch(0), ids: optional(strings), paths: optional(strings), tools: optional(strings) };
@@ -31,15 +31,15 @@ const CapsSchema = z.object({
   maxDictKeys: num.min(1),
 });
 
-const StateEntrySchema = z.discriminatedUnion("kind", [
-  z.object({
-    kind: z.literal("touch"),
-    at: num,
-    ttlSeconds: num,
-    warmGapSeconds: optional(num.transform((v) => Math.max(0, v))),
-  }),
-  z
-    .object({
+const StateEntrySchema = z
+  .discriminatedUnion("kind", [
+    z.object({
+      kind: z.literal("touch"),
+      at: num,
+      ttlSeconds: num,
+      warmGapSeconds: optional(num.transform((v) => Math.max(0, v))),
+    }),
+    z.object({
       kind: z.literal("prune"),
       at: num,
       ttlSeconds: num,
@@ -58,17 +58,23 @@ const StateEntrySchema = z.discriminatedUnion("kind", [
        * The lines each replacement counted (index-aligned with `ids`; -1: none), so that a reload draws the same
        * markers without reading every output again. Absent in entries written before they were stored.
        */
-      lines: optional(z.array(z.number().int().min(-1))),
+      lines: optional(z.array(z.number().int().safe().min(-1))),
       /** Absent only in a damaged entry. */
       notice: optional(NoticeSchema),
-    })
-    // A list that is not index-aligned with the ids cannot say which id it belongs to: it is dropped.
-    .transform((e) => (e.owners === undefined || e.owners.length === e.ids.length ? e : { ...e, owners: undefined }))
-    .transform((e) => (e.lines === undefined || e.lines.length === e.ids.length ? e : { ...e, lines: undefined })),
-  z.object({ kind: z.literal("restore"), at: num.catch(0), ids: strings.catch([]) }),
-  z.object({ kind: z.literal("pin"), ...targets }),
-  z.object({ kind: z.literal("unpin"), ...targets }),
-]);
+    }),
+    z.object({ kind: z.literal("restore"), at: num.catch(0), ids: strings.catch([]) }),
+    z.object({ kind: z.literal("pin"), ...targets }),
+    z.object({ kind: z.literal("unpin"), ...targets }),
+  ])
+  // A prune's list that is not index-aligned with the ids cannot say which id it belongs to: it is dropped. (Here,
+  // not on the prune's own schema: zod 3's discriminated union takes plain objects only.)
+  .transform((e) => {
+    if (e.kind !== "prune") return e;
+    let aligned = e;
+    if (e.owners !== undefined && e.owners.length !== e.ids.length) aligned = { ...aligned, owners: undefined };
+    if (e.lines !== undefined && e.lines.length !== e.ids.length) aligned = { ...aligned, lines: undefined };
+    return aligned;
+  });
 
 /** What cache-ttl-view persists: a touch of the cache, a prune (a delta of ids), an in-place restore, pins. */
 export type StateEntry = z.output<typeof StateEntrySchema>;
