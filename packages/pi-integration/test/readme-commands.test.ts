@@ -109,11 +109,6 @@ const RUN_BY: { command: RegExp; by: string; evidence: string }[] = [
     by: "packages/agent-core/test/packed-tarball.test.ts",
     evidence: "pi-ai is a peer of agent-core",
   },
-  {
-    command: /^pnpm patch @earendil-works\/pi-agent-core@1\.6\.0 --edit-dir \S+$/,
-    by: "packages/pi-integration/test/release.test.ts",
-    evidence: '"patch", "@earendil-works/pi-agent-core@1.6.0", "--edit-dir"',
-  },
   // The CLIs: each package runs the commands of its README's CLI section.
   {
     command: /^(echo .* \| )?pnpm ttsr /,

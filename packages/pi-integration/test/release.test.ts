@@ -100,18 +100,3 @@ describe("pnpm version-packages", () => {
     expect(left, "changesets consumed by the version step").toEqual([]);
   }, 120_000);
 });
-
-// The installed pi-agent-core is the patched one: `pnpm patch` opens a copy with the pi-rails patch applied (the
-// patch itself is generated from patches/source/, never edited there).
-describe("pnpm patch --edit-dir", () => {
-  it("opens pi-agent-core with the pi-rails patch applied, without touching the workspace", () => {
-    scratch = mkdtempSync(join(tmpdir(), "pi-rails-patch-"));
-    const editDir = join(scratch, "pi-agent-core");
-    const result = spawnSync("pnpm", ["patch", "@earendil-works/pi-agent-core@1.6.0", "--edit-dir", editDir], {
-      cwd: repoRoot,
-      encoding: "utf8",
-    });
-    expect(result.status, result.stderr).toBe(0);
-    expect(readFileSync(join(editDir, "dist", "agent-loop.js"), "utf8")).toContain("[pi-rails]");
-  }, 120_000);
-});
