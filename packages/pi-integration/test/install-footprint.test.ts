@@ -84,9 +84,10 @@ describe("what installing an extension adds to a user's disk", () => {
       mkdirSync(alone);
       npmInstall(alone, specs);
       const aloneBytes = treeBytes(join(alone, "node_modules"));
-      expect(existsSync(join(alone, "node_modules", "@earendil-works")), "pi's packages installed as dependencies").toBe(
-        false,
-      );
+      expect(
+        existsSync(join(alone, "node_modules", "@earendil-works")),
+        "pi's packages installed as dependencies",
+      ).toBe(false);
 
       // 2. Into the project that already has pi: the difference is the extension's own footprint. Uninstalled
       // afterwards, so the next extension is measured against pi alone again.
