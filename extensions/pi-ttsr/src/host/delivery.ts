@@ -6,6 +6,7 @@ import type {
   ExtensionHandler,
   StreamTextHandler,
   ToolCallEventResult,
+  ToolResultEventResult,
 } from "@earendil-works/pi-coding-agent";
 import { NoticeBoard, TTSR_MATCHED_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import {
@@ -92,7 +93,7 @@ export class DeliveryCore {
    * `structuredContent` (what scripts such as codemode's get instead of the text) is handed back unchanged: pi 1.6
    * drops it when a handler replaces `content` alone, and the reminder is for the model, not for them.
    */
-  toolResult(event: EventOf<"tool_result">, ctx: ExtensionContext) {
+  toolResult(event: EventOf<"tool_result">, ctx: ExtensionContext): ToolResultEventResult | undefined {
     const bucket = this.manager.takeToolBucket(event.toolCallId);
     if (bucket.length === 0) return undefined;
     this.deliver(ctx, bucket, "tool-reminder", event.toolCallId);
