@@ -37,11 +37,10 @@ export async function runCacheTtlStage({ root, bold = (t) => t, dim = (t) => t, 
       { text: "Yes: the errors repeat every 97 jobs, so it is a periodic job, not load." },
     ],
   });
-  const home = prepareCliHome({
+  const home = target.prepareHome(prepareCliHome, {
     server,
     files: { "logs/worker.log": log },
     projectSettings: { cacheTtl: { ttlSeconds: 300 } },
-    settings: target.settings,
   });
   try {
     console.log(bold("cache-ttl-view: a smaller view for the model once the prompt cache has expired"));

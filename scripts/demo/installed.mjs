@@ -22,7 +22,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { runCacheTtlStage } from "./cache-ttl.mjs";
 import { runSteeringStage } from "./steering.mjs";
 import { installedTarget } from "./target.mjs";
@@ -171,7 +171,12 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
       `registry=${registry.url}\nprefix=${prefix}\ncache=${join(scratch, "user", "npm-cache")}\nfund=false\naudit=false\nupdate-notifier=false\n`,
     );
     const bin = join(prefix, "bin");
-    const userEnv = cleanEnv({ HOME: home, PATH: `${bin}:${process.env.PATH}`, NO_COLOR: "1" });
+    // The user's Node is the one running the demo (pnpm's Node 22): the installed pi needs >= 22.19.
+    const userEnv = cleanEnv({
+      HOME: home,
+      PATH: `${bin}:${dirname(process.execPath)}:${process.env.PATH}`,
+      NO_COLOR: "1",
+    });
     for (const key of Object.keys(userEnv)) if (/^PI_|^TURBO_/.test(key)) delete userEnv[key];
     const user = (command, args, cwd = home) => sh(command, args, { cwd, env: userEnv });
 
@@ -210,7 +215,7 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
       HOME: stockHome,
       npm_config_userconfig: join(home, ".npmrc"),
       npm_config_prefix: stockPrefix,
-      PATH: `${join(stockPrefix, "bin")}:${localBin}:${process.env.PATH}`,
+      PATH: `${join(stockPrefix, "bin")}:${localBin}:${dirname(process.execPath)}:${process.env.PATH}`,
     };
     const stock = (command, args) => sh(command, args, { cwd: stockHome, env: stockEnv });
     // These installs reuse what the first one fetched (--prefer-offline: no revalidation round trips); the
@@ -256,8 +261,10 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
       .split("\n")
       .map((line) => line.trim())
       .filter((line) => line.startsWith("/"));
+    // pi 1.6 installs npm packages into its agent dir (`<agent dir>/npm`), not the global npm prefix.
+    const npmDir = join(home, ".pi", "agent", "npm");
     facts.listedFromPrefix =
-      listed.length === EXTENSIONS.length && listed.every((path) => path.startsWith(prefix) && !path.startsWith(root));
+      listed.length === EXTENSIONS.length && listed.every((path) => path.startsWith(npmDir) && !path.startsWith(root));
     console.log(`  $ pi list\n${facts.list.trimEnd().replace(/^/gm, "  ")}`);
     const settings = JSON.parse(readFileSync(join(home, ".pi", "agent", "settings.json"), "utf8"));
     const project = join(home, "project");
@@ -273,6 +280,7 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     const target = installedTarget({
       bin,
       packages: settings.packages,
+      npmDir,
       env: {
         ...Object.fromEntries(
           Object.keys(process.env)
@@ -403,7 +411,7 @@ export function installedChecks(facts) {
     ),
     check(
       facts.listedFromPrefix,
-      "pi list: each extension is the one installed in the npm prefix, none from the checkout",
+      "pi list: each extension is the one pi installed in its agent dir, none from the checkout",
     ),
     check(facts.projectInstall, "pi install -l (npm install --prefix) installed into the project"),
     check(

@@ -24,7 +24,7 @@ export async function runSteeringStage({ root, bold = (t) => t, dim = (t) => t, 
       { text: "The host stopped the slow suite, so I won't wait for it. Let me know when you want it run again." },
     ],
   });
-  const home = prepareCliHome({ server, settings: target.settings });
+  const home = target.prepareHome(prepareCliHome, { server });
   const steer = (args) =>
     new Promise((resolve) => {
       const child = spawn(process.execPath, [piSteer, ...args], { cwd: home.cwd, env: { ...home.env, ...target.env } });

@@ -1,6 +1,7 @@
 // Which pi a demo stage runs, and how it gets the extensions. `pnpm demo` runs the checkout's patched pi with
 // `-e extensions/<name>`; `pnpm demo --installed` runs a pi installed from a registry, with the extensions that
 // `pi install npm:...` installed (its settings' `packages`), and the `pi-steer` that install put on the PATH.
+import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 
 /** The checkout: the workspace's pi, each extension loaded from its folder with -e. */
@@ -10,22 +11,28 @@ export function checkoutTarget(root) {
     args: (names) => names.flatMap((name) => ["-e", join(root, "extensions", name)]),
     piCli: undefined,
     env: {},
-    settings: {},
+    prepareHome: (prepareCliHome, options) => prepareCliHome(options),
     piSteer: join(root, "extensions", "steering-bridge", "bin", "pi-steer.mjs"),
   };
 }
 
 /**
  * An installed pi: `bin` is the npm prefix's bin folder (holding `pi` and `pi-steer`), `packages` what
- * `pi install` wrote into the user's settings, `env` the user's npm environment (its prefix and registry).
+ * `pi install` wrote into the user's settings, `npmDir` the folder pi 1.6 installed them into (`<agent dir>/npm`),
+ * `env` the user's npm environment (its prefix and registry). Each stage's home gets the user's packages: the
+ * settings that name them and their install, as pi left them (the stages run offline: pi installs nothing there).
  */
-export function installedTarget({ bin, packages, env }) {
+export function installedTarget({ bin, packages, npmDir, env }) {
   return {
     label: () => "",
     args: () => [],
     piCli: join(bin, "pi"),
     env,
-    settings: { packages },
+    prepareHome: (prepareCliHome, options) => {
+      const home = prepareCliHome({ ...options, settings: { ...options.settings, packages } });
+      symlinkSync(npmDir, join(home.agentDir, "npm"));
+      return home;
+    },
     piSteer: join(bin, "pi-steer"),
   };
 }

@@ -51,10 +51,9 @@ export async function runTtsrStage({ root, bold = (t) => t, dim = (t) => t, targ
       return injected ? { text: COMPLIANT, chunkSize: 4, delayMs: 1 } : { text: VIOLATING, chunkSize: 4, delayMs: 4 };
     },
   });
-  const home = prepareCliHome({
+  const home = target.prepareHome(prepareCliHome, {
     server,
     files: { ...RULES, "src/api.ts": "export {};\n" },
-    settings: target.settings,
   });
   try {
     console.log(bold("pi-rails demo: Time Traveling Streamed Rules in the real pi CLI"));

@@ -34,7 +34,7 @@ export async function runTuiCheck({ root, target }) {
         ? { text: COMPLIANT, chunkSize: 4, delayMs: 1 }
         : { text: VIOLATING, chunkSize: 4, delayMs: 4 },
   });
-  const home = prepareCliHome({ server, files: RULES, settings: target.settings });
+  const home = target.prepareHome(prepareCliHome, { server, files: RULES });
   const session = `pi-rails-demo-${process.pid}`;
   try {
     const env = { ...home.env, ...target.env, TERM: "xterm-256color" };
