@@ -109,8 +109,22 @@ function ours(set: PatternSet, deltas: string[]): Array<number | null> {
   return result;
 }
 
+/** Property tests of the whole set: seconds on a quiet machine, several times that while CI runs every suite. */
+const PROPERTY_TIMEOUT_MS = 120_000;
+
 describe("StreamMatcher", () => {
   const set = new PatternSet(SPECS);
+  /**
+   * Ours fires on the delta the full-buffer reference does. A pattern the per-delta time budget suspended (a loaded
+   * machine; by design, with a warning) stays suspended for the set's session: the reference has no budget, so such
+   * a pattern is left out of the comparison from then on; every other pattern must still agree.
+   */
+  const expectAgreement = (deltas: string[]) => {
+    const got = ours(set, deltas);
+    const want = naiveFirstMatches(SPECS, deltas, { final: true });
+    for (const pattern of set.suspended.keys()) got[pattern] = want[pattern] = null;
+    expect(got).toEqual(want);
+  };
 
   it("compiles every example, choosing the automaton when it can", () => {
     expect(set.errors.filter(Boolean)).toEqual([]);
@@ -139,39 +153,48 @@ describe("StreamMatcher", () => {
     expect(idle.automatonStates).toBe(1);
   });
 
-  it("fires on the same delta as a full-buffer matcher, for random texts and chunkings", () => {
-    fc.assert(
-      fc.property(textArb, fc.array(fc.nat(), { maxLength: 60 }), (text, cuts) => {
-        const deltas = chunk(text, cuts);
-        expect(ours(set, deltas)).toEqual(naiveFirstMatches(SPECS, deltas, { final: true }));
-      }),
-      { numRuns: 600 },
-    );
-  });
+  it(
+    "fires on the same delta as a full-buffer matcher, for random texts and chunkings",
+    () => {
+      fc.assert(
+        fc.property(textArb, fc.array(fc.nat(), { maxLength: 60 }), (text, cuts) => {
+          expectAgreement(chunk(text, cuts));
+        }),
+        { numRuns: 600 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it("agrees on long texts (several internal blocks)", () => {
-    // A long match-free prefix, so matches (and their native windows) lie deep in the buffer.
-    const longText = fc
-      .tuple(fc.integer({ min: 1000, max: 4000 }), textArb, textArb)
-      .map(([n, a, b]) => `${a.replace(/x/g, "")}${"qa wb\n".repeat(n)}${b}`);
-    fc.assert(
-      fc.property(longText, fc.array(fc.nat(), { minLength: 50, maxLength: 400 }), (text, cuts) => {
-        const deltas = chunk(text, cuts);
-        expect(ours(set, deltas)).toEqual(naiveFirstMatches(SPECS, deltas, { final: true }));
-      }),
-      { numRuns: 25 },
-    );
-  });
+  it(
+    "agrees on long texts (several internal blocks)",
+    () => {
+      // A long match-free prefix, so matches (and their native windows) lie deep in the buffer.
+      const longText = fc
+        .tuple(fc.integer({ min: 1000, max: 4000 }), textArb, textArb)
+        .map(([n, a, b]) => `${a.replace(/x/g, "")}${"qa wb\n".repeat(n)}${b}`);
+      fc.assert(
+        fc.property(longText, fc.array(fc.nat(), { minLength: 50, maxLength: 400 }), (text, cuts) => {
+          expectAgreement(chunk(text, cuts));
+        }),
+        { numRuns: 25 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it("agrees for one-character deltas", () => {
-    fc.assert(
-      fc.property(textArb, (text) => {
-        const deltas = [...text];
-        expect(ours(set, deltas)).toEqual(naiveFirstMatches(SPECS, deltas, { final: true }));
-      }),
-      { numRuns: 200 },
-    );
-  });
+  it(
+    "agrees for one-character deltas",
+    () => {
+      fc.assert(
+        fc.property(textArb, (text) => {
+          expectAgreement([...text]);
+        }),
+        { numRuns: 200 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
   it("catches a multi-line accumulated match split across many deltas", () => {
     const s = new PatternSet([{ source: "BEGIN[\\s\\S]*?END", flags: "", window: "accumulated" }]);
