@@ -1,6 +1,6 @@
 // Which pi a demo stage runs, and how it gets the extensions. `pnpm demo` runs the checkout's patched pi with
 // `-e extensions/<name>`; `pnpm demo --installed` runs a pi installed from a registry, with the extensions that
-// `pi install npm:...` installed (its settings' `packages`), and the `pi-steer` that install put on the PATH.
+// `pi install npm:...` installed (its settings' `packages`), and the `pi-steer` that install linked in pi's npm folder.
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 
@@ -17,8 +17,8 @@ export function checkoutTarget(root) {
 }
 
 /**
- * An installed pi: `bin` is the npm prefix's bin folder (holding `pi` and `pi-steer`), `packages` what
- * `pi install` wrote into the user's settings, `npmDir` the folder pi 1.6 installed them into (`<agent dir>/npm`),
+ * An installed pi: `bin` is the npm prefix's bin folder (holding `pi`), `packages` what
+ * `pi install` wrote into the user's settings, `npmDir` the folder pi 1.6 installed them into (`<agent dir>/npm`, with their bins such as `pi-steer`),
  * `env` the user's npm environment (its prefix and registry). Each stage's home gets the user's packages: the
  * settings that name them and their install, as pi left them (the stages run offline: pi installs nothing there).
  */
@@ -33,7 +33,8 @@ export function installedTarget({ bin, packages, npmDir, env }) {
       symlinkSync(npmDir, join(home.agentDir, "npm"));
       return home;
     },
-    piSteer: join(bin, "pi-steer"),
+    // pi 1.6 runs `npm install --prefix <agent dir>/npm`: the package's bins are linked there, not on the PATH.
+    piSteer: join(npmDir, "node_modules", ".bin", "pi-steer"),
   };
 }
 
