@@ -313,9 +313,13 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
     }
 
     // 3. One package released on its own, and `pi update --all` on the user's machine.
+    // @pi-rails/pi is in the npm prefix; pi 1.6 keeps the extensions in its own npm folder.
     const installedVersion = (name) => {
-      const file = join(prefix, "lib", "node_modules", name, "package.json");
-      return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")).version : undefined;
+      for (const modules of [join(prefix, "lib", "node_modules"), join(npmDir, "node_modules")]) {
+        const file = join(modules, name, "package.json");
+        if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")).version;
+      }
+      return undefined;
     };
     const before = Object.fromEntries(
       published.map(({ name }) => [name, installedVersion(name)]).filter(([, version]) => version !== undefined),
