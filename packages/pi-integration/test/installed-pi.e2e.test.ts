@@ -57,7 +57,7 @@ describe("pnpm demo --installed", () => {
     expect(stdout).toContain("✓ stock pi installed: replacing it gives the patched pi");
     expect(stdout).toContain("✓ pi list shows the four extensions");
     expect(stdout).toContain(
-      "✓ pi list: each extension is the one installed in the npm prefix, none from the checkout",
+      "✓ pi list: each extension is the one pi installed in its agent dir, none from the checkout",
     );
     expect(stdout).toContain("✓ pi install -l (npm install --prefix) installed into the project");
     // The installed pi on the embedded model, with the installed extensions (no -e, nothing from the checkout).
