@@ -135,12 +135,20 @@ describe("loadCacheTtlSettings", () => {
     expect(loaded.problems[0]?.message).toContain("pruning is off");
   });
 
-  it("reports a file that is not JSON, and a cacheTtl that is not an object", () => {
-    const h = homes("{ nope", JSON.stringify({ cacheTtl: [1] }));
-    const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
+  it("leaves a file pi cannot load to pi's own message (a trailing comma), and reports a cacheTtl that is not an object", () => {
+    const h = homes('{ "cacheTtl": { "ttlSeconds": 60 }, }', JSON.stringify({ cacheTtl: [1] }));
+    const { problems, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
     expect(valid).toBe(true);
-    expect(problems.map((p) => p.key)).toEqual(["cacheTtl", "cacheTtl"]);
-    expect(problems[0]?.message).toMatch(/not valid JSON/);
+    expect(problems).toEqual([{ file: h.projectFile, key: "cacheTtl", message: expect.stringContaining("object") }]);
+    // pi uses none of a file it cannot load: neither does the view.
+    expect(settings.ttlSeconds).toBeUndefined();
+  });
+
+  it("reads a file with a byte order mark, as pi does", () => {
+    const h = homes(undefined, `\uFEFF${JSON.stringify({ cacheTtl: { keepRecentTurns: 3 } })}`);
+    const { problems, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(problems).toEqual([]);
+    expect(settings.keepRecentTurns).toBe(3);
   });
 
   it("treats settings as data: prototype-ish keys are unknown keys, never a crash", () => {

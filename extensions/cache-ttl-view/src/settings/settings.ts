@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import { loadSettingsSync, piSettingsFiles, resolveAgentDir, type SettingsIssue } from "@pi-rails/agent-core/kit";
+import { readFileSync } from "node:fs";
+import { parseSettingsSection, piSettingsFiles, resolveAgentDir, type SettingsIssue } from "@pi-rails/agent-core/kit";
 import { z } from "zod";
 
 // `.safe()`: zod 3's `.int()` takes 2^53 and beyond, which are no counts.
@@ -143,20 +143,27 @@ export const CACHE_TTL_SETTINGS = {
   fields: () => CacheTtlSettingsSchema.shape,
 };
 
-/** Whether a settings file has a `cacheTtl` key (unreadable or not JSON: no). */
-function hasSection(file: string): boolean {
+/**
+ * A settings file as pi 1.6 reads it (`SettingsManager`: a leading BOM stripped, then `JSON.parse`): its JSON, or
+ * `undefined` when it is missing or pi cannot load it. pi itself reports a file it cannot load (a trailing comma,
+ * garbage, no permission) and uses none of its settings: the view then says nothing more about it (one mistake, one
+ * message) and ignores it as pi does.
+ */
+function readAsPi(file: string): Record<string, unknown> | undefined {
+  let value: unknown;
   try {
-    const value = JSON.parse(readFileSync(file, "utf8")) as unknown;
-    return typeof value === "object" && value !== null && Object.hasOwn(value, "cacheTtl");
+    value = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
   } catch {
-    return false;
+    return undefined;
   }
+  return isRecord(value) ? value : undefined;
 }
 
 /**
  * Read `cacheTtl` from the user then the project settings file (project wins per key) under the kit's rule: a bad
- * key is said once and ignored, the other keys are kept. Problems are returned, never thrown. Fields that conflict
- * (a buffer not below the TTL) are no single bad key: then `valid` is false and the session does not prune.
+ * key is said once and ignored, the other keys are kept; a file pi cannot load is pi's to report (skipped, silently).
+ * Problems are returned, never thrown. Fields that conflict (a buffer not below the TTL) are no single bad key: then
+ * `valid` is false and the session does not prune.
  * `projectTrusted: false` (pi 1.6 reads a project's `.pi/settings.json` only in a trusted project): the project
  * file is left out, and a `cacheTtl` key in it is said to be ignored.
  */
@@ -169,7 +176,7 @@ export function loadCacheTtlSettings(
   const trusted = options.projectTrusted !== false;
   const files = trusted ? [user, project] : [user];
   const untrusted: SettingsProblem[] =
-    !trusted && hasSection(project)
+    !trusted && readAsPi(project)?.["cacheTtl"] !== undefined
       ? [
           {
             file: project,
@@ -178,14 +185,22 @@ export function loadCacheTtlSettings(
           },
         ]
       : [];
-  const loaded = loadSettingsSync(CACHE_TTL_SETTINGS, files);
-  const problems: SettingsProblem[] = [...untrusted, ...loaded.issues];
+  const problems: SettingsProblem[] = [...untrusted];
+  const merged: Record<string, unknown> = { ...CACHE_TTL_SETTINGS.defaults };
+  for (const file of files) {
+    const json = readAsPi(file);
+    if (json === undefined || !Object.hasOwn(json, "cacheTtl")) continue;
+    const parsed = parseSettingsSection(json["cacheTtl"], file, "cacheTtl", CacheTtlSettingsSchema.shape);
+    problems.push(...parsed.issues);
+    Object.assign(merged, parsed.values);
+  }
+  const settings = merged as CacheTtlSettings;
   // Relations between fields are checked on the merge (with defaults): a user TTL with a project buffer above it.
-  const cross = crossFieldProblems(loaded.settings);
-  const notes = crossFieldNotes(loaded.settings);
-  const where = () => files.filter((f) => existsSync(f)).join(" + ");
+  const cross = crossFieldProblems(settings);
+  const notes = crossFieldNotes(settings);
+  const where = () => files.filter((f) => readAsPi(f) !== undefined).join(" + ");
   // Conflicts first, and notes under their own key: each is said once per file and key.
   for (const message of cross) problems.push({ file: where(), key: "cacheTtl", message: `${message}; pruning is off` });
   for (const message of notes) problems.push({ file: where(), key: "cacheTtl.keepRecentIntactTurns", message });
-  return { settings: loaded.settings, problems, valid: cross.length === 0 };
+  return { settings, problems, valid: cross.length === 0 };
 }
