@@ -1,6 +1,12 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { NoticeBoard, readSessionEntries, sessionBranch, writeSessionEntry } from "@pi-rails/agent-core/kit";
-import { applyBuffer, cacheRetention, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
+import {
+  NoticeBoard,
+  readSessionEntries,
+  resolveAgentDir,
+  sessionBranch,
+  writeSessionEntry,
+} from "@pi-rails/agent-core/kit";
+import { cacheRetention, decideTtl, type ResolvedTtl } from "./clock/ttl.ts";
 import { type RenderResult, SessionView } from "./engine/session-view.ts";
 import type { ViewMessage } from "./model/messages.ts";
 import { builderOf } from "./model/session-context.ts";
@@ -15,6 +21,7 @@ import {
 import { parsePinCommand } from "./settings/pin-command.ts";
 import { defaultSettings, loadCacheTtlSettings, type SettingsProblem } from "./settings/settings.ts";
 import { STATE_ENTRY, type StateEntry } from "./state/entries.ts";
+import { modelKey, saidFile, ttlNoticeDue } from "./state/said.ts";
 
 /** Env seam for demos and end-to-end tests: shifts this extension's clock forward (seconds). */
 export const CLOCK_OFFSET_ENV = "CACHE_TTL_VIEW_CLOCK_OFFSET_SECONDS";
@@ -28,9 +35,6 @@ export interface CacheTtlViewOptions {
 
 /** How long after a session change `prepare` waits: past pi's own start-up work, well before a user's first prompt. */
 const PREPARE_DELAY_MS = 50;
-
-/** Why pruning is off while the settings conflict (each conflict is said on its own, naming the fields). */
-const CONFLICT_REASON = "the cacheTtl settings conflict (see above): blocks pruned before stay pruned, nothing new is";
 
 function defaultNow(): number {
   const offset = Number(process.env[CLOCK_OFFSET_ENV] ?? 0);
@@ -54,11 +58,25 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
     const persist = (entry: StateEntry | undefined) => {
       if (entry) writeSessionEntry(pi, STATE_ENTRY, entry);
     };
-    /** The TTL for the current model: settings, else its API and pi-ai's retention; a buffer that eats it is off. */
+    /** The TTL for the current model: the package's one decision (`cache-ttl report` asks the same). */
     const currentTtl = (ctx: ExtensionContext): ResolvedTtl =>
-      settingsValid
-        ? applyBuffer(resolveTtl(view.settings.ttlSeconds, ctx.model, cacheRetention()), view.settings.bufferSeconds)
-        : { seconds: undefined, source: "off", reason: CONFLICT_REASON };
+      decideTtl(view.settings, settingsValid, ctx.model, cacheRetention());
+    /** Per model, the reason this process last checked the said-file for (`undefined`: the TTL was known). */
+    const checked = new Map<string, string | undefined>();
+    /**
+     * "Pruning is off" for a model whose TTL is not known: said once per agent dir and model, and again only when the
+     * reason changes or the TTL was known in between (see state/said.ts), not on every `pi -p`, `/new` or `/reload`.
+     */
+    const tellTtl = (ctx: ExtensionContext, ttl: ResolvedTtl) => {
+      if (ttl.source === "disabled") return;
+      const model = modelKey(ctx.model);
+      const reason = ttl.seconds === undefined ? ttl.reason : undefined;
+      if (checked.has(model) && checked.get(model) === reason) return;
+      checked.set(model, reason);
+      if (ttlNoticeDue(saidFile(resolveAgentDir()), model, reason)) {
+        notices.once(ctx, `ttl-off:${reason}`, `pruning is off: ${reason}`, "info");
+      }
+    };
     const stateOfBranch = (ctx: ExtensionContext) => readSessionEntries(sessionBranch(ctx.sessionManager), STATE_ENTRY);
     /** The session's current context, built as pi builds it (what the next request starts from). */
     const sessionMessages = (ctx: ExtensionContext): ViewMessage[] =>
@@ -119,9 +137,7 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
     pi.on("context_with_system", (event, ctx) => {
       clearTimeout(preparing);
       const ttl = currentTtl(ctx);
-      if (view.settings.enabled && ttl.seconds === undefined) {
-        notices.once(ctx, `ttl-off:${ttl.reason}`, `pruning is off: ${ttl.reason}`, "info");
-      }
+      tellTtl(ctx, ttl);
       let result: ReturnType<SessionView["render"]>;
       try {
         result = view.render(event.messages as ViewMessage[], {

@@ -146,7 +146,7 @@ describe("the TTL comes from model.api, not the provider's name", () => {
     );
   });
 
-  it("a model with no known cache TTL is not pruned, and the extension says once why", async () => {
+  it("a model with no known cache TTL is not pruned, and the extension says once why (also across /reload)", async () => {
     const clock = { now: 1_000_000 };
     const err: string[] = [];
     const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
@@ -165,6 +165,9 @@ describe("the TTL comes from model.api, not the provider's name", () => {
       clock.now += 10 * MIN;
       await t.prompt("later");
       await t.prompt("and later");
+      // A fresh extension instance with the same agent dir and model: nothing new to say.
+      await t.session.reload();
+      await t.prompt("after the reload");
     } finally {
       spy.mockRestore();
     }

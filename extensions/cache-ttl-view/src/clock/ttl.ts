@@ -72,8 +72,11 @@ export function cacheRetention(env: NodeJS.ProcessEnv = process.env): CacheReten
 export interface ResolvedTtl {
   /** Seconds; undefined or <= 0 means pruning is off. */
   seconds: number | undefined;
-  /** `model`: the model's own `promptCache`; `api`: this package's table by wire format. */
-  source: "settings" | "model" | "api" | "off";
+  /**
+   * `model`: the model's own `promptCache`; `api`: this package's table by wire format; `override`: the report's
+   * `--ttl`; `disabled`: `cacheTtl.enabled` is false (the user's own choice, nothing to tell them).
+   */
+  source: "settings" | "model" | "api" | "override" | "off" | "disabled";
   /** Why, in one line (shown once when pruning is off, and by `/cache-ttl`). */
   reason: string;
 }
@@ -157,4 +160,32 @@ export function applyBuffer(ttl: ResolvedTtl, bufferSeconds: number): ResolvedTt
     source: "off",
     reason: `cacheTtl.bufferSeconds (${bufferSeconds}) is not less than the TTL of ${ttl.seconds}s (${ttl.reason})`,
   };
+}
+
+/** The settings that take part in the TTL decision (`CacheTtlSettings`, structurally). */
+export interface TtlSettings {
+  enabled: boolean;
+  ttlSeconds?: number | undefined;
+  bufferSeconds: number;
+}
+
+/** Why pruning is off while the settings conflict (each conflict is said on its own, naming the fields). */
+export const CONFLICT_REASON =
+  "the cacheTtl settings conflict (see above): blocks pruned before stay pruned, nothing new is";
+
+/**
+ * The one answer to "does cache-ttl-view prune for this model, and after how long?". The live extension asks it
+ * before every request and `cache-ttl report` for every recorded request, with the same settings (`valid`: no
+ * conflicting fields) and the model as pi knows it, so the two cannot disagree: an unknown TTL is off in both.
+ */
+export function decideTtl(
+  settings: TtlSettings,
+  valid: boolean,
+  model: TtlModel | undefined,
+  retention: CacheRetention,
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedTtl {
+  if (!settings.enabled) return { seconds: undefined, source: "disabled", reason: "cacheTtl.enabled is false" };
+  if (!valid) return { seconds: undefined, source: "off", reason: CONFLICT_REASON };
+  return applyBuffer(resolveTtl(settings.ttlSeconds, model, retention, env), settings.bufferSeconds);
 }
