@@ -126,6 +126,6 @@ export type {
   SteeringItemInput,
 } from "./queue/types.ts";
 export { formatSeamLog, SeamLog, type SteeringCheckpoint } from "./seams/seam-log.ts";
-export { type JournalRecord, type JournalState, QueueJournal, replayJournal } from "./store/journal.ts";
+export { type JournalRecord, type JournalState, QueueJournal, readJournal, replayJournal } from "./store/journal.ts";
 export { acquireSessionLock, type LockOwner, type LockResult } from "./store/session-lock.ts";
 export { openSessionStore, type SessionStore } from "./store/session-store.ts";

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type CliHome,
@@ -90,6 +90,34 @@ describe("accepted means on disk; exactly once across processes (real pi CLI)", 
       expect(deliveredAfterPrompt(server.requests[2]!, "third", `DURABLE-${signal}`)).toBe(0);
     }, 120_000);
   }
+
+  it("a journal whose last line a crash cut short: the next pi cuts it off (said once, naming the file) and its settle is not glued onto it", async () => {
+    server = await startModelServer({ script: [slow, { text: "second run" }, { text: "third run" }] });
+    home = prepareCliHome({ server });
+    const first = runPi(["-e", PACKAGE_DIR, "-p", "first"], { home, timeoutMs: 60_000 });
+    await server.waitForRequests(1, 30_000);
+    const accepted = await runSteer(["inject", "TORN-TAIL-ITEM", "--mode", "finish_step", "--id", "torn-job"], home);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    process.kill(piPid(home), "SIGKILL");
+    await first;
+    // What a crash in the middle of a write leaves: a record without its line end.
+    const steering = join(home.agentDir, "steering");
+    const journal = join(steering, readdirSync(steering).find((n) => n.endsWith(".journal"))!);
+    appendFileSync(journal, '{"t":"settle","id":"another-job","sta');
+
+    const second = await runPi(["-e", PACKAGE_DIR, "-p", "--continue", "second"], { home, timeoutMs: 60_000 });
+    expect(second.code, second.stderr).toBe(0);
+    expect(deliveredAfterPrompt(server.requests[1]!, "second", "TORN-TAIL-ITEM")).toBe(1);
+    const said = second.stderr.split(`steering journal ${journal}: its last record was cut short by a crash`);
+    expect(said).toHaveLength(2);
+    expect(readFileSync(journal, "utf8").endsWith("\n")).toBe(true);
+
+    // Its settle was written whole, so the next process of the session does not deliver it again.
+    const third = await runPi(["-e", PACKAGE_DIR, "-p", "--continue", "third"], { home, timeoutMs: 60_000 });
+    expect(third.code, third.stderr).toBe(0);
+    expect(deliveredAfterPrompt(server.requests[2]!, "third", "TORN-TAIL-ITEM")).toBe(0);
+    expect(third.stderr).not.toContain("cut short");
+  }, 120_000);
 
   for (const signal of ["SIGKILL", "SIGINT"] as const) {
     it(`an item accepted before a new session's first prompt survives ${signal}: the next pi in the cwd delivers it once`, async () => {

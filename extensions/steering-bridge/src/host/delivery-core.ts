@@ -141,6 +141,7 @@ export class SteeringSession {
         queue.onAccept((item) => store.journal.accept(item)),
         bridge.onAck((ack) => store.journal.settle(ack)),
       );
+      for (const [i, notice] of store.state.notices.entries()) this.#notify(`journal-${i}`, notice, "warning");
       queue.rememberSettled(store.state.settled);
       queue.restore(store.state.pending);
       const adopted = `${store.adopted} steering item(s) accepted by a pi that ended before its session was saved`;

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SteeringItem } from "../queue/types.ts";
-import { QueueJournal, replayJournal } from "./journal.ts";
+import { JOURNAL_COMPACT_MIN_BYTES, QueueJournal, replayJournal } from "./journal.ts";
 
 const item = (id: string): SteeringItem => ({
   id,
@@ -86,4 +86,98 @@ describe("QueueJournal", () => {
     expect(state.settled.has("old-0")).toBe(false);
     expect(readFileSync(path, "utf8").trim().split("\n")).toHaveLength(10_001);
   });
+});
+
+describe("QueueJournal: a torn last line, a journal that only grows", () => {
+  const open = (path: string) => {
+    const opened = QueueJournal.open(path);
+    opened.journal.close();
+    return opened.state;
+  };
+
+  it("a last line cut short by a crash is cut off at open, said once naming the file; the next record is whole", () => {
+    const dir = mkdtempSync(join(tmpdir(), "journal-"));
+    dirs.push(dir);
+    const path = join(dir, "s.journal");
+    const whole = `${JSON.stringify({ t: "accept", item: item("a") })}\n`;
+    // A settle of "a" that a crash cut short: never acknowledged as written.
+    writeFileSync(path, `${whole}{"t":"settle","id":"a","sta`);
+    const { journal, state } = QueueJournal.open(path);
+    expect(state.pending.map((i) => i.id)).toEqual(["a"]);
+    expect(state.notices).toEqual([
+      `steering journal ${path}: its last record was cut short by a crash mid-write (27 bytes without a line end); it was never acknowledged and was removed`,
+    ]);
+    expect(readFileSync(path, "utf8")).toBe(whole);
+    // The settle written now is a line of its own, not glued onto the torn one: "a" stays settled.
+    journal.settle({ id: "a", state: "delivered", seam: "iteration_start", iteration: 1, at: 2 });
+    journal.accept(item("b"));
+    journal.close();
+    const reopened = open(path);
+    expect(reopened.pending.map((i) => i.id)).toEqual(["b"]);
+    expect(reopened.settled.get("a")).toBe("delivered");
+    expect(reopened.skippedLines).toBe(0);
+    expect(reopened.notices).toEqual([]);
+  });
+
+  it("is compacted while running once settled records dominate: its size stays bounded, its state exact", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "journal-"));
+    dirs.push(dir);
+    const path = join(dir, "s.journal");
+    const { journal } = QueueJournal.open(path);
+    const content = "c".repeat(200 * 1024);
+    let largest = 0;
+    for (let i = 0; i < 200; i++) {
+      journal.accept({ ...item(`i${i}`), content });
+      if (i % 10 !== 9)
+        journal.settle({ id: `i${i}`, state: "delivered", seam: "iteration_start", iteration: i, at: i });
+      await Promise.resolve();
+      largest = Math.max(largest, statSync(path).size);
+    }
+    journal.close();
+    // 200 items of 200 KiB went through (40 MiB); what is left: 20 pending items (4 MiB) and 180 settled ids.
+    expect(largest).toBeLessThan(3 * JOURNAL_COMPACT_MIN_BYTES);
+    expect(statSync(path).size).toBeLessThan(2 * JOURNAL_COMPACT_MIN_BYTES);
+    const state = open(path);
+    expect(state.pending.map((i) => i.id)).toEqual(Array.from({ length: 20 }, (_, k) => `i${10 * k + 9}`));
+    expect(state.settled.size).toBe(180);
+    expect(state.skippedLines).toBe(0);
+  });
+
+  it("an accept that would pass the size bound is refused with a message naming the file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "journal-"));
+    dirs.push(dir);
+    const path = join(dir, "s.journal");
+    const { journal } = QueueJournal.open(path);
+    const content = "p".repeat(4 * 1024 * 1024);
+    let accepted = 0;
+    expect(() => {
+      for (let i = 0; i < 20; i++) {
+        journal.accept({ ...item(`p${i}`), content });
+        accepted++;
+      }
+    }).toThrow(`steering journal ${path} is full: 60.0 MiB of pending items and settled ids, the bound is 64.0 MiB`);
+    journal.close();
+    expect(accepted).toBe(15);
+    expect(open(path).pending).toHaveLength(15);
+  });
+
+  it("is read streamed: a journal past the longest string (512 MiB) opens, and is rewritten to what it holds", () => {
+    const dir = mkdtempSync(join(tmpdir(), "journal-"));
+    dirs.push(dir);
+    const path = join(dir, "s.journal");
+    const fd = openSync(path, "w");
+    const big = Buffer.from(
+      `${JSON.stringify({ t: "accept", item: { ...item("big"), content: "x".repeat(256 * 1024) } })}\n`,
+    );
+    for (let written = 0; written < 540 * 1024 * 1024; written += big.length) writeSync(fd, big);
+    writeSync(fd, `${JSON.stringify({ t: "settle", id: "big", state: "delivered" })}\n`);
+    writeSync(fd, `${JSON.stringify({ t: "accept", item: item("keep") })}\n`);
+    closeSync(fd);
+    const state = open(path);
+    expect(state.pending.map((i) => i.id)).toEqual(["keep"]);
+    expect(state.notices).toEqual([
+      expect.stringMatching(/^steering journal \S+ was 540\.\d MiB: rewritten to 0\.0 MiB$/),
+    ]);
+    expect(statSync(path).size).toBeLessThan(1024);
+  }, 120_000);
 });

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { isOwnerAlive, readJsonFile } from "../endpoint/session-registry.ts";
 import type { SteeringItem } from "../queue/types.ts";
-import { type QueueJournal, replayJournal } from "./journal.ts";
+import { type QueueJournal, readJournal } from "./journal.ts";
 
 const UnsavedSession = z.object({
   cwd: z.string(),
@@ -71,7 +71,7 @@ export function adoptOrphans(
     const orphan = join(dir, name.slice(0, name.indexOf(".json")));
     const journal = `${orphan}.journal`;
     try {
-      const { pending } = replayJournal(existsSync(journal) ? readFileSync(journal, "utf8") : "");
+      const { pending } = readJournal(journal);
       for (const item of pending) into.accept(item);
       adopted.push(...pending);
       for (const path of [journal, `${orphan}.lock`, claimed]) rmSync(path, { force: true });
