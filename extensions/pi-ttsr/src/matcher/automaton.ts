@@ -96,18 +96,37 @@ export function nfaReadsChar(nfa: PlainNfa, c: number): boolean {
 
 /**
  * Unanchored run over `text`: for each prefix length k (0..len), whether some match ends exactly there.
- * For the load-time check on short generated strings only.
+ * For the load-time check on short generated strings only (two state lists and a mark per node: no sets).
  */
 export function matchEnds(nfa: PlainNfa, text: string): boolean[] {
-  const finals = new Set(nfa.finals);
-  const ends: boolean[] = [finals.has(nfa.initial)];
-  let current = new Set<number>([nfa.initial]);
+  const n = nfa.out.length;
+  const final = new Uint8Array(n);
+  for (const f of nfa.finals) final[f] = 1;
+  const mark = new Int32Array(n).fill(-1);
+  let current = new Int32Array(n);
+  let next = new Int32Array(n);
+  current[0] = nfa.initial;
+  let count = 1;
+  const ends: boolean[] = [final[nfa.initial] === 1];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    const next = new Set<number>([nfa.initial]);
-    for (const node of current) for (const e of nfa.out[node]!) if (rangesHave(e.ranges, c)) next.add(e.to);
+    mark[nfa.initial] = i;
+    next[0] = nfa.initial;
+    let size = 1;
+    let accepts = final[nfa.initial] === 1;
+    for (let k = 0; k < count; k++) {
+      for (const e of nfa.out[current[k]!]!) {
+        if (mark[e.to] === i || !rangesHave(e.ranges, c)) continue;
+        mark[e.to] = i;
+        next[size++] = e.to;
+        if (final[e.to] === 1) accepts = true;
+      }
+    }
+    const swap = current;
     current = next;
-    ends.push([...current].some((node) => finals.has(node)));
+    next = swap;
+    count = size;
+    ends.push(accepts);
   }
   return ends;
 }

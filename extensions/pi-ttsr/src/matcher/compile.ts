@@ -367,6 +367,8 @@ function endRegexOf(spec: PatternSpec): RegExp | undefined {
 class SampleCheck {
   private readonly firsts: number[];
   private readonly finals: boolean[];
+  /** Accept points of each sample, per automaton: the checks below ask for the same automaton several times. */
+  private readonly points = new Map<PlainNfa, number[][]>();
 
   /** `settled` and `final`: the pattern's `settledRegex` and the pattern itself, without the `g` flag. */
   constructor(
@@ -378,10 +380,20 @@ class SampleCheck {
     this.finals = samples.map((w) => final.test(w));
   }
 
+  private pointsOf(nfa: PlainNfa): number[][] {
+    let points = this.points.get(nfa);
+    if (!points) {
+      points = this.samples.map((w) => acceptPoints(nfa, w));
+      this.points.set(nfa, points);
+    }
+    return points;
+  }
+
   /** The automaton first accepts exactly where the regex first settles, and finds a match iff the regex does. */
   exact(nfa: PlainNfa): boolean {
-    return this.samples.every((w, i) => {
-      const points = acceptPoints(nfa, w);
+    const all = this.pointsOf(nfa);
+    return this.samples.every((_, i) => {
+      const points = all[i]!;
       return (points[0] ?? -1) === this.firsts[i] && points.length > 0 === this.finals[i];
     });
   }
@@ -395,8 +407,9 @@ class SampleCheck {
       endRegex.lastIndex = p;
       return endRegex.test(text);
     };
+    const all = this.pointsOf(nfa);
     return this.samples.every((w, i) => {
-      const points = acceptPoints(nfa, w);
+      const points = all[i]!;
       const k = this.firsts[i]!;
       if (k >= 0) {
         const p = k - settle;
@@ -412,8 +425,9 @@ class SampleCheck {
    * where the regex first settles; a match that only the end settles has a candidate still pending at the end.
    */
   superset(nfa: PlainNfa, dueFrom: number, dueUntil: number): boolean {
+    const all = this.pointsOf(nfa);
     return this.samples.every((w, i) => {
-      const points = acceptPoints(nfa, w);
+      const points = all[i]!;
       const k = this.firsts[i]!;
       if (k >= 0) return points.some((p) => p + dueFrom <= k && k <= p + dueUntil);
       if (!this.finals[i]) return true;

@@ -18,13 +18,23 @@ export function sampleStrings(nfas: readonly PlainNfa[], seed: number, source = 
     for (let i = 0; i < n; i++) s += pick(alphabet);
     return s;
   };
+  // The alphabet's characters on each edge, computed once per edge (not once per generated character).
+  const members = new Map<readonly number[], string[]>();
+  const membersOf = (ranges: readonly number[]): string[] => {
+    let found = members.get(ranges);
+    if (!found) {
+      found = alphabet.filter((ch) => rangesHave(ranges, ch.charCodeAt(0)));
+      members.set(ranges, found);
+    }
+    return found;
+  };
   const out = new Set<string>();
   for (let i = 0; i < count; i++) {
     const nfa = nfas[i % nfas.length]!;
-    let word = randomWord(nfa, rand, alphabet);
+    let word = randomWord(nfa, rand, membersOf);
     if (word === undefined) word = context(6);
     // A second word (conditions about two places), a mutation, and context on both sides.
-    if (rand() < 0.25) word += context(2) + (randomWord(nfa, rand, alphabet) ?? "");
+    if (rand() < 0.25) word += context(2) + (randomWord(nfa, rand, membersOf) ?? "");
     if (rand() < 0.3 && word.length > 0) {
       const at = Math.floor(rand() * word.length);
       word =
@@ -46,7 +56,11 @@ export function acceptPoints(nfa: PlainNfa, text: string): number[] {
   return matchEnds(nfa, text).flatMap((ends, k) => (ends ? [k] : []));
 }
 
-function randomWord(nfa: PlainNfa, rand: () => number, alphabet: readonly string[]): string | undefined {
+function randomWord(
+  nfa: PlainNfa,
+  rand: () => number,
+  membersOf: (ranges: readonly number[]) => readonly string[],
+): string | undefined {
   const finals = new Set(nfa.finals);
   for (let attempt = 0; attempt < 4; attempt++) {
     let node = nfa.initial;
@@ -56,7 +70,7 @@ function randomWord(nfa: PlainNfa, rand: () => number, alphabet: readonly string
       const edges = nfa.out[node]!;
       if (edges.length === 0) break;
       const edge = edges[Math.floor(rand() * edges.length)]!;
-      word += charIn(edge.ranges, rand, alphabet);
+      word += charIn(edge.ranges, rand, membersOf(edge.ranges));
       node = edge.to;
     }
     if (finals.has(node)) return word;
@@ -64,9 +78,8 @@ function randomWord(nfa: PlainNfa, rand: () => number, alphabet: readonly string
   return undefined;
 }
 
-/** A character of the ranges, preferring the alphabet's (so `\w` yields letters, not CJK). */
-function charIn(ranges: readonly number[], rand: () => number, alphabet: readonly string[]): string {
-  const members = alphabet.filter((ch) => rangesHave(ranges, ch.charCodeAt(0)));
+/** A character of the ranges, preferring the alphabet's (`members`: so `\w` yields letters, not CJK). */
+function charIn(ranges: readonly number[], rand: () => number, members: readonly string[]): string {
   if (members.length > 0 && rand() < 0.8) return members[Math.floor(rand() * members.length)]!;
   const r = Math.floor(rand() * (ranges.length / 2)) * 2;
   const min = ranges[r]!;
