@@ -36,12 +36,12 @@ export class PatternSet {
   /** Unit ids that need work outside the automaton (native, chunk). */
   readonly nativeIds: number[] = [];
   readonly chunkIds: number[] = [];
-  /** Patterns suspended for the session (native work over budget), with the reason. */
+  /** Patterns suspended for the session (native work over its CPU budget), with the reason. */
   readonly suspended = new Map<number, string>();
   private readonly suspendListeners: Array<(s: Suspension) => void> = [];
   private readonly strikes = new Map<number, number>();
 
-  /** Native milliseconds one pattern may spend on one delta (NATIVE_DELTA_BUDGET_MS unless set). */
+  /** Native CPU milliseconds one pattern may spend on one delta (NATIVE_DELTA_BUDGET_MS unless set). */
   readonly nativeBudgetMs: number;
 
   constructor(specs: ReadonlyArray<PatternSpec>, options: PatternSetOptions = {}) {
@@ -119,8 +119,8 @@ export class PatternSet {
     if (this.suspended.has(pattern)) return;
     const p = this.patterns[pattern]!;
     const reason =
-      `/${p.spec.source}/${p.spec.flags}: suspended for this session: the native regex engine took ` +
-      `${Math.round(ms)} ms on one delta (budget ${this.nativeBudgetMs} ms per delta); simplify the pattern`;
+      `/${p.spec.source}/${p.spec.flags}: suspended for this session: the native regex engine spent ` +
+      `${Math.round(ms)} ms of CPU time on one delta (budget ${this.nativeBudgetMs} ms per delta); simplify the pattern`;
     this.suspended.set(pattern, reason);
     for (const listener of this.suspendListeners) listener({ pattern, reason });
   }

@@ -1,5 +1,6 @@
 import { type CompiledPattern, NEVER_SETTLES } from "./compile.ts";
 import type { DfaState } from "./lazy-dfa.ts";
+import { DeltaBudget, overBudget } from "./native-budget.ts";
 import type { Lane, PatternSet } from "./pattern-set.ts";
 import { TextBuffer } from "./text-buffer.ts";
 
@@ -7,9 +8,9 @@ import { TextBuffer } from "./text-buffer.ts";
 export const NATIVE_MAX_WINDOW = 64 * 1024;
 
 /**
- * Native work on one pattern in one delta may take this long (ms). A pattern over it on NATIVE_STRIKES deltas
- * of a session (a slow machine or a garbage collection can make one delta slow), or over 4 times it on one, is
- * suspended for the session, with one warning. Single native calls are bounded by their windows
+ * Native work on one pattern in one delta may cost this much (ms of its own CPU time: see native-budget.ts; neither
+ * other processes nor garbage collection count). A pattern over it on NATIVE_STRIKES deltas of a session, or over 4
+ * times it on one, is suspended for the session, with one warning. Single native calls are bounded by their windows
  * (NATIVE_MAX_WINDOW, less for patterns with polynomial backtracking), so the event loop is never held for long.
  */
 export const NATIVE_DELTA_BUDGET_MS = 40;
@@ -68,9 +69,8 @@ export class StreamMatcher {
   /** Start offset of the line the next character belongs to. */
   private lineStart = 0;
   private finished = false;
-  /** Native milliseconds spent per unit in the current delta, and by all of them. */
-  private spent: Map<number, number> | undefined;
-  private deltaMs = 0;
+  /** Native work of the current delta, per unit and in all. */
+  private readonly budget = new DeltaBudget();
 
   constructor(
     private readonly set: PatternSet,
@@ -123,10 +123,10 @@ export class StreamMatcher {
     for (const id of this.lane.chunkIds) {
       if (this.matched.has(id) || this.set.isSuspendedUnit(id)) continue;
       const re = this.set.units[id]!.regex;
-      re.lastIndex = 0;
-      const t0 = performance.now();
-      const m = re.exec(chunk);
-      this.charge(id, t0);
+      const m = this.timed(id, () => {
+        re.lastIndex = 0;
+        return re.exec(chunk);
+      });
       if (m) this.hit(id, base + m.index + m[0].length, hits);
     }
     return hits.length === 0 ? NO_HITS : hits;
@@ -146,40 +146,53 @@ export class StreamMatcher {
 
   /** A new delta's native budget, then the candidates to verify and the native-only units (from `from`). */
   private runVerifiers(from: number, hits: PatternHit[], final: boolean): void {
-    this.spent = undefined;
-    this.deltaMs = 0;
+    this.budget.reset();
     if (this.candidates.size !== 0) this.verifyCandidates(hits, final);
     for (const id of this.lane.nativeIds)
       if (!this.matched.has(id) && !this.set.isSuspendedUnit(id)) this.runNative(id, from, hits, final);
   }
 
-  /** Books native time; a unit over its per-delta budget is suspended (it stops running at once). */
-  private charge(unit: number, t0: number): void {
-    const ms = performance.now() - t0;
-    this.spent ??= new Map();
-    const total = (this.spent.get(unit) ?? 0) + ms;
-    this.spent.set(unit, total);
-    // Over budget: one strike per delta, when its running total first crosses the budget (or goes far over).
-    if (
-      total > this.set.nativeBudgetMs &&
-      (total - ms <= this.set.nativeBudgetMs || total > 4 * this.set.nativeBudgetMs)
-    ) {
-      this.set.overBudget(unit, total);
-      if (this.set.isSuspendedUnit(unit)) this.candidates.delete(unit);
+  /**
+   * Runs one native search (pure: it may run twice, see native-budget.ts) and books its cost; a unit over its
+   * per-delta budget is suspended (it stops running at once).
+   */
+  private timed<T>(unit: number, work: () => T): T {
+    const budget = this.budget;
+    const { result, ms } = budget.run(unit, work);
+    const limits = { unitMs: this.set.nativeBudgetMs, totalMs: NATIVE_TOTAL_BUDGET_MS };
+    let cost = ms;
+    let verdict = overBudget(budget.spentBy(unit) - cost, budget.spentBy(unit), budget.total, limits);
+    if (!verdict.strike && !verdict.total) return result;
+    // Over by the wall clock: confirm by the work's own cost before any strike.
+    if (!budget.isConfirmed) {
+      cost = budget.confirm();
+      verdict = overBudget(budget.spentBy(unit) - cost, budget.spentBy(unit), budget.total, limits);
+    }
+    if (verdict.strike) {
+      this.set.overBudget(unit, budget.spentBy(unit));
+      if (this.set.isSuspendedUnit(unit)) {
+        this.candidates.delete(unit);
+        budget.drop(unit);
+      }
     }
     // All patterns together: past the delta budget, the one that spent most in this delta is suspended, so
     // many slow patterns cannot add up to a long stall either.
-    this.deltaMs += ms;
-    if (this.deltaMs > NATIVE_TOTAL_BUDGET_MS) {
-      let worst = unit;
-      for (const [u, spent] of this.spent)
-        if (spent > (this.spent.get(worst) ?? 0) && !this.set.isSuspendedUnit(u)) worst = u;
-      if (!this.set.isSuspendedUnit(worst)) {
-        this.set.suspend(worst, this.spent.get(worst) ?? ms);
+    if (verdict.total) {
+      let worst = -1;
+      let most = -1;
+      for (const [u, spent] of budget.entries()) {
+        if (spent > most && !this.set.isSuspendedUnit(u)) {
+          worst = u;
+          most = spent;
+        }
+      }
+      if (worst >= 0) {
+        this.set.suspend(worst, most);
         this.candidates.delete(worst);
-        this.deltaMs -= this.spent.get(worst) ?? 0;
+        budget.drop(worst);
       }
     }
+    return result;
   }
 
   private hit(unit: number, end: number, hits: PatternHit[]): void {
@@ -249,11 +262,13 @@ export class StreamMatcher {
   private searchFrom(unit: number, p: CompiledPattern, re: RegExp, from: number): number {
     const window = this.windowFrom(p, from);
     const offset = this.text.length - window.length;
-    re.lastIndex = Math.max(0, from - offset);
+    const start = Math.max(0, from - offset);
+    const search = () => {
+      re.lastIndex = start;
+      return re.exec(window);
+    };
     // A short window of a pattern without polynomial backtracking cannot be slow: the clock would cost more.
-    const t0 = p.polynomial || window.length > UNTIMED_WINDOW ? performance.now() : undefined;
-    const m = re.exec(window);
-    if (t0 !== undefined) this.charge(unit, t0);
+    const m = p.polynomial || window.length > UNTIMED_WINDOW ? this.timed(unit, search) : search();
     return m ? offset + m.index + m[0].length : -1;
   }
 
@@ -263,10 +278,10 @@ export class StreamMatcher {
     const nl = tail.indexOf("\n");
     const line = nl < 0 ? tail : tail.slice(0, nl);
     const re = nl >= 0 || final ? p.regex : p.settledRegex;
-    re.lastIndex = 0;
-    const t0 = performance.now();
-    const m = re.exec(line);
-    this.charge(unit, t0);
+    const m = this.timed(unit, () => {
+      re.lastIndex = 0;
+      return re.exec(line);
+    });
     return m ? lineStart + m.index + m[0].length : -1;
   }
 
@@ -328,48 +343,51 @@ export class StreamMatcher {
    * back (at most the window) to where the match starts.
    */
   private checkEnds(unit: number, p: CompiledPattern, list: Candidate[], final: boolean): number {
+    return this.timed(unit, () => this.findEnd(p, list, final));
+  }
+
+  /**
+   * checkEnds' search (pure: reads the text and the candidates; a re-run for the budget may find the list pruned
+   * since, which only makes it cheaper).
+   */
+  private findEnd(p: CompiledPattern, list: readonly Candidate[], final: boolean): number {
     const len = this.text.length;
-    const t0 = performance.now();
-    try {
-      let from = Number.POSITIVE_INFINITY;
-      const ends: number[] = [];
-      // The trailing assertions (`$`, `\b`) of every due end, on one small slice around them.
-      let lo = Number.POSITIVE_INFINITY;
-      let hi = -1;
-      for (const c of list) {
-        if (!(final || c.firstDue <= len)) continue;
-        lo = Math.min(lo, c.minEnd);
-        hi = Math.max(hi, c.maxEnd);
-      }
-      if (hi < 0) return -1;
-      const tail = p.tail;
-      const aroundStart = Math.max(0, lo - 2);
-      const around = tail ? this.text.slice(aroundStart, hi + tail.reach + 2) : "";
-      for (const c of list) {
-        if (!(final || c.firstDue <= len)) continue;
-        const before = ends.length;
-        for (let end = c.minEnd; end <= c.maxEnd; end++) {
-          if (tail) {
-            tail.regex.lastIndex = end - aroundStart;
-            if (!tail.regex.test(around)) continue;
-          }
-          ends.push(end);
-        }
-        if (ends.length > before) from = Math.min(from, c.from);
-      }
-      if (ends.length === 0) return -1;
-      const window = this.windowFrom(p, from);
-      const offset = len - window.length;
-      const re = p.endRegex!;
-      for (const end of ends) {
-        if (end < offset) continue;
-        re.lastIndex = end - offset;
-        if (re.test(window)) return end;
-      }
-      return -1;
-    } finally {
-      this.charge(unit, t0);
+    let from = Number.POSITIVE_INFINITY;
+    const ends: number[] = [];
+    // The trailing assertions (`$`, `\b`) of every due end, on one small slice around them.
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = -1;
+    for (const c of list) {
+      if (!(final || c.firstDue <= len)) continue;
+      lo = Math.min(lo, c.minEnd);
+      hi = Math.max(hi, c.maxEnd);
     }
+    if (hi < 0) return -1;
+    const tail = p.tail;
+    const aroundStart = Math.max(0, lo - 2);
+    const around = tail ? this.text.slice(aroundStart, hi + tail.reach + 2) : "";
+    for (const c of list) {
+      if (!(final || c.firstDue <= len)) continue;
+      const before = ends.length;
+      for (let end = c.minEnd; end <= c.maxEnd; end++) {
+        if (tail) {
+          tail.regex.lastIndex = end - aroundStart;
+          if (!tail.regex.test(around)) continue;
+        }
+        ends.push(end);
+      }
+      if (ends.length > before) from = Math.min(from, c.from);
+    }
+    if (ends.length === 0) return -1;
+    const window = this.windowFrom(p, from);
+    const offset = len - window.length;
+    const re = p.endRegex!;
+    for (const end of ends) {
+      if (end < offset) continue;
+      re.lastIndex = end - offset;
+      if (re.test(window)) return end;
+    }
+    return -1;
   }
 
   private runNative(id: number, base: number, hits: PatternHit[], final: boolean): void {
@@ -381,25 +399,21 @@ export class StreamMatcher {
       const start = this.text.lastNewlineBefore(base, maxWindow) + 1;
       const region = this.text.slice(Math.max(start, len - maxWindow));
       const regionStart = len - region.length;
-      let offset = 0;
-      const t0 = performance.now();
-      try {
+      const end = this.timed(id, () => {
+        let offset = 0;
         while (offset <= region.length) {
           const nl = region.indexOf("\n", offset);
           const line = region.slice(offset, nl < 0 ? region.length : nl);
           const re = nl >= 0 || final ? p.regex : p.settledRegex;
           re.lastIndex = 0;
           const m = re.exec(line);
-          if (m) {
-            this.hit(id, regionStart + offset + m.index + m[0].length, hits);
-            return;
-          }
+          if (m) return regionStart + offset + m.index + m[0].length;
           if (nl < 0) break;
           offset = nl + 1;
         }
-      } finally {
-        this.charge(id, t0);
-      }
+        return -1;
+      });
+      if (end >= 0) this.hit(id, end, hits);
       return;
     }
     // Nothing settles before the end: the end searches the whole window.
