@@ -38,7 +38,7 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
   const projectTrusted = ctx.isProjectTrusted();
   const { settings, issues: settingsIssues } = await readTtsrSettings(ctx.cwd, agentDir, { projectTrusted });
   for (const issue of settingsIssues) tell(ctx, formatSettingsIssue(issue));
-  let loaded: LoadedRules = { rules: [], issues: [], dropped: [] };
+  let loaded: LoadedRules = { rules: [], issues: [], dropped: [], skipped: [] };
   if (settings.enabled) {
     try {
       loaded = await loadTtsrRules({ cwd: ctx.cwd, agentDir, settings, projectTrusted });

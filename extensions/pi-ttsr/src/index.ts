@@ -5,6 +5,8 @@
  */
 
 export { resolveAgentDir as defaultAgentDir } from "@pi-rails/agent-core/kit";
+/** Moved to rulebook, which reads stream conditions for every tool; re-exported for existing callers. */
+export { type InlineFlagsResult, translateInlineFlags } from "@pi-rails/rulebook/discovery";
 export { main as runCli, processIo, USAGE } from "./cli/main.ts";
 export {
   followUpMessage,
@@ -47,7 +49,6 @@ export { type Lane, PatternSet } from "./matcher/pattern-set.ts";
 export { NATIVE_MAX_WINDOW, type PatternHit, StreamMatcher } from "./matcher/stream-matcher.ts";
 export { TextBuffer } from "./matcher/text-buffer.ts";
 export { BUILTIN_RULES_DIR, loadBuiltinRules } from "./rules/builtin.ts";
-export { type InlineFlagsResult, translateInlineFlags } from "./rules/inline-flags.ts";
 export { type LoadedRules, loadTtsrRules } from "./rules/load.ts";
 export { isFileGlobCondition, normalizeRule, parseScope } from "./rules/normalize.ts";
 export { type PathBase, rulePathForModel } from "./rules/rule-path.ts";

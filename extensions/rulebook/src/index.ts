@@ -13,6 +13,16 @@ export {
   toCwdRelative,
 } from "./attach/match.ts";
 export { type BucketName, type BucketOptions, bucketOf, bucketRules, type RuleBuckets } from "./buckets/buckets.ts";
+export { type InlineFlagsResult, translateInlineFlags } from "./conditions/inline-flags.ts";
+export {
+  conditionProblemText,
+  isFileGlobCondition,
+  readStreamConditions,
+  ruleFlags,
+  type StreamConditions,
+  splitConditionLiteral,
+  streamConditionProblem,
+} from "./conditions/stream.ts";
 export { PI_CONTEXT_NAMES, piContextFiles } from "./discovery/context-files.ts";
 export { type LoadRulesOptions, loadRules } from "./discovery/load.ts";
 export { clearParseCache, parseBytes, parseCacheStats } from "./discovery/parse-cache.ts";

@@ -119,7 +119,7 @@ export async function listCommand(io: CliIo, flags: CommonFlags): Promise<number
     ...(r.rule.interruptMode !== undefined ? { interruptMode: r.rule.interruptMode } : {}),
     ...(r.rule.unknownKeys ? { unknownKeys: r.rule.unknownKeys } : {}),
   }));
-  const skipped = [...rules.registry.skipped, ...rules.dropped];
+  const skipped = [...rules.skipped, ...rules.dropped];
   if (flags.json) {
     const { settings, warnings } = rules;
     printJson(io, { enabled: settings.enabled, settings, rules: rows, skipped, warnings });
@@ -141,7 +141,9 @@ export async function listCommand(io: CliIo, flags: CommonFlags): Promise<number
   }
   if (skipped.length > 0) io.stdout(`\nnot loaded:\n`);
   for (const s of skipped) io.stdout(`  ${s.name} (${s.path}): ${s.reason}\n`);
-  if (rules.warnings.length > 0) io.stdout(`\nwarnings:\n${rules.warnings.map((w) => `  ${w}\n`).join("")}`);
+  // a rule listed as not loaded, with its reason, is not warned about again
+  const warnings = rules.otherWarnings;
+  if (warnings.length > 0) io.stdout(`\nwarnings:\n${warnings.map((w) => `  ${w}\n`).join("")}`);
   return EXIT.ok;
 }
 

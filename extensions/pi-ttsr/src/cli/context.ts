@@ -14,6 +14,10 @@ export interface CliRules {
   settings: TtsrSettings;
   warnings: string[];
   dropped: Array<{ name: string; path: string; reason: string }>;
+  /** Rules not loaded because of a problem (each is also one of `warnings`, which `ttsr list` does not repeat). */
+  skipped: Array<{ name: string; path: string; reason: string }>;
+  /** `warnings` without the ones about rules in `skipped`. */
+  otherWarnings: string[];
   cwd: string;
   /** The settings file that set `ttsr.enabled`, when one did. */
   enabledFrom?: string;
@@ -36,6 +40,7 @@ export async function loadCliRules(io: CliIo, options: { cwd?: string; ruleFiles
   const { registry, issues: buildIssues } = buildRegistry(loaded.rules);
   const ruleIssues = [...loaded.issues, ...buildIssues, ...registry.issues];
   const warnings = [...new Set([...issues.map(formatSettingsIssue), ...ruleIssues.map(formatIssue)])];
+  const notLoaded = new Set(ruleIssues.filter((i) => i.notLoaded).map(formatIssue));
   // A rule suspended while `test` / `scan` match (native work over its time budget) is warned about too.
   registry.onIssue((issue) => warnings.push(formatIssue(issue)));
   return {
@@ -43,6 +48,8 @@ export async function loadCliRules(io: CliIo, options: { cwd?: string; ruleFiles
     settings,
     warnings,
     dropped: loaded.dropped,
+    skipped: [...loaded.skipped, ...registry.skipped],
+    otherWarnings: warnings.filter((w) => !notLoaded.has(w)),
     cwd,
     ...(from.enabled ? { enabledFrom: from.enabled } : {}),
   };

@@ -83,13 +83,14 @@ export class RuleRegistry {
     this.compileCache = compiled.cache;
     this.patternSet = new PatternSet(specs, { compiled: compiled.results });
     const patternsOf: number[][] = candidates.map(() => []);
+    const errorsOf: string[][] = candidates.map(() => []);
     specs.forEach((spec, id) => {
       const owner = owners[id]!;
       const error = this.patternSet.errors[id];
       const rule = candidates[owner]!;
       const at = { rule: rule.name, path: rule.path, key: rule.conditionKey };
       if (error) {
-        this.issues.push({ ...at, message: error });
+        errorsOf[owner]!.push(error);
         return;
       }
       for (const note of this.patternSet.patterns[id]!.notes)
@@ -97,11 +98,16 @@ export class RuleRegistry {
       patternsOf[owner]!.push(id);
     });
     candidates.forEach((rule, i) => {
+      const errors = errorsOf[i]!;
       if (patternsOf[i]!.length === 0) {
+        // one message for one mistake: the rule is not loaded, and why
         names.delete(rule.name);
-        this.skip(rule, `no condition compiled (${rule.conditionKey})`);
+        this.skip(rule, `no condition compiled (${rule.conditionKey}): ${errors.join("; ") || "none given"}`);
         return;
       }
+      // the rule loads with its other conditions: each one that failed is a warning of its own
+      for (const error of errors)
+        this.issues.push({ rule: rule.name, path: rule.path, key: rule.conditionKey, message: error });
       const registered: RegisteredRule = {
         rule,
         index: this.rules.length,
@@ -136,7 +142,7 @@ export class RuleRegistry {
 
   private skip(rule: TtsrRule, reason: string): void {
     this.skipped.push({ name: rule.name, path: rule.path, reason });
-    this.issues.push({ rule: rule.name, path: rule.path, message: `not registered: ${reason}` });
+    this.issues.push({ rule: rule.name, path: rule.path, message: `not loaded: ${reason}`, notLoaded: true });
   }
 
   private readonly bySource = new Map<StreamSource, readonly number[]>();

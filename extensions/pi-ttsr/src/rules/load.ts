@@ -27,6 +27,8 @@ export interface LoadedRules {
   issues: RuleIssue[];
   /** Rules dropped by `ttsr.disabledRules` / `ttsr.builtinRules` or shadowed by a same-name rule. */
   dropped: Array<{ name: string; path: string; reason: string }>;
+  /** Rules with stream conditions none of which can be used (each also has one `notLoaded` issue). */
+  skipped: Array<{ name: string; path: string; reason: string }>;
 }
 
 /**
@@ -36,6 +38,7 @@ export interface LoadedRules {
 export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<LoadedRules> {
   const issues: RuleIssue[] = [];
   const dropped: LoadedRules["dropped"] = [];
+  const skipped: LoadedRules["skipped"] = [];
   let sources: SourceRule[] = [];
   // `ttsr.disabledRules` and `rulebook.disabledRules` (rulebook drops both from discovery and reports the names)
   const disabledNames = new Set(options.settings.disabledRules.map((n) => n.trim()).filter(Boolean));
@@ -104,6 +107,11 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
     try {
       const normalized = normalizeRule(source, { builtin: source.source.provider === BUILTIN_PROVIDER });
       issues.push(...normalized.issues);
+      if (normalized.skipped) {
+        const { reason, key } = normalized.skipped;
+        skipped.push({ name: source.name, path: source.path, reason });
+        issues.push(notLoadedIssue(source, reason, key));
+      }
       if (normalized.rule) {
         normalized.rule.displayPath = rulePathForModel(normalized.rule, base);
         rules.push(normalized.rule);
@@ -116,7 +124,18 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
       });
     }
   }
-  return { rules, issues, dropped };
+  return { rules, issues, dropped, skipped };
+}
+
+/** The one warning for a rule that is not loaded: `<path> (<key>): not loaded: <reason>`. */
+export function notLoadedIssue(rule: { name: string; path: string }, reason: string, key?: string): RuleIssue {
+  return {
+    rule: rule.name,
+    path: rule.path,
+    ...(key ? { key } : {}),
+    message: `not loaded: ${reason}`,
+    notLoaded: true,
+  };
 }
 
 function hasCondition(rule: SourceRule): boolean {

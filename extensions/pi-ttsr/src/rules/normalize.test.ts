@@ -128,8 +128,13 @@ describe("rules written for the reference (oh-my-pi) and other engines", () => {
         }),
       ]);
     }
-    // Alone, the rule keeps no condition: the registry then skips it with its own reason.
-    expect(normalizeRule(rule({ condition: "(?x)a" })).rule?.conditions).toEqual([]);
+    // Alone, the rule has no usable condition: it is skipped, with the reason rulebook's doctor gives too.
+    const alone = normalizeRule(rule({ condition: "(?x)a" }));
+    expect(alone.rule).toBeUndefined();
+    expect(alone.skipped).toEqual({
+      key: "condition",
+      reason: expect.stringMatching(/^no stream condition can be used: \/\(\?x\)a\/: inline group "\(\?x\)"/),
+    });
     // Groups that are not inline flags are left alone.
     expect(normalizeRule(rule({ condition: "(?:a)(?=b)(?<!c)(?<n>d)[(?i)]\\(?i" })).issues).toEqual([]);
   });

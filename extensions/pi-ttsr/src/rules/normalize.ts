@@ -1,7 +1,12 @@
-import { checkGlob, splitOutsideBrackets } from "@pi-rails/rulebook/discovery";
+import {
+  checkGlob,
+  conditionProblemText,
+  isFileGlobCondition,
+  noUsableConditionText,
+  readStreamConditions,
+  splitOutsideBrackets,
+} from "@pi-rails/rulebook/discovery";
 import type { MatchWindow } from "../matcher/compile.ts";
-import { splitLiteral } from "../matcher/compile.ts";
-import { translateInlineFlags } from "./inline-flags.ts";
 import {
   INTERRUPT_MODES,
   type RuleIssue,
@@ -19,6 +24,11 @@ export interface NormalizeResult {
   /** Undefined when the rule has no stream condition (not a TTSR rule) or cannot become one. */
   rule?: TtsrRule;
   issues: RuleIssue[];
+  /**
+   * Set when the rule has stream conditions and none can be used: why it is not loaded, in rulebook's words
+   * (`streamConditionProblem`), so `rulebook doctor` and pi-ttsr name the rule's problem the same way.
+   */
+  skipped?: { reason: string; key: string };
 }
 
 function strings(value: unknown): string[] | undefined {
@@ -90,17 +100,7 @@ function booleanOf(value: unknown): boolean | undefined {
   return undefined;
 }
 
-/**
- * A condition that is a file glob (`*.rs`, `src/**` + `/*.ts`), not a regex: the reference's shorthand for
- * "an edit or write of a matching path".
- */
-export function isFileGlobCondition(condition: string): boolean {
-  const token = condition.trim();
-  if (!token || /[\\^$+|()]/.test(token) || !/[?*[\]{}]/.test(token)) return false;
-  // Regex idioms a glob does not use (`https?://[^/]*`, `//.*TODO`): such a condition stays a regex.
-  if (/\.[*?]|\[\^|:\/\//.test(token)) return false;
-  return token.includes("/") || /^\*\.[^\s/]+$/.test(token);
-}
+export { isFileGlobCondition };
 
 /** The tools a glob condition watches. */
 const GLOB_CONDITION_TOOLS = ["edit", "write"] as const;
@@ -150,32 +150,22 @@ type Parse<T> = (value: unknown) => T | undefined;
 type Report = (key: string | undefined, message: string) => void;
 
 /**
- * Splits conditions into regexes (a `/src/flags` literal read, a leading `(?i)` moved to flags) and file globs;
- * a regex with an inline group JavaScript cannot take, or a glob minimatch cannot take, is reported and dropped.
+ * Splits conditions into regexes (a `/src/flags` literal read, a leading `(?i)` moved to flags) and file globs, as
+ * rulebook reads them (`readStreamConditions`: the one reading `rulebook doctor` shares). While another condition
+ * is usable, an unusable one is reported and dropped; when none is, the caller skips the rule.
  */
 function readConditions(
   conditions: readonly string[],
   flags: string,
   key: string,
   issue: Report,
-): { regexes: Array<{ source: string; flags: string }>; globs: string[] } {
-  const regexes: Array<{ source: string; flags: string }> = [];
-  const globs: string[] = [];
-  for (const condition of conditions) {
-    if (isFileGlobCondition(condition)) {
-      const glob = condition.trim();
-      const { problem, never } = checkRuleGlob(glob);
-      if (problem) issue(key, `${problem}; this condition is not used`);
-      else globs.push(glob);
-      if (never) issue(key, never);
-      continue;
-    }
-    const literal = splitLiteral(condition, flags);
-    const translated = translateInlineFlags(literal.source, literal.flags);
-    if (translated.ok) regexes.push({ source: translated.source, flags: translated.flags });
-    else issue(key, `/${condition}/: ${translated.error}; this condition is not used`);
-  }
-  return { regexes, globs };
+): { regexes: Array<{ source: string; flags: string }>; globs: string[]; skipped?: string } {
+  const read = readStreamConditions(conditions, flags);
+  for (const note of read.notes) issue(key, note.message);
+  if (read.regexes.length === 0 && read.globs.length === 0)
+    return { regexes: [], globs: [], skipped: noUsableConditionText(read.problems) };
+  for (const problem of read.problems) issue(key, `${conditionProblemText(problem)}; this condition is not used`);
+  return { regexes: read.regexes, globs: read.globs };
 }
 
 /**
@@ -251,6 +241,7 @@ export function normalizeRule(rule: SourceRule, options: { builtin?: boolean } =
 
   // File-glob conditions (`*.rs`) become edit/write scopes; a leading `(?i)` becomes a flag.
   const read = readConditions(conditions, flags, conditionKey, issue);
+  if (read.skipped) return { issues, skipped: { reason: read.skipped, key: conditionKey } };
   const globOnly = read.regexes.length === 0 && read.globs.length > 0;
   const compiled = globOnly ? [{ source: ANY_CONTENT, flags: "" }] : read.regexes;
 

@@ -68,6 +68,8 @@ export interface RuleIssue {
   path: string;
   key?: string;
   message: string;
+  /** The rule is not loaded for this reason (`ttsr list` shows it under "not loaded", not again as a warning). */
+  notLoaded?: boolean;
 }
 
 /** `<path> (<key>): <message>`; a message that already names its file (rulebook's `skipped <path>: ...`) as is. */

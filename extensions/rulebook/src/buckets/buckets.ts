@@ -1,3 +1,4 @@
+import { streamConditionProblem } from "../conditions/stream.ts";
 import type { Rule } from "../rule.ts";
 
 /** Where each effective rule is delivered. Every rule lands in exactly one bucket. */
@@ -28,6 +29,16 @@ export interface BucketOptions {
   ttsrActive: boolean;
   /** `rulebook.globAttach` (default true). */
   globAttach?: boolean;
+  /**
+   * Why pi-ttsr will not watch for a rule's stream condition, or undefined when it will. Default: the check of the
+   * conditions themselves (`streamConditionProblem`); a session adds what the loaded pi-ttsr reported skipping.
+   */
+  streamProblem?: (rule: Rule) => string | undefined;
+}
+
+/** The reason `doctor` and `/rulebook` give for a stream rule pi-ttsr does not watch. */
+export function notEnforcedReason(problem: string): string {
+  return `not enforced: pi-ttsr does not load it (${problem})`;
 }
 
 /** Why a rule would be delivered nowhere, or `undefined` when it has a bucket. */
@@ -47,6 +58,7 @@ function neitherReason(rule: Rule, globAttach: boolean): string | undefined {
  */
 export function bucketRules(rules: readonly Rule[], options: BucketOptions): RuleBuckets {
   const globAttach = options.globAttach ?? true;
+  const streamProblem = options.streamProblem ?? streamConditionProblem;
   const buckets: RuleBuckets = {
     ttsr: [],
     alwaysApply: [],
@@ -58,6 +70,7 @@ export function bucketRules(rules: readonly Rule[], options: BucketOptions): Rul
     warnings: [],
   };
   for (const rule of rules) {
+    const problem = rule.condition?.length && options.ttsrActive ? streamProblem(rule) : undefined;
     if (rule.alwaysApply === true) {
       // always in the prompt, whatever else it has (globs, description; a condition is still pi-ttsr's too)
       buckets.alwaysApply.push(rule);
@@ -67,6 +80,9 @@ export function bucketRules(rules: readonly Rule[], options: BucketOptions): Rul
           `rule "${rule.name}" has a stream condition but pi-ttsr is not loaded: only its always-apply text is delivered (${rule.path})`,
         );
       }
+    } else if (problem) {
+      // pi-ttsr will not watch for it: it is delivered nowhere, and every tool says so with the same reason
+      buckets.neither.push({ rule, reason: notEnforcedReason(problem) });
     } else if (rule.condition?.length) {
       buckets.ttsr.push(rule);
       if (!options.ttsrActive) {

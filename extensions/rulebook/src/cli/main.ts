@@ -95,15 +95,17 @@ async function run(argv: readonly string[], io: CliOutput, env: NodeJS.ProcessEn
           `No rule named "${name}". Rules: ${result.rules.map((r) => r.name).join(", ") || "(none)"}`,
         );
       const shadows = result.shadowed.filter((s) => s.by === rule);
+      const notDelivered = report.notDelivered.find((n) => n.name === name)?.reason;
       return print(
         () => ({
           ...described,
+          ...(notDelivered ? { notDelivered } : {}),
           source: rule.source,
           meta: rule.meta,
           content: rule.content,
           shadows: shadows.map((s) => ({ path: s.rule.path, provider: s.rule.source.provider })),
         }),
-        () => formatShow(rule, described.bucket, result.shadowed, described.autoAttach),
+        () => formatShow(rule, described.bucket, result.shadowed, described.autoAttach, notDelivered),
       );
     }
     case "doctor":

@@ -129,10 +129,12 @@ export function formatShow(
   bucket: BucketName,
   shadows: RuleLoadResult["shadowed"],
   autoAttach = false,
+  notDelivered?: string,
 ): string {
   const lines = [
     `name:        ${rule.name}`,
     `bucket:      ${bucketLabel(bucket, autoAttach)}`,
+    ...(notDelivered ? [`why:         ${notDelivered}`] : []),
     `provider:    ${rule.source.provider} (priority ${rule.source.priority}, ${rule.source.scope})`,
     `path:        ${rule.path}`,
   ];

@@ -5,7 +5,7 @@
  * as the engine's bare "Invalid group".
  */
 
-import { forEachOutsideClass } from "@pi-rails/rulebook/discovery";
+import { forEachOutsideClass } from "../frontmatter/outside-class.ts";
 
 /** Inline flags that mean the same as JavaScript's flags of the same letter. */
 const TRANSLATABLE = /^[ims]+$/;

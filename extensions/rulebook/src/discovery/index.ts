@@ -4,6 +4,19 @@
  * prompt rendering it does not use.
  */
 
+export { type InlineFlagsResult, translateInlineFlags } from "../conditions/inline-flags.ts";
+export {
+  conditionProblemText,
+  isFileGlobCondition,
+  noUsableConditionText,
+  readStreamConditions,
+  regexProblem,
+  ruleFlags,
+  type StreamConditions,
+  type StreamRegex,
+  splitConditionLiteral,
+  streamConditionProblem,
+} from "../conditions/stream.ts";
 export { forEachOutsideClass } from "../frontmatter/outside-class.ts";
 export { type ParsedFrontmatter, parseFrontmatter } from "../frontmatter/parse.ts";
 export { splitOutsideBrackets } from "../frontmatter/split.ts";
