@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RuleRegistry } from "../manager/registry.ts";
 import { testRule } from "../testing/rule-fixture.ts";
 import type { PatternSpec } from "./compile.ts";
-import { cacheKey, compileAll } from "./compile-cache.ts";
+import { cacheFile, compileAll } from "./compile-cache.ts";
 import { PatternSet } from "./pattern-set.ts";
 
 const SPECS: PatternSpec[] = [
@@ -35,10 +35,13 @@ describe("compile cache", () => {
   it("compiles once, then reads the same patterns back (same fields, same modes, same matches)", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
     const first = compileAll(SPECS, dir);
-    expect(first.cache).toBe("miss");
-    expect(readdirSync(dir)).toEqual([`${cacheKey(SPECS)}.json`]);
+    expect([first.cache, first.compiled]).toEqual(["miss", SPECS.length]);
+    // One file per pattern, in one folder of this compiler's.
+    const folder = dirname(cacheFile(dir, SPECS[0]!));
+    expect(readdirSync(dir)).toEqual([folder.slice(dir.length + 1)]);
+    expect(readdirSync(folder).sort()).toEqual(SPECS.map((s) => cacheFile(dir!, s).slice(folder.length + 1)).sort());
     const second = compileAll(SPECS, dir);
-    expect(second.cache).toBe("hit");
+    expect([second.cache, second.compiled]).toEqual(["hit", 0]);
     // Field for field, Infinity included (unbounded lengths and reaches, which JSON cannot carry as numbers).
     expect(second.results).toEqual(first.results);
     const unbounded = first.results.filter((r) => r.ok && r.pattern.maxLength === Number.POSITIVE_INFINITY);
@@ -51,30 +54,45 @@ describe("compile cache", () => {
     expect(JSON.parse(hitsOf(fresh, TEXT)).length).toBeGreaterThan(3);
   });
 
-  it("keys by the patterns: another rule set is compiled, not read", () => {
+  it("keys by the pattern: an edited rule set compiles only the edited pattern, and leaves the others' files alone", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
     compileAll(SPECS, dir);
-    const other = [...SPECS.slice(0, 3), { source: "TODO", flags: "i", window: "accumulated" as const }];
-    expect(cacheKey(other)).not.toBe(cacheKey(SPECS));
-    expect(compileAll(other, dir).cache).toBe("miss");
-    expect(readdirSync(dir)).toHaveLength(2);
+    // A rewrite is a rename of a new file (a new inode): the unchanged patterns keep theirs.
+    const kept = SPECS.slice(0, 3).map((s) => statSync(cacheFile(dir!, s)).ino);
+    const edited = { source: "TODO", flags: "i", window: "accumulated" as const };
+    const other = [...SPECS.slice(0, 3), edited];
+    const result = compileAll(other, dir);
+    expect([result.cache, result.compiled]).toEqual(["miss", 1]);
+    expect(result.results).toEqual(other.map((s) => compileAll([s]).results[0]));
+    expect(SPECS.slice(0, 3).map((s) => statSync(cacheFile(dir!, s)).ino)).toEqual(kept);
+    expect(readdirSync(dirname(cacheFile(dir, edited)))).toHaveLength(SPECS.length + 1);
+    // The same source in another window or with other flags is another pattern.
+    expect(cacheFile(dir, { ...edited, window: "line" })).not.toBe(cacheFile(dir, edited));
+    expect(cacheFile(dir, { ...edited, flags: "" })).not.toBe(cacheFile(dir, edited));
+    expect(compileAll([{ ...edited, window: "line" }], dir).compiled).toBe(1);
   });
 
   it("ignores and rewrites a corrupt or foreign cache file", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
-    const file = join(dir, `${cacheKey(SPECS)}.json`);
-    for (const junk of ["{not json", '{"format":3,"results":[1,2]}', JSON.stringify({ format: 999, results: [] })]) {
+    const file = cacheFile(dir, SPECS[1]!);
+    mkdirSync(dirname(file), { recursive: true });
+    for (const junk of ["{not json", '{"format":4,"result":{}}', JSON.stringify({ format: 999, result: {} }), "null"]) {
+      compileAll(SPECS, dir);
       writeFileSync(file, junk);
       const result = compileAll(SPECS, dir);
-      expect(result.cache).toBe("miss");
+      expect([result.cache, result.compiled]).toEqual(["miss", 1]);
       expect(result.results.map((r) => r.ok)).toEqual([true, true, true, true, true, true, false]);
       expect(compileAll(SPECS, dir).cache).toBe("hit");
     }
-    // An entry for another pattern (edited by hand, or a collision) is not trusted.
-    const data = JSON.parse(readFileSync(file, "utf8"));
-    data.results[0].pattern.spec.source = "something else";
-    writeFileSync(file, JSON.stringify(data));
-    expect(compileAll(SPECS, dir).cache).toBe("miss");
+    // An entry for another pattern (edited by hand, or a collision) is not trusted, a refusal's no more than a
+    // compiled pattern's.
+    for (const spec of [SPECS[0]!, SPECS[6]!]) {
+      const data = JSON.parse(readFileSync(cacheFile(dir, spec), "utf8"));
+      if (data.result.ok) data.result.pattern.spec.source = "something else";
+      else data.result.spec.source = "something else";
+      writeFileSync(cacheFile(dir, spec), JSON.stringify(data));
+      expect(compileAll(SPECS, dir).compiled).toBe(1);
+    }
   });
 
   it("compiles without a cache when the directory cannot be written", () => {
@@ -82,7 +100,7 @@ describe("compile cache", () => {
     const blocked = join(dir, "file");
     writeFileSync(blocked, "a file, not a directory");
     const result = compileAll(SPECS, join(blocked, "cache"));
-    expect(result.cache).toBe("miss");
+    expect([result.cache, result.compiled]).toEqual(["miss", SPECS.length]);
     expect(result.results).toHaveLength(SPECS.length);
     expect(readdirSync(dir)).toEqual(["file"]);
   });

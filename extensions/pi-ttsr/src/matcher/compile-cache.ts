@@ -6,14 +6,16 @@ import { type CompiledPattern, type CompileResult, compilePattern, type PatternS
 import { libraryVersions } from "./libs.ts";
 
 /**
- * Compiled rule sets on disk, so a session whose rules did not change starts without parsing a regex or even
- * loading the regex libraries. Keyed by a hash of the patterns, this format, pi-ttsr's version and the regex
- * libraries' versions; written atomically (the kit's `writeFileAtomicSync`); a file that does not parse or does not
- * fit is ignored and rewritten.
+ * Compiled patterns on disk, one file per pattern, so a session whose rules did not change starts without parsing
+ * a regex or even loading the regex libraries, and editing one rule recompiles that rule alone. The files live in a
+ * folder named by a hash of this format, pi-ttsr's version, the regex libraries' versions and the compiler's own
+ * code; each file by a hash of its pattern (window, flags, source), which it also holds and which is checked on
+ * reading. Written atomically (the kit's `writeFileAtomicSync`); a file that does not parse or does not fit is
+ * ignored and rewritten.
  */
 
 /** Bump when what compilePattern produces changes shape or meaning. */
-const FORMAT = 4;
+const FORMAT = 5;
 
 /** The compiler's modules, read from the package's shipped src/ so every build of it hashes the same files. */
 const COMPILER_SOURCES = ["compile", "analysis", "automaton", "language-check", "redos", "compile-cache"];
@@ -30,40 +32,60 @@ function compilerCode(): string {
   });
 }
 
-/** The cache file name for a set of patterns. */
-export function cacheKey(specs: readonly PatternSpec[]): string {
-  const hash = createHash("sha256");
-  hash.update(JSON.stringify({ format: FORMAT, libs: libraryVersions(), compiler: compilerCode() }));
-  for (const s of specs) hash.update(`\u0000${s.window}\u0000${s.flags}\u0000${s.source}`);
-  return hash.digest("hex").slice(0, 32);
+const folders = new Map<string, string>();
+
+/** The folder of this compiler's entries in `cacheDir`. */
+function folderOf(cacheDir: string): string {
+  let folder = folders.get(cacheDir);
+  if (!folder) {
+    const hash = createHash("sha256");
+    hash.update(JSON.stringify({ format: FORMAT, libs: libraryVersions(), compiler: compilerCode() }));
+    folder = join(cacheDir, `patterns-${hash.digest("hex").slice(0, 16)}`);
+    folders.set(cacheDir, folder);
+  }
+  return folder;
+}
+
+/** The cache file of one pattern: in this compiler's folder, named by a hash of the pattern. */
+export function cacheFile(cacheDir: string, spec: PatternSpec): string {
+  const hash = createHash("sha256").update(`${spec.window}\u0000${spec.flags}\u0000${spec.source}`);
+  return join(folderOf(cacheDir), `${hash.digest("hex").slice(0, 32)}.json`);
 }
 
 export interface CompileAllResult {
   results: CompileResult[];
-  /** "hit": read from the cache; "miss": compiled (and written when a directory was given). */
+  /** "hit": every pattern read from the cache; "miss": some compiled (and written when a directory was given). */
   cache: "hit" | "miss" | "off";
+  /** How many patterns were compiled (the rest were read from the cache). */
+  compiled: number;
 }
 
-/** Compiles every spec, through the cache in `cacheDir` when one is given. Never throws for cache trouble. */
+/**
+ * Compiles every spec, through the cache in `cacheDir` when one is given: each pattern is read from its own file,
+ * and only the patterns without one are compiled (and written). Never throws for cache trouble.
+ */
 export function compileAll(specs: readonly PatternSpec[], cacheDir?: string): CompileAllResult {
-  if (!cacheDir || specs.length === 0) return { results: specs.map(compilePattern), cache: "off" };
-  const file = join(cacheDir, `${cacheKey(specs)}.json`);
-  const cached = readCache(file, specs);
-  if (cached) return { results: cached, cache: "hit" };
-  const results = specs.map(compilePattern);
-  try {
-    writeFileAtomicSync(file, JSON.stringify({ format: FORMAT, results: results.map(toJson) }));
-  } catch {}
-  return { results, cache: "miss" };
+  if (!cacheDir) return { results: specs.map(compilePattern), cache: "off", compiled: specs.length };
+  let compiled = 0;
+  const results = specs.map((spec) => {
+    const file = cacheFile(cacheDir, spec);
+    const cached = readEntry(file, spec);
+    if (cached) return cached;
+    compiled++;
+    const result = compilePattern(spec);
+    try {
+      writeFileAtomicSync(file, JSON.stringify({ format: FORMAT, result: toJson(result, spec) }));
+    } catch {}
+    return result;
+  });
+  return { results, cache: compiled === 0 ? "hit" : "miss", compiled };
 }
 
-function readCache(file: string, specs: readonly PatternSpec[]): CompileResult[] | undefined {
+function readEntry(file: string, spec: PatternSpec): CompileResult | undefined {
   try {
-    const data = JSON.parse(readFileSync(file, "utf8")) as { format?: unknown; results?: unknown };
-    if (data.format !== FORMAT || !Array.isArray(data.results) || data.results.length !== specs.length)
-      return undefined;
-    const results = (data.results as unknown[]).map((r, i) => fromJson(r, specs[i]!));
-    return results.every((r) => r !== undefined) ? (results as CompileResult[]) : undefined;
+    const data = JSON.parse(readFileSync(file, "utf8")) as { format?: unknown; result?: unknown };
+    if (data.format !== FORMAT) return undefined;
+    return fromJson(data.result, spec);
   } catch {
     return undefined;
   }
@@ -99,8 +121,8 @@ type PatternJson = Omit<CompiledPattern, "regex" | "settledRegex" | "endRegex" |
 const regexJson = (re: RegExp): RegexJson => ({ source: re.source, flags: re.flags });
 const regexOf = (json: RegexJson): RegExp => new RegExp(json.source, json.flags);
 
-function toJson(result: CompileResult): unknown {
-  if (!result.ok) return result;
+function toJson(result: CompileResult, spec: PatternSpec): unknown {
+  if (!result.ok) return { ...result, spec };
   const pattern = (p: CompiledPattern): PatternJson => {
     const { regex, settledRegex, endRegex, tail, parts, ...rest } = p;
     const numbers = Object.fromEntries(NUMERIC_FIELDS.map((k) => [k, finiteOr(p[k])])) as {
@@ -120,8 +142,10 @@ function toJson(result: CompileResult): unknown {
 }
 
 function fromJson(value: unknown, spec: PatternSpec): CompileResult | undefined {
-  const r = value as { ok?: unknown; error?: unknown; pattern?: PatternJson };
-  if (r.ok === false && typeof r.error === "string") return { ok: false, error: r.error };
+  const r = value as { ok?: unknown; error?: unknown; spec?: PatternSpec; pattern?: PatternJson };
+  if (r.ok === false && typeof r.error === "string") {
+    return sameSpec(r.spec, spec) ? { ok: false, error: r.error } : undefined;
+  }
   if (r.ok !== true || !r.pattern) return undefined;
   const pattern = (p: PatternJson): CompiledPattern => {
     const { regex, settledRegex, endRegex, tail, parts, ...rest } = p;
@@ -142,6 +166,16 @@ function fromJson(value: unknown, spec: PatternSpec): CompileResult | undefined 
   };
   const compiled = pattern(r.pattern);
   // The entry must be for this very spec (a hash collision or a hand-edited file is not trusted).
-  if (compiled.spec.source !== spec.source || compiled.spec.window !== spec.window) return undefined;
+  if (!sameSpec(compiled.spec, spec)) return undefined;
   return { ok: true, pattern: compiled };
+}
+
+/**
+ * Whether an entry's spec is the one asked for (a hash collision or a hand-edited file is not trusted). The stored
+ * spec's flags are normalized (sorted, no `g`/`y`/`d`), so they are compared as sets of letters.
+ */
+function sameSpec(stored: PatternSpec | undefined, spec: PatternSpec): boolean {
+  if (!stored || stored.source !== spec.source || stored.window !== spec.window) return false;
+  const letters = (flags: string) => [...new Set(flags.replace(/[gyd]/g, ""))].sort().join("");
+  return letters(stored.flags ?? "") === letters(spec.flags);
 }
