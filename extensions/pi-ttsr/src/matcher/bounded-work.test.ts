@@ -73,7 +73,7 @@ describe("bounded work on patterns that backtrack on long lines", () => {
     expect(stream(set, `${"x".repeat(10_000)}y`, 100)[100]).toEqual([{ pattern: 0, end: 10_001 }]);
   });
 
-  it("suspends a pattern over its native time budget for the session, with one warning", () => {
+  it("suspends a pattern over its native CPU budget for the session, with one warning", () => {
     const strict = new PatternSet([spec("a.b", "u"), spec("plain")], { nativeBudgetMs: -1e9 });
     const seen: string[] = [];
     strict.onSuspend((s) => seen.push(s.reason));

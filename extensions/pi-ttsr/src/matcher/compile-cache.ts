@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { codeFingerprint, writeFileAtomicSync } from "@pi-rails/agent-core/kit";
-import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec } from "./compile.ts";
+import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec, type Refusal } from "./compile.ts";
 import { libraryVersions } from "./libs.ts";
 
 /**
@@ -142,9 +142,9 @@ function toJson(result: CompileResult, spec: PatternSpec): unknown {
 }
 
 function fromJson(value: unknown, spec: PatternSpec): CompileResult | undefined {
-  const r = value as { ok?: unknown; error?: unknown; spec?: PatternSpec; pattern?: PatternJson };
-  if (r.ok === false && typeof r.error === "string") {
-    return sameSpec(r.spec, spec) ? { ok: false, error: r.error } : undefined;
+  const r = value as { ok?: unknown; error?: unknown; refusal?: Refusal; spec?: PatternSpec; pattern?: PatternJson };
+  if (r.ok === false && typeof r.error === "string" && typeof r.refusal === "string") {
+    return sameSpec(r.spec, spec) ? { ok: false, error: r.error, refusal: r.refusal } : undefined;
   }
   if (r.ok !== true || !r.pattern) return undefined;
   const pattern = (p: PatternJson): CompiledPattern => {

@@ -11,7 +11,7 @@ import {
 import { longestWord, nfaReadsChar, type PlainNfa, plainNfa } from "./automaton.ts";
 import { acceptPoints, firstPrefix, sampleStrings } from "./language-check.ts";
 import { libs } from "./libs.ts";
-import { checkRedos } from "./redos.ts";
+import { checkRedos, type RedosVerdict } from "./redos.ts";
 
 /** What a rule condition is matched against: see the README's "match window". */
 export type MatchWindow = "accumulated" | "line" | "chunk";
@@ -31,7 +31,7 @@ export interface PatternSpec {
  * - `all-of`: a condition made only of lookaheads over the rest of the text (`(?=[\s\S]*A)(?=[\s\S]*B)`): its
  *   parts run as patterns of their own and it holds once every part has matched.
  * - `native`: what the automaton cannot run at all (`u`/`v` flags with astral characters, huge counted
- *   repetitions): the native regex over a bounded window per delta, on a time budget.
+ *   repetitions): the native regex over a bounded window per delta, on a CPU budget.
  * - `chunk`: the proposal's chunk window, the native regex over each raw delta (already bounded).
  */
 export type PatternMode = "dfa" | "dfa-verify" | "all-of" | "native" | "chunk";
@@ -77,13 +77,24 @@ export interface CompiledPattern {
   tail?: { regex: RegExp; reach: number };
   /** `all-of`: the parts, each compiled on its own. */
   parts?: CompiledPattern[];
-  /** Backtracking the native engine may show on it (scslre): bounded by the window and the time budget. */
+  /** Backtracking the native engine may show on it (scslre): bounded by the window and the CPU budget. */
   polynomial: boolean;
   /** Non-fatal notes for `ttsr list` (e.g. polynomial backtracking bounded by the window). */
   notes: string[];
 }
 
-export type CompileResult = { ok: true; pattern: CompiledPattern } | { ok: false; error: string };
+/**
+ * Why a pattern is refused when it loads:
+ * - `invalid`: not a regex;
+ * - `empty`: it matches empty text, so it would fire on every response;
+ * - `unanalysable`: the regex parser pi-ttsr analyses patterns with cannot read it;
+ * - `too-slow`: it must run on the native engine, where it backtracks exponentially, or polynomially beyond
+ *   degree 2 (`MAX_NATIVE_DEGREE`): one unlucky line would stall the stream for seconds or more.
+ */
+export type Refusal = "invalid" | "empty" | "unanalysable" | "too-slow";
+
+/** A compiled pattern, or a refusal: `error` says what is wrong with the pattern (the caller adds file and key). */
+export type CompileResult = { ok: true; pattern: CompiledPattern } | { ok: false; error: string; refusal: Refusal };
 
 /** NFAs above this size fall back to the native engine rather than bloating the shared automaton. */
 const MAX_NFA_NODES = 4000;
@@ -94,6 +105,14 @@ const MAX_NFA_NODES = 4000;
 export const RECHECK_HORIZON = 1024;
 /** Matches at most this long are verified by a search back from the candidate (end-anchored checks beyond). */
 const SHORT_MATCH = 256;
+/**
+ * Patterns the native engine runs may backtrack polynomially up to this degree: a failing search of its window
+ * (POLYNOMIAL_MAX_WINDOW, 2048 characters) then takes about 2048² = 4 M steps, a few ms. Degree 3 is about 8.6 G
+ * steps (seconds to minutes): refused at load.
+ */
+export const MAX_NATIVE_DEGREE = 2;
+/** Windows of patterns with polynomial backtracking are capped at this (their cost grows with its square). */
+export const POLYNOMIAL_MAX_WINDOW = 2048;
 /** Counted repetitions above this are widened to `+` / `*` for the automaton when it would be too large. */
 const WIDEN_ABOVE = 100;
 
@@ -134,10 +153,18 @@ export function compilePattern(spec: PatternSpec): CompileResult {
   try {
     regex = new RegExp(spec.source, `${flags}g`);
   } catch (error) {
-    return { ok: false, error: `invalid regex /${spec.source}/${flags}: ${(error as Error).message}` };
+    return {
+      ok: false,
+      refusal: "invalid",
+      error: `invalid regex /${spec.source}/${flags}: ${(error as Error).message}`,
+    };
   }
   if (new RegExp(spec.source, flags).test("")) {
-    return { ok: false, error: `/${spec.source}/${flags} matches empty text, so it would fire on every response` };
+    return {
+      ok: false,
+      refusal: "empty",
+      error: `/${spec.source}/${flags} matches empty text, so it would fire on every response`,
+    };
   }
   const normalized: PatternSpec = { source: spec.source, flags, window: spec.window };
   let parser: JS.Parser;
@@ -146,7 +173,11 @@ export function compilePattern(spec: PatternSpec): CompileResult {
     parser = libs.refa.JS.Parser.fromLiteral({ source: spec.source, flags });
     facts = reachFacts(parser);
   } catch (error) {
-    return { ok: false, error: `cannot analyse /${spec.source}/${flags}: ${(error as Error).message}` };
+    return {
+      ok: false,
+      refusal: "unanalysable",
+      error: `cannot analyse /${spec.source}/${flags}: ${(error as Error).message}`,
+    };
   }
   const b = new Builder(normalized, regex, parser, facts);
   if (spec.window === "chunk") return b.native("chunk window");
@@ -256,7 +287,8 @@ class Builder {
       return this.native("its assertions read to the end of the text: decided when its line or the response ends");
     }
     const redos = checkRedos(this.spec.source, this.spec.flags);
-    if (redos.exponential) return this.exponential("its assertions need the native engine");
+    const slow = this.tooSlow(redos, "its assertions need the native engine");
+    if (slow) return slow;
     const pattern = this.base("dfa-verify", nfa);
     // The superset's matches end where the pattern's do (nothing inlined): the pattern's own length bounds them.
     if (sameEnds) pattern.maxLength = Math.min(pattern.maxLength, this.facts.maxLength);
@@ -268,16 +300,18 @@ class Builder {
       if (tail) pattern.tail = { regex: new RegExp(tail.source, `${this.spec.flags}y`), reach: tail.reach };
     }
     pattern.polynomial = redos.polynomial;
-    if (redos.polynomial) this.notes.push("polynomial backtracking: verified on bounded windows, on a time budget");
+    if (redos.polynomial)
+      this.notes.push("polynomial backtracking (degree 2): verified on bounded windows, on a CPU budget");
     return { ok: true, pattern };
   }
 
   native(why: string): CompileResult {
     const redos = checkRedos(this.spec.source, this.spec.flags);
-    if (redos.exponential) return this.exponential(`needs the native engine (${why})`);
+    const slow = this.tooSlow(redos, `needs the native engine (${why})`);
+    if (slow) return slow;
     const pattern = this.base(this.spec.window === "chunk" ? "chunk" : "native", undefined);
     pattern.polynomial = redos.polynomial;
-    if (redos.polynomial) this.notes.push("polynomial backtracking: bounded windows, on a time budget");
+    if (redos.polynomial) this.notes.push("polynomial backtracking (degree 2): bounded windows, on a CPU budget");
     this.notes.push(`native engine: ${why}`);
     return { ok: true, pattern };
   }
@@ -346,10 +380,20 @@ class Builder {
     return this.verified(nfa, this.facts.settle, until, false, true);
   }
 
-  private exponential(why: string): CompileResult {
+  /** A refusal when the native engine would take too long on one unlucky window (see MAX_NATIVE_DEGREE). */
+  private tooSlow(redos: RedosVerdict, why: string): CompileResult | undefined {
+    const pattern = `/${this.spec.source}/${this.spec.flags}`;
+    const fix = redos.fix ? `; ${redos.fix} matches the same without it` : "";
+    if (redos.exponential) {
+      return { ok: false, refusal: "too-slow", error: `${pattern} has exponential backtracking (ReDoS); ${why}${fix}` };
+    }
+    if (redos.degree <= MAX_NATIVE_DEGREE) return undefined;
     return {
       ok: false,
-      error: `/${this.spec.source}/${this.spec.flags} has exponential backtracking (ReDoS); ${why}`,
+      refusal: "too-slow",
+      error:
+        `${pattern} backtracks polynomially (about n^${redos.degree} steps on n characters: ${redos.cause}); ${why}, ` +
+        `where ${POLYNOMIAL_MAX_WINDOW} unlucky characters would stall the stream for seconds${fix}`,
     };
   }
 }

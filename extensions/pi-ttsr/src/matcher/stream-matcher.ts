@@ -1,4 +1,4 @@
-import { type CompiledPattern, NEVER_SETTLES } from "./compile.ts";
+import { type CompiledPattern, NEVER_SETTLES, POLYNOMIAL_MAX_WINDOW } from "./compile.ts";
 import type { DfaState } from "./lazy-dfa.ts";
 import { DeltaBudget, overBudget } from "./native-budget.ts";
 import type { Lane, PatternSet } from "./pattern-set.ts";
@@ -17,8 +17,8 @@ export const NATIVE_DELTA_BUDGET_MS = 40;
 export const NATIVE_STRIKES = 3;
 /** Native work of all patterns on one delta; past it the costliest pattern of the delta is suspended. */
 export const NATIVE_TOTAL_BUDGET_MS = 120;
-/** Windows of patterns with polynomial backtracking are capped at this (their cost grows with its square or more). */
-export const POLYNOMIAL_MAX_WINDOW = 2048;
+export { POLYNOMIAL_MAX_WINDOW };
+
 /** Native calls on windows up to this long (of patterns without polynomial backtracking) are not timed. */
 const UNTIMED_WINDOW = 1024;
 
@@ -55,7 +55,7 @@ interface Candidate {
  * holds (per closed line / per chunk for those windows), as the plain matcher `naiveFirstMatches` computes.
  *
  * Each character is examined once by the automaton; native work is confined to candidates and bounded windows,
- * read from a TextBuffer so its cost does not depend on the length of the response, and is on a time budget.
+ * read from a TextBuffer so its cost does not depend on the length of the response, and is on a CPU budget (native-budget.ts).
  */
 export class StreamMatcher {
   private readonly text = new TextBuffer();
