@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SessionBuilder } from "../testing/fixtures.ts";
 import { describeCache, inferTouch, judgeCache, ttlForJudgement } from "./cache-clock.ts";
-import { applyBuffer, cacheRetention, resolveTtl } from "./ttl.ts";
+import { applyBuffer, cacheRetention, decideTtl, resolveTtl } from "./ttl.ts";
 
 const base = { now: 0, touchAt: 0, ttlSeconds: 300, bufferSeconds: 10, warmGapSeconds: 0 };
 
@@ -159,5 +159,36 @@ describe("resolveTtl", () => {
     expect(cacheRetention({})).toBe("short");
     expect(cacheRetention({ PI_CACHE_RETENTION: "long" })).toBe("long");
     expect(cacheRetention({ PI_CACHE_RETENTION: "none" })).toBe("short");
+  });
+});
+
+describe("decideTtl: the one decision the extension and the report share", () => {
+  const settings = { enabled: true, bufferSeconds: 10 };
+  const loopback = { api: "openai-completions", provider: "loopback", id: "loopback-model" };
+
+  it("an unknown TTL is off, with the reason and what to set", () => {
+    expect(decideTtl(settings, true, loopback, "short")).toEqual({
+      seconds: undefined,
+      source: "off",
+      reason:
+        "the prompt-cache TTL of loopback/loopback-model (api openai-completions) is not known: set cacheTtl.ttlSeconds to prune",
+    });
+  });
+
+  it("the model's own promptCache, then settings, then conflicting settings, then disabled", () => {
+    expect(decideTtl(settings, true, { ...loopback, promptCache: { short: 120 } }, "short").seconds).toBe(120);
+    expect(decideTtl({ ...settings, ttlSeconds: 60 }, true, loopback, "short").seconds).toBe(60);
+    expect(decideTtl({ ...settings, ttlSeconds: 60 }, false, loopback, "short")).toMatchObject({
+      seconds: undefined,
+      reason: expect.stringContaining("conflict"),
+    });
+    expect(decideTtl({ ...settings, enabled: false, ttlSeconds: 60 }, true, loopback, "short").source).toBe("disabled");
+  });
+
+  it("a buffer that eats the TTL is off", () => {
+    expect(decideTtl({ ...settings, bufferSeconds: 300 }, true, { api: "anthropic-messages" }, "short")).toMatchObject({
+      seconds: undefined,
+      reason: expect.stringContaining("bufferSeconds (300)"),
+    });
   });
 });

@@ -1,10 +1,12 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   type CliOutput,
   EXIT,
   formatHelp,
   parseCliArgs,
   RefusedError,
+  resolveAgentDir,
   runCommand,
   UsageError,
 } from "@pi-rails/agent-core/kit";
@@ -17,28 +19,74 @@ import { parseSessionFile } from "./session-file.ts";
 /** What the report reads of a catalogue model: its prices, and what decides its cache TTL. */
 type CatalogModel = TtlModel & { cost?: Prices };
 
+/** What the report needs of pi (an optional peer): its models as pi resolves them, and its project trust. */
+interface PiHost {
+  model(provider: string, id: string): CatalogModel | undefined;
+  projectTrusted(cwd: string): boolean;
+}
+
 /**
- * The models of pi-ai's built-in catalogue the session's requests name (`provider/id`), when pi-ai is installed
- * (an optional peer: the report then shows tokens only, and derives each TTL from the request's API alone).
+ * pi's view of the models and of the project, read from the user's agent dir as pi reads it: `models.json` (a
+ * proxy's or a local server's model, its `promptCache`) and pi's built-in catalogue through pi's `ModelRuntime`,
+ * and the project trust pi's `-p` mode would decide (the trust store, else `defaultProjectTrust`; "ask" cannot be
+ * asked here: not trusted, as in `pi -p`). Without pi installed: pi-ai's built-in catalogue and a trusted project;
+ * without pi-ai either, no model (tokens only, the TTL from the request's API alone). pi is loaded only when one of
+ * those can differ from pi-ai's catalogue and a trusted project (`needed`): it costs about 2 s of CPU to import.
  */
-async function catalogFor(
-  requests: readonly { provider?: string; model?: string }[],
-): Promise<Map<string, CatalogModel>> {
-  const out = new Map<string, CatalogModel>();
-  let find: ((provider: string, id: string) => CatalogModel | undefined) | undefined;
+async function piHost(
+  agentDir: string,
+  userSettings: Record<string, unknown> | undefined,
+  needed: boolean,
+): Promise<PiHost> {
+  const pi = needed ? await piItself(agentDir, userSettings) : undefined;
+  if (pi) return pi;
   try {
     const all = (await import("@earendil-works/pi-ai/providers/all")) as unknown as {
       getBuiltinModel: (provider: string, id: string) => CatalogModel | undefined;
     };
-    find = all.getBuiltinModel;
+    return { model: all.getBuiltinModel, projectTrusted: () => true };
   } catch {
-    return out;
+    return { model: () => undefined, projectTrusted: () => true };
   }
+}
+
+/** `piHost` from pi's own modules; `undefined` when pi is not installed (an optional peer). */
+async function piItself(
+  agentDir: string,
+  userSettings: Record<string, unknown> | undefined,
+): Promise<PiHost | undefined> {
+  try {
+    const pi = await import("@earendil-works/pi-coding-agent");
+    const runtime = await pi.ModelRuntime.create({
+      authPath: join(agentDir, "auth.json"),
+      modelsPath: join(agentDir, "models.json"),
+    });
+    const store = new pi.ProjectTrustStore(agentDir);
+    return {
+      model: (provider, id) => runtime.getModel(provider, id) as CatalogModel | undefined,
+      projectTrusted: (cwd) => {
+        const decision = store.get(cwd);
+        if (!pi.hasTrustRequiringProjectResources(cwd)) return decision ?? true;
+        if (decision !== null) return decision;
+        return userSettings?.["defaultProjectTrust"] === "always";
+      },
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The models the session's requests name (`provider/id`), as pi knows them. */
+function catalogFor(
+  host: PiHost,
+  requests: readonly { provider?: string; model?: string }[],
+): Map<string, CatalogModel> {
+  const out = new Map<string, CatalogModel>();
   for (const r of requests) {
     if (!r.provider || !r.model || out.has(`${r.provider}/${r.model}`)) continue;
     let model: CatalogModel | undefined;
     try {
-      model = find(r.provider, r.model);
+      model = host.model(r.provider, r.model);
     } catch {
       model = undefined;
     }
@@ -54,7 +102,10 @@ function table(report: ReplayReport): string {
     report.mode === "recorded"
       ? "with pruning: what cache-ttl-view did in this session (its saved prunes, pins and restores)"
       : "with pruning: what cache-ttl-view would do with these settings",
-    `model ${report.model ?? "unknown"}, TTL ${report.ttlSeconds}s, prices per M tokens: write $${report.prices.cacheWrite || report.prices.input}, read $${report.prices.cacheRead || report.prices.input}`,
+    report.ttlSeconds === null
+      ? `model ${report.model ?? "unknown"}: pruning is off: ${report.ttl.reason} (as in the extension); the cache columns assume a ${report.cacheSeconds}s cache`
+      : `model ${report.model ?? "unknown"}, TTL ${report.ttlSeconds}s (${report.ttl.reason})`,
+    `prices per M tokens: write $${report.prices.cacheWrite || report.prices.input}, read $${report.prices.cacheRead || report.prices.input}`,
     "req  idle(s)  cache  pruned  baseline write/read      with pruning write/read   cost saved",
   ];
   if (report.requests.some((r) => r.cacheWarms)) {
@@ -96,6 +147,34 @@ export const USAGE = formatHelp({
   exit1: "the session file cannot be read",
 });
 
+/** The longest `--ttl` taken: a year (no provider keeps a prompt cache for more than a day). */
+const MAX_TTL_SECONDS = 365 * 86_400;
+
+/**
+ * `--ttl`'s value: a plain decimal number of seconds above 0, up to a year (`300`, `0.5`, `3.6e3`). Anything else is
+ * a usage error naming what was given: `1e400` (Infinity), `NaN`, `0x10`, `-5`, `0`, `1e-400` (0), `5s`, nothing.
+ */
+export function parseTtl(text: string): number {
+  const seconds = /^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_TTL_SECONDS) {
+    throw new UsageError(
+      `--ttl must be a number of seconds above 0 and at most ${MAX_TTL_SECONDS} (a year), like 300 (got "${text}")`,
+    );
+  }
+  return seconds;
+}
+
+function readJson(file: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `cache-ttl report <session.jsonl> [--json] [--ttl <s>]`; returns the kit's exit code. Never throws. */
 export async function main(argv: string[], io: CliOutput): Promise<number> {
   return runCommand("cache-ttl", { ...io, json: argv.includes("--json"), usage: USAGE }, () => runReport(argv, io));
@@ -111,9 +190,7 @@ async function runReport(argv: string[], io: CliOutput): Promise<number> {
   if (command !== "report") throw new UsageError(command ? `unknown command "${command}"` : "no command given");
   if (!file) throw new UsageError("report: missing <session.jsonl>");
   if (extra.length > 0) throw new UsageError(`report takes one session file (got also ${extra.join(", ")})`);
-  const ttl = values.ttl === undefined ? undefined : Number(values.ttl);
-  if (ttl !== undefined && !(ttl > 0))
-    throw new UsageError(`--ttl must be a number of seconds above 0 (got "${values.ttl}")`);
+  const ttl = values.ttl === undefined ? undefined : parseTtl(values.ttl);
   let session: ReturnType<typeof parseSessionFile>;
   try {
     session = parseSessionFile(readFileSync(file, "utf8"), file);
@@ -126,14 +203,26 @@ async function runReport(argv: string[], io: CliOutput): Promise<number> {
       `cache-ttl: ${file}: skipped ${lines.length} line(s) that are not JSON (as pi does): ${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", ..." : ""}\n`,
     );
   }
-  const loaded = session.cwd ? loadCacheTtlSettings(session.cwd) : undefined;
+  const agentDir = resolveAgentDir();
+  // pi's own models (models.json) or its trust decision can matter only when there is a models.json, or a cacheTtl
+  // section in the project's settings.
+  const needPi =
+    existsSync(join(agentDir, "models.json")) ||
+    (session.cwd !== undefined && readJson(join(session.cwd, ".pi", "settings.json"))?.["cacheTtl"] !== undefined);
+  const host = await piHost(agentDir, readJson(join(agentDir, "settings.json")), needPi);
+  // The settings as the extension would read them in that project: the same files, the same trust.
+  const loaded = session.cwd
+    ? loadCacheTtlSettings(session.cwd, agentDir, { projectTrusted: host.projectTrusted(session.cwd) })
+    : undefined;
   for (const p of loaded?.problems ?? []) io.stderr(`cache-ttl: ${p.file}: ${p.key}: ${p.message}\n`);
-  const settings = loaded?.valid ? loaded.settings : defaultSettings();
+  const settings = loaded?.settings ?? defaultSettings();
   const last = session.requests.at(-1);
-  const catalog = await catalogFor(session.requests);
+  const catalog = catalogFor(host, session.requests);
   const none = { input: 0, cacheRead: 0, cacheWrite: 0 };
   const report = replaySession(session, {
-    settings: { ...settings, enabled: true },
+    // `--ttl` asks what the extension would do with that TTL: on, whatever the settings say.
+    settings: ttl !== undefined ? { ...settings, enabled: true } : settings,
+    settingsValid: loaded?.valid ?? true,
     ...(ttl !== undefined ? { ttlSeconds: ttl } : {}),
     retention: cacheRetention(),
     prices: catalog.get(`${last?.provider}/${last?.model}`)?.cost ?? none,

@@ -261,3 +261,46 @@ describe("replaySession", () => {
     expect(JSON.parse(out.join("")).requests).toHaveLength(3);
   });
 });
+
+describe("cache-ttl report --ttl", () => {
+  const file = () => {
+    const path = join(mkdtempSync(join(tmpdir(), "cache-ttl-report-")), "s.jsonl");
+    writeFileSync(path, sessionFile(new SessionBuilder().user("a").assistant("b").messages));
+    return path;
+  };
+
+  it.each(["1e400", "Infinity", "NaN", "0x10", "-5", "0", "1e-400", "5s", "", " ", "1e9"])(
+    "refuses %j as a usage error (exit 2), naming what was given",
+    async (value) => {
+      const err: string[] = [];
+      const out: string[] = [];
+      // `--ttl=<value>`: a value that starts with a dash is the option's value only in this form.
+      const code = await main(["report", file(), `--ttl=${value}`], {
+        stdout: (t) => out.push(t),
+        stderr: (t) => err.push(t),
+      });
+      expect(code).toBe(2);
+      expect(err.join("")).toContain(
+        `--ttl must be a number of seconds above 0 and at most 31536000 (a year), like 300 (got "${value}")`,
+      );
+      expect(out.join("")).not.toContain("Infinity");
+    },
+  );
+
+  it("takes plain decimals, and with --json answers a refusal as one JSON object", async () => {
+    for (const value of ["300", "0.5", ".5", "3.6e3", "31536000"]) {
+      const out: string[] = [];
+      expect(
+        await main(["report", file(), "--ttl", value, "--json"], { stdout: (t) => out.push(t), stderr: () => {} }),
+      ).toBe(0);
+      expect(JSON.parse(out.join("")).ttlSeconds).toBe(Number(value));
+    }
+    const out: string[] = [];
+    expect(
+      await main(["report", file(), "--ttl", "1e400", "--json"], { stdout: (t) => out.push(t), stderr: () => {} }),
+    ).toBe(2);
+    expect(JSON.parse(out.join(""))).toMatchObject({
+      error: { kind: "usage", message: expect.stringContaining('got "1e400"') },
+    });
+  });
+});

@@ -1,4 +1,4 @@
-import { type CacheRetention, resolveTtl, type TtlModel } from "../clock/ttl.ts";
+import { type CacheRetention, decideTtl, type ResolvedTtl, type TtlModel } from "../clock/ttl.ts";
 import { SessionView } from "../engine/session-view.ts";
 import type { ViewMessage } from "../model/messages.ts";
 import { messageTokens } from "../model/tokens.ts";
@@ -37,8 +37,18 @@ export interface ReplayReport {
    * settings (a session recorded without it, or `--ttl`).
    */
   mode: "recorded" | "simulated";
-  /** The TTL of the last request (stored by the extension, else derived, else `--ttl`). */
-  ttlSeconds: number;
+  /**
+   * The TTL of the last request: `--ttl`, else the one the extension stored, else the extension's own decision for
+   * that request's model and these settings (`decideTtl`). `null`: pruning is off (`ttl.reason` says why).
+   */
+  ttlSeconds: number | null;
+  /** Where `ttlSeconds` came from, or why pruning is off, in the extension's words. */
+  ttl: { source: ResolvedTtl["source"] | "stored"; reason: string };
+  /**
+   * The cache lifetime the warm/cold accounting of the last request assumed: the TTL, or, when it is not known,
+   * the shortest any provider keeps a prompt cache (300 s): an assumption for the cost columns, not a decision.
+   */
+  cacheSeconds: number;
   /** Line numbers skipped as not JSON. */
   skippedLines: number[];
   model?: string;
@@ -91,6 +101,8 @@ const add = (a: PrefixCost, b: PrefixCost): PrefixCost => ({
 
 export interface ReplayOptions {
   settings: CacheTtlSettings;
+  /** False when the settings' fields conflict: the extension then prunes nothing new (default true). */
+  settingsValid?: boolean;
   /** `--ttl`: overrides every TTL (the stored ones and the derived one). */
   ttlSeconds?: number;
   /** pi-ai's retention when the session was recorded (for a TTL derived from the model's API). */
@@ -102,6 +114,9 @@ export interface ReplayOptions {
    */
   catalog?: ReadonlyMap<string, TtlModel>;
 }
+
+/** The cache lifetime the cost columns assume when the TTL is not known (the shortest any provider keeps one). */
+export const ASSUMED_CACHE_SECONDS = 300;
 
 /** Whether cache-ttl-view ran in the session: it persists its clock and its prunes. */
 export function recordedWithView(session: ParsedSession): boolean {
@@ -130,7 +145,12 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
   let baseTotal: PrefixCost = zero;
   let viewTotal: PrefixCost = zero;
   let storedTtl: number | undefined;
-  let lastTtl = options.ttlSeconds ?? 300;
+  let lastTtl: ReplayReport["ttl"] & { seconds: number | undefined } = {
+    seconds: undefined,
+    source: "off",
+    reason: "no request",
+  };
+  let lastCache = ASSUMED_CACHE_SECONDS;
   for (const [index, request] of session.requests.entries()) {
     let prunedNow = 0;
     for (const entry of request.stateEntries) {
@@ -142,14 +162,23 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
       view.apply(entry);
     }
     const known = options.catalog?.get(`${request.provider}/${request.model}`);
-    const derived = resolveTtl(
-      options.settings.ttlSeconds,
-      { ...known, api: request.api ?? known?.api, provider: request.provider, id: request.model },
-      options.retention ?? "short",
-    ).seconds;
-    const viewTtl = options.ttlSeconds ?? storedTtl ?? derived;
-    const cacheTtl = viewTtl ?? 300;
-    lastTtl = cacheTtl;
+    // The extension's own decision for this request's model (pi's model when the report found it, else what the
+    // session recorded of it), unless `--ttl` or the extension's stored TTL says otherwise.
+    const ttl =
+      options.ttlSeconds !== undefined
+        ? { seconds: options.ttlSeconds, source: "override" as const, reason: "--ttl" }
+        : storedTtl !== undefined
+          ? { seconds: storedTtl, source: "stored" as const, reason: "stored by cache-ttl-view in the session" }
+          : decideTtl(
+              options.settings,
+              options.settingsValid ?? true,
+              { ...known, api: request.api ?? known?.api, provider: request.provider, id: request.model },
+              options.retention ?? "short",
+            );
+    const viewTtl = ttl.seconds;
+    const cacheTtl = viewTtl ?? ASSUMED_CACHE_SECONDS;
+    lastTtl = ttl;
+    lastCache = cacheTtl;
     sizer.api = request.api;
     const idle = prevAt === undefined ? undefined : (request.at - prevAt) / 1000;
     // pi 1.6's cache warming re-sends the previous request shortly before its cache entry expires: the cache was
@@ -186,7 +215,9 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
   const last = session.requests.at(-1);
   return {
     mode: recorded ? "recorded" : "simulated",
-    ttlSeconds: lastTtl,
+    ttlSeconds: lastTtl.seconds ?? null,
+    ttl: { source: lastTtl.source, reason: lastTtl.reason },
+    cacheSeconds: lastCache,
     ...(last?.model ? { model: `${last.provider ?? "?"}/${last.model}` } : {}),
     prices: options.prices,
     requests: rows,
