@@ -5,9 +5,11 @@
 // - inject to delivery: inject over the socket, the next seam drains it, the subscriber receives the ack
 // - the journal (accepted = on disk): an in-process inject with its accept line written, and the 10,000-item drain
 //   with its settle lines written
+// - opening a large journal: 1,000,000 lines (500,000 items accepted and settled, about 80 MB), as an older version
+//   left a long session's journal; read streamed and rewritten to what it holds
 // - session start of a new session: its store opened (lock, journal, its unsaved marker) while the steering dir holds
 //   1,000 journals of saved sessions and 20 markers of other sessions not saved yet (the orphan scan)
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -104,6 +106,49 @@ async function journaled() {
   }
 }
 
+function largeJournalOpen() {
+  const dir = mkdtempSync(join(tmpdir(), "steer-bench-large-"));
+  const path = join(dir, "large.journal");
+  try {
+    const samples = [];
+    let bytes = 0;
+    for (let round = 0; round < 3; round++) {
+      const fd = openSync(path, "w");
+      let batch = "";
+      for (let i = 0; i < 500_000; i++) {
+        const item = {
+          id: `st_${round}_${i}`,
+          content: `item ${i}: please keep the public API stable`,
+          kind: "message",
+          channel: "bridge",
+          mode: "finish_step",
+          leftover: "carry",
+          source: "pi-steer",
+          enqueuedAt: 1_700_000_000_000 + i,
+        };
+        batch += `${JSON.stringify({ t: "accept", item })}\n${JSON.stringify({ t: "settle", id: item.id, state: "delivered" })}\n`;
+        if (batch.length > 1 << 20) {
+          writeSync(fd, batch);
+          batch = "";
+        }
+      }
+      writeSync(fd, batch);
+      closeSync(fd);
+      bytes = statSync(path).size;
+      globalThis.gc?.();
+      const t = performance.now();
+      const { journal, state } = QueueJournal.open(path);
+      samples.push((performance.now() - t) * 1000);
+      journal.close();
+      if (state.settled.size !== 10_000 || state.pending.length !== 0)
+        throw new Error("the large journal replayed wrong");
+    }
+    return { ...stats(samples), bytes };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function storeOpen() {
   const dir = mkdtempSync(join(tmpdir(), "steer-bench-store-"));
   try {
@@ -172,6 +217,7 @@ const tenK = await drain10k();
 const socket = await socketBench();
 const journal = await journaled();
 const store = storeOpen();
+const large = largeJournalOpen();
 const emptyUs = empty.p50 * 1000;
 const rows = [
   { case: "empty checkpoint pass (1 seam, nothing queued)", p50_us: emptyUs, p99_us: empty.p99 * 1000, ratio: 1 },
@@ -204,6 +250,12 @@ const rows = [
     p50_us: journal.drain.p50 * 1000,
     p99_us: journal.drain.p99 * 1000,
     ratio: (journal.drain.p50 * 1000) / emptyUs,
+  },
+  {
+    case: `large journal open (1 M lines, ${(large.bytes / 1e6).toFixed(0)} MB)`,
+    p50_us: large.p50,
+    p99_us: large.p99,
+    ratio: large.p50 / emptyUs,
   },
   {
     case: "new session's store open (orphan scan)",

@@ -32,12 +32,21 @@ const line = (record: JournalRecord): string => `${JSON.stringify(record)}\n`;
 const bytes = (text: string) => Buffer.byteLength(text);
 const MiB = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MiB`;
 
+/** A settle line as this journal writes it (ids without quotes or escapes): read without JSON.parse. */
+const SETTLE_LINE = /^\{"t":"settle","id":"([^"\\]*)","state":"([a-z_]+)"\}$/;
+/** The start of an accept line as this journal writes it: its id, so the item is parsed only if it stays pending. */
+const ACCEPT_LINE = /^\{"t":"accept","item":\{"id":"([^"\\]*)",/;
+
+/** A pending item: parsed, or its accept line still as read (parsed when asked for, if it stays pending). */
+type Pending = { item?: SteeringItem; line?: string; bytes: number };
+
 /**
  * Journal lines folded into their state as they come (no whole file in memory): pending items with their lines, and
- * the settled ids, of which only the newest are kept once there are twice as many.
+ * the settled ids, of which only the newest are kept once there are twice as many. Lines in this journal's own
+ * format are read without JSON.parse; an accept's item is parsed only if it is still pending at the end.
  */
 class Replay {
-  readonly pending = new Map<string, { item: SteeringItem; bytes: number }>();
+  readonly #pending = new Map<string, Pending>();
   readonly settled = new Map<string, AckState>();
   skippedLines = 0;
   records = 0;
@@ -46,6 +55,13 @@ class Replay {
   line(text: string, size?: number): void {
     if (text.trim() === "") return;
     this.records++;
+    const settle = SETTLE_LINE.exec(text);
+    if (settle) return this.settle(settle[1]!, settle[2] as AckState);
+    const accept = ACCEPT_LINE.exec(text);
+    if (accept) {
+      if (!this.settled.has(accept[1]!)) this.#pending.set(accept[1]!, { line: text, bytes: size ?? bytes(text) + 1 });
+      return;
+    }
     let record: { t?: string; item?: unknown; id?: unknown; state?: unknown };
     try {
       record = JSON.parse(text);
@@ -63,11 +79,11 @@ class Replay {
   }
 
   accept(item: SteeringItem, size: number): void {
-    if (!this.settled.has(item.id)) this.pending.set(item.id, { item, bytes: size });
+    if (!this.settled.has(item.id)) this.#pending.set(item.id, { item, bytes: size });
   }
 
   settle(id: string, state: AckState): void {
-    this.pending.delete(id);
+    this.#pending.delete(id);
     this.settled.delete(id); // re-insert: the Map's order stays "settled most recently last"
     this.settled.set(id, state);
     if (this.settled.size > 2 * JOURNAL_KEEP_SETTLED) this.#forgetOldSettled();
@@ -80,22 +96,45 @@ class Replay {
     }
   }
 
+  /** The pending items in arrival order (accept lines read as text are parsed now; a damaged one is skipped). */
+  pending(): SteeringItem[] {
+    const items: SteeringItem[] = [];
+    for (const [id, entry] of this.#pending) {
+      if (entry.item === undefined) {
+        let item: unknown;
+        try {
+          item = (JSON.parse(entry.line!) as { item?: unknown }).item;
+        } catch {}
+        if (!isSteeringItem(item)) {
+          this.#pending.delete(id);
+          this.skippedLines++;
+          continue;
+        }
+        entry.item = item;
+        entry.line = undefined;
+      }
+      items.push(entry.item);
+    }
+    return items;
+  }
+
   /** The records a rewrite keeps (the settled ids past the newest are forgotten): settled ids, then pending items. */
   compacted(): string {
     this.#forgetOldSettled();
     return [
       ...[...this.settled].map(([id, state]) => line({ t: "settle", id, state })),
-      ...[...this.pending.values()].map(({ item }) => line({ t: "accept", item })),
+      ...this.pending().map((item) => line({ t: "accept", item })),
     ].join("");
   }
 
   keptRecords(): number {
-    return Math.min(this.settled.size, JOURNAL_KEEP_SETTLED) + this.pending.size;
+    return Math.min(this.settled.size, JOURNAL_KEEP_SETTLED) + this.#pending.size;
   }
 
   state(notices: string[] = []): JournalState {
+    const pending = this.pending();
     return {
-      pending: [...this.pending.values()].map(({ item }) => item),
+      pending,
       settled: new Map(this.settled),
       skippedLines: this.skippedLines,
       notices,
