@@ -1,4 +1,4 @@
-import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec } from "./compile.ts";
+import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec, type Refusal } from "./compile.ts";
 import { LazyDfa } from "./lazy-dfa.ts";
 import { StartFinder } from "./start-finder.ts";
 import { NATIVE_DELTA_BUDGET_MS, NATIVE_STRIKES, StreamMatcher } from "./stream-matcher.ts";
@@ -27,7 +27,9 @@ export interface Suspension {
 /** A compiled set of patterns sharing one lazy automaton; create once per rule set, reuse across streams. */
 export class PatternSet {
   readonly patterns: ReadonlyArray<CompiledPattern | undefined>;
+  /** Per pattern: why it was refused at load (with `refusals`: the kind), undefined when it compiled. */
   readonly errors: ReadonlyArray<string | undefined>;
+  readonly refusals: ReadonlyArray<Refusal | undefined>;
   /**
    * What the matcher runs: each pattern, or the parts of an `all-of` pattern. `unitOwner[u]` is the pattern id.
    */
@@ -49,6 +51,7 @@ export class PatternSet {
     this.nativeBudgetMs = options.nativeBudgetMs ?? NATIVE_DELTA_BUDGET_MS;
     this.patterns = results.map((r) => (r.ok ? r.pattern : undefined));
     this.errors = results.map((r) => (r.ok ? undefined : r.error));
+    this.refusals = results.map((r) => (r.ok ? undefined : r.refusal));
     this.patterns.forEach((p, id) => {
       if (!p) return;
       for (const unit of p.parts ?? [p]) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compilePattern, MAX_NATIVE_DEGREE } from "./compile.ts";
+import { PatternSet } from "./pattern-set.ts";
 import { checkRedos } from "./redos.ts";
 
 const accumulated = (source: string, flags = "") => compilePattern({ source, flags, window: "accumulated" });
@@ -41,8 +42,16 @@ describe("load-time refusal of patterns too slow for the native engine", () => {
     expect(trailing).toMatchObject({ ok: true, pattern: { mode: "dfa-verify", polynomial: true } });
   });
 
-  it("says why every other refusal happened", () => {
+  it("says why every other refusal happened; a pattern set keeps each reason and its kind", () => {
     expect(accumulated("(unclosed")).toMatchObject({ ok: false, refusal: "invalid" });
     expect(accumulated("a*")).toMatchObject({ ok: false, refusal: "empty" });
+    const set = new PatternSet([
+      { source: "(unclosed", flags: "", window: "line" },
+      { source: "\\w+\\s*\\w+\\b", flags: "", window: "line" },
+      { source: "plain", flags: "", window: "line" },
+    ]);
+    expect(set.refusals).toEqual(["invalid", "too-slow", undefined]);
+    expect(set.errors[1]).toMatch(/backtracks polynomially/);
+    expect(set.errors[2]).toBeUndefined();
   });
 });
