@@ -11,7 +11,9 @@ import {
   resolveAgentDir,
   sessionBranch,
   TTSR_STATUS_EVENT,
+  type TtsrStatusPayload,
 } from "@pi-rails/agent-core/kit";
+import { piReportsSettingsIssue, type TtsrStatusDetails } from "@pi-rails/rulebook/discovery";
 import { INJECTION_ENTRY } from "./delivery/injection.ts";
 import {
   addInterrupt,
@@ -36,7 +38,10 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
   const agentDir = resolveAgentDir();
   // pi 1.6 reads a project's settings only while it trusts the project; so do pi-ttsr and rulebook's discovery.
   const projectTrusted = ctx.isProjectTrusted();
-  const { settings, issues: settingsIssues } = await readTtsrSettings(ctx.cwd, agentDir, { projectTrusted });
+  const read = await readTtsrSettings(ctx.cwd, agentDir, { projectTrusted });
+  const { settings } = read;
+  // a settings file pi cannot load (a trailing comma) is pi's to report: it says so itself (`ttsr list` still does)
+  const settingsIssues = read.issues.filter((issue) => !piReportsSettingsIssue(issue));
   for (const issue of settingsIssues) tell(ctx, formatSettingsIssue(issue));
   let loaded: LoadedRules = { rules: [], issues: [], dropped: [], skipped: [] };
   if (settings.enabled) {
@@ -60,12 +65,18 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
   const costStatus = interruptCostStatus(cost);
   if (ctx.hasUI && costStatus) ctx.ui.setStatus("pi-ttsr", costStatus);
   if (manager.active && !patched) tell(ctx, STOCK_PI_NOTICE);
-  pi.events.emit(TTSR_STATUS_EVENT, {
+  // rulebook reads `skipped` so that `/rulebook` calls these rules "not delivered", with pi-ttsr's reasons
+  const compileFailed = built.issues.flatMap((i) =>
+    i.rule ? [{ name: i.rule, path: i.path, reason: i.message }] : [],
+  );
+  const status: TtsrStatusPayload & TtsrStatusDetails = {
     active: settings.enabled,
     patched,
     rules: manager.registry.rules.map((r) => r.rule.name),
+    skipped: [...loaded.skipped, ...manager.registry.skipped, ...compileFailed],
     warnings: [...settingsIssues.map(formatSettingsIssue), ...ruleIssues.map(formatIssue)],
-  });
+  };
+  pi.events.emit(TTSR_STATUS_EVENT, status);
   const core = new DeliveryCore(pi, manager, cost);
   return { core, host: patched ? patchedHost(core) : stockHost(core) };
 }

@@ -13,8 +13,9 @@ import {
 } from "./attach/match.ts";
 import { bucketRules, type RuleBuckets } from "./buckets/buckets.ts";
 import { doctorReport, formatDoctor } from "./cli/report.ts";
+import { streamConditionProblem } from "./conditions/stream.ts";
 import { loadRules } from "./discovery/load.ts";
-import { isTtsrStatusPayload, TTSR_STATUS_EVENT } from "./handoff/ttsr.ts";
+import { isTtsrStatusPayload, TTSR_STATUS_EVENT, ttsrSkippedRules } from "./handoff/ttsr.ts";
 import { stripControl } from "./prompt/escape.ts";
 import { appendToSystemPrompt, renderRules } from "./prompt/render.ts";
 import { sessionLoadWarnings } from "./report/messages.ts";
@@ -68,13 +69,17 @@ interface SessionState {
  */
 export default function rulebook(pi: ExtensionAPI): void {
   let ttsrActive = false;
+  /** The rules the loaded pi-ttsr said it skipped, with its reasons: its word decides for those. */
+  let ttsrSkipped = new Map<string, string>();
   let state: SessionState | undefined;
 
   pi.events.on(TTSR_STATUS_EVENT, (payload) => {
     if (!isTtsrStatusPayload(payload)) return;
     ttsrActive = payload.active;
+    ttsrSkipped = ttsrSkippedRules(payload);
     if (state) state.view = undefined;
   });
+  const streamProblem = (rule: Rule) => ttsrSkipped.get(rule.name) ?? streamConditionProblem(rule);
 
   const load = async (ctx: ExtensionContext): Promise<SessionState> => {
     const home = homedir();
@@ -115,7 +120,7 @@ export default function rulebook(pi: ExtensionAPI): void {
 
   const view = (s: SessionState) => {
     if (!s.view) {
-      const buckets = bucketRules(s.result.rules, { ttsrActive, globAttach: s.settings.globAttach });
+      const buckets = bucketRules(s.result.rules, { ttsrActive, globAttach: s.settings.globAttach, streamProblem });
       const rendered = renderRules(buckets, {
         ttsrActive,
         globAttach: s.settings.globAttach,
@@ -160,12 +165,18 @@ export default function rulebook(pi: ExtensionAPI): void {
     description: "Show where each rule came from, its bucket, and why rules were shadowed or skipped",
     handler: async (_args, ctx) => {
       const s = await ensure(ctx);
-      ctx.ui.notify(formatDoctor(doctorReport(s.result, s.settings, { ttsrActive })), "info");
+      ctx.ui.notify(formatDoctor(doctorReport(s.result, s.settings, { ttsrActive, streamProblem })), "info");
     },
   });
 
-  pi.on("session_start", async (_event, ctx) => {
+  pi.on("session_start", async (event, ctx) => {
     state = await load(ctx);
+    // a /reload is the same session: what it already said (its warnings entries) is not said again; a file broken
+    // since is new, and said once
+    if (event.reason === "reload") {
+      const said = readSessionEntries(ctx.sessionManager.getEntries(), WARNINGS_ENTRY).flatMap((e) => e.messages);
+      state.shown = new Set(said);
+    }
     showWarnings(state, ctx, sessionLoadWarnings(state.result));
   });
 

@@ -43,7 +43,13 @@ export {
   MAX_GLOB_CHARS,
   MAX_GLOB_EXPANSIONS,
 } from "./globs/check.ts";
-export { isTtsrStatusPayload, TTSR_STATUS_EVENT, type TtsrStatusPayload } from "./handoff/ttsr.ts";
+export {
+  isTtsrStatusPayload,
+  TTSR_STATUS_EVENT,
+  type TtsrStatusDetails,
+  type TtsrStatusPayload,
+  ttsrSkippedRules,
+} from "./handoff/ttsr.ts";
 export { escapeXml } from "./prompt/escape.ts";
 export { appendToSystemPrompt, type RenderedRules, renderRules, renderRulesPrompt } from "./prompt/render.ts";
 export {

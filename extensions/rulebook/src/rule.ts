@@ -54,7 +54,8 @@ export interface RuleWarning {
   /**
    * What kind of problem, for `doctor --json` counts: "frontmatter", "dropped-value", "glob-normalized",
    * "glob-unmatchable", "glob-too-long", "glob-combinatorial", "truncated", "encoding", "control-chars",
-   * "symlink", "settings", "provider", "activation", "size".
+   * "symlink", "settings", "settings-file" (a settings file pi cannot read or parse: pi reports it in a session),
+   * "provider", "activation", "size".
    */
   kind?: string;
 }

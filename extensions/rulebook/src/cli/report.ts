@@ -1,4 +1,4 @@
-import { type BucketName, bucketOf, bucketRules } from "../buckets/buckets.ts";
+import { type BucketName, type BucketOptions, bucketOf, bucketRules } from "../buckets/buckets.ts";
 import { sessionWarnsAboutSkip, skippedMessage, warningMessage } from "../report/messages.ts";
 import type { Rule, RuleLoadResult, RuleWarning } from "../rule.ts";
 import type { RulebookSettings } from "../settings/schema.ts";
@@ -45,8 +45,12 @@ export function describeRule(rule: Rule, bucket: BucketName, autoAttach = false)
 type DescribedRule = ReturnType<typeof describeRule>;
 
 /** Everything `rulebook doctor --json` prints. */
-export function doctorReport(result: RuleLoadResult, settings: RulebookSettings, options: { ttsrActive: boolean }) {
-  const buckets = bucketRules(result.rules, { ttsrActive: options.ttsrActive, globAttach: settings.globAttach });
+export function doctorReport(
+  result: RuleLoadResult,
+  settings: RulebookSettings,
+  options: Pick<BucketOptions, "ttsrActive" | "streamProblem">,
+) {
+  const buckets = bucketRules(result.rules, { ...options, globAttach: settings.globAttach });
   const attach = new Set(buckets.attach);
   return {
     rules: result.rules.map((r) => describeRule(r, bucketOf(buckets, r), attach.has(r))),

@@ -21,6 +21,7 @@ export { forEachOutsideClass } from "../frontmatter/outside-class.ts";
 export { type ParsedFrontmatter, parseFrontmatter } from "../frontmatter/parse.ts";
 export { splitOutsideBrackets } from "../frontmatter/split.ts";
 export { checkGlob, type GlobCheck } from "../globs/check.ts";
+export type { TtsrStatusDetails } from "../handoff/ttsr.ts";
 export { skippedMessage } from "../report/messages.ts";
 export type {
   PiContextFile,
@@ -32,6 +33,7 @@ export type {
   ShadowedRule,
   SkippedRule,
 } from "../rule.ts";
+export { piReportsSettingsIssue } from "../settings/pi-reported.ts";
 export { type LoadRulesOptions, loadRules } from "./load.ts";
 export { type ParsedFile, readParsed } from "./parse-cache.ts";
 export { defaultParseStore, loadParseStore, saveParseStore } from "./parse-store.ts";

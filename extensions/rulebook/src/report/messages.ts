@@ -34,8 +34,9 @@ export function sessionWarnsAboutSkip(skipped: SkippedRule): boolean {
 /** Everything a session warns about after discovery, in order: warnings (not notes), then skipped files. */
 export function sessionLoadWarnings(result: Pick<RuleLoadResult, "warnings" | "skipped">): string[] {
   return [
-    // a glob read the obvious way (`.js` as `**/*.js`) is a note for doctor, not a warning every session
-    ...result.warnings.filter((w) => w.kind !== "glob-normalized").map(warningMessage),
+    // a glob read the obvious way (`.js` as `**/*.js`) is a note for doctor, not a warning every session; a settings
+    // file pi cannot load is pi's to report (it says so itself)
+    ...result.warnings.filter((w) => w.kind !== "glob-normalized" && w.kind !== "settings-file").map(warningMessage),
     ...result.skipped.filter(sessionWarnsAboutSkip).map(skippedMessage),
   ];
 }

@@ -3,6 +3,7 @@ import { loadSettings, piSettingsFiles, type SettingsSpec } from "@pi-rails/agen
 import { settingsWarning } from "../report/messages.ts";
 import type { RuleWarning } from "../rule.ts";
 import { DEFAULT_SETTINGS } from "./defaults.ts";
+import { piReportsSettingsIssue } from "./pi-reported.ts";
 import type { RulebookSettings } from "./schema.ts";
 
 /** The `rulebook` key of pi's settings files; zod is loaded only when a file has the key. */
@@ -37,7 +38,11 @@ export async function readRulebookSettings(
   const loaded = await loadSettings(RULEBOOK_SETTINGS, trusted ? [userFile, projectFile] : [userFile]);
   let ttsrDisabledRules: string[] = [];
   for (const { json } of loaded.documents) ttsrDisabledRules = readTtsrDisabledRules(json) ?? ttsrDisabledRules;
-  const errors = loaded.issues.map(settingsWarning);
+  // a file pi cannot load is pi's to report in a session (`kind: "settings-file"`); doctor still lists it
+  const errors = loaded.issues.map((issue) => {
+    const warning = settingsWarning(issue);
+    return piReportsSettingsIssue(issue) ? { ...warning, kind: "settings-file" } : warning;
+  });
   if (!trusted) {
     const ignored = untrustedKeys(projectFile);
     if (ignored.length) {
