@@ -191,24 +191,30 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
       async execute(_toolCallId, input, _signal, _onUpdate, ctx) {
         const params = input as RestoreParams;
         const branch = builderOf(sessionBranch(ctx.sessionManager));
-        const ids = view.originals(
-          params.ids,
-          branch.messages(),
-          branch.history(),
-          params.inPlace ? undefined : appending,
-        );
+        // Ids another call of this turn appends count as shown, for an in-place restore too: pi runs the turn's
+        // calls together, and restoring in place what is appended at the tail would send the original twice.
+        const ids = view.originals(params.ids, branch.messages(), branch.history(), appending);
         const ok = ids.found.length + ids.alreadyShown.length;
         if (ok === 0 && ids.notPruned.length === 0) throw new Error(restoreNotes(ids).join(" "));
         if (params.inPlace) {
-          // Only what is pruned now: restoring an id twice, or one never pruned, changes nothing and says so.
-          const restored = [...ids.found.map((f) => f.id), ...ids.alreadyShown];
+          // Only what is pruned and not shown in full at the tail: restoring an id twice, one never pruned, or one
+          // an earlier restore appended (still in view there) changes nothing and says so: one copy is sent.
+          const restored = ids.found.map((f) => f.id);
           if (restored.length > 0) persist(view.apply({ kind: "restore", at: now(), ids: restored }));
           const lines =
             restored.length > 0 ? [`Restored in place from the next request on: ${restored.join(", ")}.`] : [];
-          lines.push(...restoreNotes({ notPruned: ids.notPruned, alreadyShown: [], missing: ids.missing }));
+          lines.push(
+            ...restoreNotes({ notPruned: ids.notPruned, alreadyShown: ids.alreadyShown, missing: ids.missing }),
+          );
           return {
             content: [{ type: "text", text: lines.join("\n") }],
-            details: { ids: restored, notPruned: ids.notPruned, missing: ids.missing, inPlace: true },
+            details: {
+              ids: restored,
+              alreadyShown: ids.alreadyShown,
+              notPruned: ids.notPruned,
+              missing: ids.missing,
+              inPlace: true,
+            },
           };
         }
         for (const found of ids.found) appending.add(found.id);

@@ -117,6 +117,57 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
       expect(count(json(conversation(server.requests.at(-1)!)), "line 300: payload")).toBe(1);
     });
 
+    it("an append and an in-place restore of the same id in one turn send the original once", async () => {
+      const clock = { now: 1_000_000 };
+      let id = "missing";
+      const { server, t } = await start((index, text) => {
+        if (index === 0) return READ_BIG;
+        if (index === 2) {
+          id = bigId(text);
+          return {
+            toolCalls: [
+              { id: "r1", name: "context_restore", arguments: { ids: [id] } },
+              { id: "r2", name: "context_restore", arguments: { ids: [id], inPlace: true } },
+            ],
+          };
+        }
+        return { text: `answer ${index}` };
+      }, clock);
+      await t.prompt("read big.txt");
+      clock.now += 10 * MIN;
+      await t.prompt("what was on line 300?");
+      const tools = toolResults(server.requests[3]!);
+      expect(tools.at(-1)).toContain(`Already restored above in this conversation (not repeated): ${id}`);
+      expect(tools.at(-1)).not.toContain("Restored in place");
+      expect(count(json(conversation(server.requests[3]!)), "line 300: payload")).toBe(1);
+      expect(requestProblems(server.requests[3]!)).toEqual([]);
+      // The next turn too: the original stays at the tail only, its place stays pruned (the cached prefix holds).
+      await t.prompt("and now?");
+      expect(count(json(conversation(server.requests.at(-1)!)), "line 300: payload")).toBe(1);
+    });
+
+    it("an in-place restore of an id an earlier turn appended (still in view) sends no second copy", async () => {
+      const clock = { now: 1_000_000 };
+      let id = "missing";
+      const { server, t } = await start((index, text) => {
+        if (index === 0) return READ_BIG;
+        if (index === 2) {
+          id = bigId(text);
+          return { toolCalls: [{ id: "r1", name: "context_restore", arguments: { ids: [id] } }] };
+        }
+        if (index === 4)
+          return { toolCalls: [{ id: "r2", name: "context_restore", arguments: { ids: [id], inPlace: true } }] };
+        return { text: `answer ${index}` };
+      }, clock);
+      await t.prompt("read big.txt");
+      clock.now += 10 * MIN;
+      await t.prompt("what was on line 300?");
+      await t.prompt("put it back where it was");
+      expect(toolResults(server.requests[5]!).at(-1)).toContain("Already restored above");
+      await t.prompt("and now?");
+      expect(count(json(conversation(server.requests.at(-1)!)), "line 300: payload")).toBe(1);
+    });
+
     it("an in-place restore of an id already restored answers that it is not pruned", async () => {
       const clock = { now: 1_000_000 };
       let id = "missing";
