@@ -59,6 +59,27 @@ describe("bin/ttsr.mjs (built dist)", { timeout: E2E_TIMEOUT_MS }, () => {
     expect(stderr).toBe("");
   });
 
+  it("list names where a rule came from and how it is matched in words; scan counts the files with findings", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ttsr-bin-"));
+    const cwd = join(root, "p");
+    mkdirSync(join(cwd, ".pi", "rules"), { recursive: true });
+    mkdirSync(join(cwd, "src"), { recursive: true });
+    writeFileSync(join(cwd, ".pi", "rules", "no-eval.md"), '---\ncondition: "\\\\beval\\\\("\n---\nNo eval.\n');
+    writeFileSync(join(cwd, ".pi", "rules", "old.md"), '---\ntrigger: "legacyFetch\\\\("\n---\nNo.\n');
+    writeFileSync(join(cwd, "src", "a.js"), "eval(a);\nlegacyFetch(b);\n");
+    writeFileSync(join(cwd, "src", "b.js"), "JSON.parse(c);\n");
+    const env = { ...process.env, HOME: root, PI_CODING_AGENT_DIR: join(root, "agent") };
+    const list = await ttsr(["list"], cwd, env);
+    expect(list.stdout).not.toMatch(/lifecycle|proposal|\[.*native\]/);
+    expect(list.stdout).toContain(`no-eval  (pi rule)  ${join(cwd, ".pi", "rules", "no-eval.md")}`);
+    expect(list.stdout).toContain("\n  condition: /\\beval\\(/  (linear-time prefilter, regex confirms)\n");
+    expect(list.stdout).toContain("\n  trigger: /legacyFetch\\(/  (exact, linear time)\n");
+    expect(list.stdout).toMatch(/no-ts-ignore {2}\(shipped with pi-ttsr\)/);
+    const scan = await ttsr(["scan", "src"], cwd, env);
+    expect(scan.code).toBe(1);
+    expect(scan.stdout).toMatch(/^2 findings in 1 file \(2 files scanned, \d+ rules\)$/m);
+  });
+
   it("refuses a FIFO as --file (exit 2) instead of waiting on it, and a missing --cwd", async () => {
     const root = mkdtempSync(join(tmpdir(), "ttsr-bin-"));
     const cwd = join(root, "p");

@@ -3,6 +3,7 @@ import { join, relative, resolve, sep } from "node:path";
 import { EXIT, isInside, relativeInside } from "@pi-rails/agent-core/kit";
 import ignore, { type Ignore } from "ignore";
 import { TtsrManager } from "../manager/ttsr-manager.ts";
+import type { PatternMode } from "../matcher/compile.ts";
 import type { RuleScope, StreamSource } from "../rules/types.ts";
 import { type CliRules, loadCliRules } from "./context.ts";
 import { type CliIo, lineColumn, UsageError } from "./io.ts";
@@ -108,6 +109,7 @@ export async function listCommand(io: CliIo, flags: CommonFlags): Promise<number
     file: r.rule.path,
     provider: r.rule.origin.provider,
     format: r.rule.format,
+    conditionKey: r.rule.conditionKey,
     conditions: r.rule.conditions.map((c) => `/${c.source}/${c.flags}`),
     engines: r.patterns.map((id) => rules.registry.patternSet.patterns[id]!.mode),
     window: r.rule.window,
@@ -128,8 +130,11 @@ export async function listCommand(io: CliIo, flags: CommonFlags): Promise<number
   if (!rules.settings.enabled) io.stdout("ttsr.enabled is false: a session would not watch these rules\n");
   io.stdout(`${rows.length} rule${rows.length === 1 ? "" : "s"}\n`);
   for (const r of rows) {
-    io.stdout(`\n${r.name}  [${r.format}, ${r.provider}]  ${r.file}\n`);
-    io.stdout(`  conditions: ${r.conditions.join("  ")}  (${r.engines.join(", ")})\n`);
+    io.stdout(`\n${r.name}  (${originText(r.provider)})  ${r.file}\n`);
+    // the key the file used (`condition`, `trigger`...), and how each condition is matched, in words
+    io.stdout(
+      `  ${r.conditionKey}: ${r.conditions.join("  ")}  (${[...new Set(r.engines.map(engineText))].join("; ")})\n`,
+    );
     io.stdout(`  window: ${r.window}  scope: ${r.scope}${r.globs ? `  globs: ${r.globs.join(", ")}` : ""}\n`);
     const extra = [
       !r.interrupt ? "never interrupts" : r.interruptMode ? `interruptMode ${r.interruptMode}` : "interrupts",
@@ -145,6 +150,38 @@ export async function listCommand(io: CliIo, flags: CommonFlags): Promise<number
   const warnings = rules.otherWarnings;
   if (warnings.length > 0) io.stdout(`\nwarnings:\n${warnings.map((w) => `  ${w}\n`).join("")}`);
   return EXIT.ok;
+}
+
+/** Where a rule came from, as a user would say it (`ttsr list --json` keeps rulebook's provider id). */
+export function originText(provider: string): string {
+  const names: Record<string, string> = {
+    native: "pi rule",
+    extra: "rule from rulebook.extraDirs",
+    cursor: "Cursor rule",
+    windsurf: "Windsurf rule",
+    claude: "Claude Code rule",
+    cline: "Cline rule",
+    copilot: "Copilot instructions",
+    "pi-ttsr-builtin": "shipped with pi-ttsr",
+    file: "rule file given with --rule",
+  };
+  return names[provider] ?? `${provider} rule`;
+}
+
+/** How a condition is matched on the stream (the README's "How a condition is matched"); JSON keeps the mode. */
+export function engineText(mode: PatternMode): string {
+  switch (mode) {
+    case "dfa":
+      return "exact, linear time";
+    case "dfa-verify":
+      return "linear-time prefilter, regex confirms";
+    case "all-of":
+      return "each lookahead part on its own";
+    case "native":
+      return "regex on a bounded window, time-budgeted";
+    case "chunk":
+      return "regex on each chunk";
+  }
 }
 
 function scopeText(scope: RuleScope): string {
@@ -205,11 +242,18 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
   } else {
     printWarnings(io, rules.warnings);
     for (const f of findings) io.stdout(`${f.file}:${f.line}:${f.column}  ${f.rule} (${f.delivery})\n`);
-    io.stdout(
-      `${findings.length} finding${findings.length === 1 ? "" : "s"} in ${files} files, ${rules.registry.rules.length} rules\n`,
-    );
+    io.stdout(`${scanSummary(findings, files, rules.registry.rules.length)}\n`);
   }
   return findings.length > 0 ? EXIT.refused : EXIT.ok;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** `2 findings in 1 file (7 files scanned, 5 rules)`: files with findings, apart from the files read. */
+export function scanSummary(findings: readonly { file: string }[], scanned: number, rules: number): string {
+  const withFindings = new Set(findings.map((f) => f.file)).size;
+  const where = findings.length > 0 ? ` in ${plural(withFindings, "file")}` : "";
+  return `${plural(findings.length, "finding")}${where} (${plural(scanned, "file")} scanned, ${plural(rules, "rule")})`;
 }
 
 type IgnoreRules = Array<{ base: string; ig: Ignore }>;
