@@ -91,7 +91,7 @@ describe("Cursor's own frontmatter form", () => {
     expect(result.warnings).toEqual([
       expect.objectContaining({
         kind: "frontmatter",
-        message: expect.stringMatching(/1 line\(s\) were lost: line 3 " {2}priority: \[high"$/),
+        message: expect.stringMatching(/which could not read line 4: " {2}priority: \[high"$/),
       }),
     ]);
     // no false advice about quotes on a file that has none around alwaysApply

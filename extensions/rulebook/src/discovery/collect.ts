@@ -119,16 +119,8 @@ function collectOne(
   const warnings: RuleWarning[] = [];
   const warn = (kind: string, message: string, key?: string) =>
     warnings.push({ path, provider: provider.id, ...(key ? { key } : {}), message, kind });
-  if (parsed.fallback?.lost?.length) {
-    const lost = parsed.fallback.lost;
-    const shown = lost
-      .slice(0, 3)
-      .map((l) => `line ${l.line} ${JSON.stringify(l.text.length > 60 ? `${l.text.slice(0, 57)}...` : l.text)}`);
-    warn(
-      "frontmatter",
-      `frontmatter is not valid YAML (${parsed.fallback.error}); read line by line, and ${lost.length} line(s) were lost: ${shown.join(", ")}${lost.length > 3 ? ", ..." : ""}`,
-    );
-  }
+  if (parsed.fallback?.lost?.length)
+    warn("frontmatter", yamlFallbackMessage(parsed.fallback.error, parsed.fallback.lost));
   if (parsed.unclosed)
     warn("frontmatter", "frontmatter starts with --- but is never closed; the whole file is the rule body");
   if (parsed.cutAtBytes)
@@ -305,4 +297,19 @@ export async function collectSingleFiles(
   const out = await collectRules(provider, specs, problems, normalize, ctx);
   out.searched.push(...files.map((f) => f.path));
   return out;
+}
+
+/**
+ * The warning for frontmatter YAML could not parse, read line by line instead: where YAML stopped and which lines
+ * could not be read, both as lines of the file (`line 5, column 12: bad indentation...; could not read line 5: "..."`).
+ */
+export function yamlFallbackMessage(error: string, lost: readonly { line: number; text: string }[]): string {
+  const at = / at line (\d+), column (\d+)$/.exec(error);
+  const yaml = at ? `line ${at[1]}, column ${at[2]}: ${error.slice(0, at.index)}` : error;
+  const shown = lost
+    .slice(0, 3)
+    .map((l) => `line ${l.line}: ${JSON.stringify(l.text.length > 60 ? `${l.text.slice(0, 57)}...` : l.text)}`);
+  const more = lost.length > 3 ? `, and ${lost.length - 3} more` : "";
+  const what = lost.length === 1 ? shown[0] : `${lost.length} lines (${shown.join(", ")}${more})`;
+  return `frontmatter is not valid YAML (${yaml}); it was read line by line, which could not read ${what}`;
 }

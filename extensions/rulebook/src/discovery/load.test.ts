@@ -213,7 +213,10 @@ describe("loadRules: broken files are reported, never silently dropped", () => {
     expect(result.warnings).toEqual([
       expect.objectContaining({
         kind: "frontmatter",
-        message: expect.stringMatching(/not valid YAML .*1 line\(s\) were lost: line 2 " {2}nested: \[oops"$/),
+        // one line, named one way: the file's line 3, where YAML stopped and what could not be read
+        message: expect.stringMatching(
+          /^frontmatter is not valid YAML \(line 3, column \d+: [^)]+\); it was read line by line, which could not read line 3: " {2}nested: \[oops"$/,
+        ),
       }),
     ]);
     expect(byName(result).get("lossy")).toMatchObject({ description: "ok", globs: ["x"] });

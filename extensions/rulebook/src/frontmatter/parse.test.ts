@@ -50,7 +50,7 @@ describe("parseFrontmatter", () => {
     const r = parseFrontmatter('---\ndescription: "Cursor rules for x"\n  bad: [\nalwaysApply: false\n---\nBody');
     expect(r.fallback?.error).toMatch(/./);
     expect({ ...r.data }).toEqual({ description: "Cursor rules for x", alwaysApply: false });
-    expect(r.fallback?.lost).toEqual([{ line: 2, text: "  bad: [" }]);
+    expect(r.fallback?.lost).toEqual([{ line: 3, text: "  bad: [" }]); // the file's line: `---` is line 1
   });
 
   it("falls back when the frontmatter is not a mapping", () => {

@@ -9,7 +9,8 @@ export interface ParsedFrontmatter {
   hasFrontmatter: boolean;
   /**
    * Set when YAML failed and the line fallback produced `data`. `lost` lists the lines it could not
-   * keep (empty when every line was read: then there is nothing to warn about).
+   * keep (empty when every line was read: then there is nothing to warn about). Line numbers, in `error` and in
+   * `lost`, are lines of the file (the opening `---` is line 1), so a warning names one line one way.
    */
   fallback?: { error: string; lost?: { line: number; text: string }[] };
   /** Set when the file opens a frontmatter block that is never closed (the whole file is then the body). */
@@ -46,6 +47,8 @@ function grayMatter(input: string, options: object): { data: unknown } {
   return loadedGrayMatter(input, options);
 }
 
+/** Lines before the block in the file: the opening `---`. YAML is parsed with that line in front, as in the file. */
+const OPEN_LINES = 1;
 const OPEN = /^---[^\S\r\n]*[A-Za-z]*[^\S\r\n]*\r?\n/;
 const CLOSE = /\r?\n---[^\S\r\n]*(?:\r?\n|$)/;
 /** Keys whose value is a glob list in some tool: Cursor writes them unquoted (`globs: *.ts, src/**`). */
@@ -98,7 +101,7 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
     // `---js` and friends: nothing is read line by line from a block that was meant to be code
     const lost = block
       .split(/\r?\n/)
-      .map((text, i) => ({ line: i + 1, text: text.trim() }))
+      .map((text, i) => ({ line: i + 1 + OPEN_LINES, text: text.trim() }))
       .filter((l) => l.text);
     return { data: {}, body, hasFrontmatter: true, fallback: { error: result.error, lost } };
   }
@@ -107,7 +110,8 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
     data: fallback.data,
     body,
     hasFrontmatter: true,
-    fallback: { error: result.error, lost: fallback.lost },
+    // the fallback numbers lines of the block; YAML's error (and the user's editor) numbers lines of the file
+    fallback: { error: result.error, lost: fallback.lost.map((l) => ({ ...l, line: l.line + OPEN_LINES })) },
   };
 }
 
