@@ -54,7 +54,7 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
   // One bad rule disables only itself (buildRegistry isolates a rule whose compilation throws).
   const built = buildRegistry(loaded.rules);
   const manager = new TtsrManager(built.registry, { settings, cwd: ctx.cwd });
-  // A rule suspended mid-session (its native matching went over the time budget) is said once.
+  // A rule suspended mid-session (its native matching went over its CPU-time budget) is said once.
   manager.registry.onIssue((issue) => tell(ctx, formatIssue(issue)));
   const ruleIssues = [...loaded.issues, ...built.issues, ...manager.registry.issues];
   for (const issue of ruleIssues) tell(ctx, formatIssue(issue));

@@ -38,9 +38,11 @@ export { type DeltaDecision, type DeltaInput, type RuleMatch, TtsrManager } from
 export {
   type CompiledPattern,
   compilePattern,
+  MAX_NATIVE_DEGREE,
   type MatchWindow,
   type PatternMode,
   type PatternSpec,
+  type Refusal,
   splitLiteral,
 } from "./matcher/compile.ts";
 export { JsonStringDecoder, pathsFromArgs } from "./matcher/json-strings.ts";

@@ -41,7 +41,7 @@ export async function loadCliRules(io: CliIo, options: { cwd?: string; ruleFiles
   const ruleIssues = [...loaded.issues, ...buildIssues, ...registry.issues];
   const warnings = [...new Set([...issues.map(formatSettingsIssue), ...ruleIssues.map(formatIssue)])];
   const notLoaded = new Set(ruleIssues.filter((i) => i.notLoaded).map(formatIssue));
-  // A rule suspended while `test` / `scan` match (native work over its time budget) is warned about too.
+  // A rule suspended while `test` / `scan` match (native work over its CPU-time budget) is warned about too.
   registry.onIssue((issue) => warnings.push(formatIssue(issue)));
   return {
     registry,

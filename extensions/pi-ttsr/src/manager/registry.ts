@@ -125,8 +125,8 @@ export class RuleRegistry {
   }
 
   /**
-   * Issues found while matching (a pattern suspended for the session because the native engine went over its
-   * time budget): pushed to `issues` and passed to each listener once.
+   * Issues found while matching (a pattern suspended for the session because its native work went over its
+   * CPU-time budget): pushed to `issues` and passed to each listener once.
    */
   onIssue(listener: (issue: RuleIssue) => void): void {
     this.issueListeners.push(listener);
