@@ -1,5 +1,5 @@
 export { type CacheState, describeCache, inferTouch, judgeCache, ttlForJudgement } from "./clock/cache-clock.ts";
-export { API_TTLS, cacheRetention, resolveTtl } from "./clock/ttl.ts";
+export { API_TTLS, cacheRetention, decideTtl, type ResolvedTtl, resolveTtl } from "./clock/ttl.ts";
 export { type RenderResult, SessionView } from "./engine/session-view.ts";
 export { type CacheTtlViewOptions, CLOCK_OFFSET_ENV, createCacheTtlView } from "./extension.ts";
 export type { ViewMessage } from "./model/messages.ts";
