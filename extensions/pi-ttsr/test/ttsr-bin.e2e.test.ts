@@ -80,6 +80,40 @@ describe("bin/ttsr.mjs (built dist)", { timeout: E2E_TIMEOUT_MS }, () => {
     expect(scan.stdout).toMatch(/^2 findings in 1 file \(2 files scanned, \d+ rules\)$/m);
   });
 
+  it("the README's first screen: its rule fires on prose and tool calls, its first setting keeps prose running", async () => {
+    const readme = readFileSync(join(dirname(BIN), "..", "README.md"), "utf8");
+    const example = readme.slice(readme.indexOf("## A rule\n"));
+    const path = /`([^`]+\.md)` in your project/.exec(example)![1]!;
+    const rule = /```markdown\n([\s\S]*?)```/.exec(example)![1]!;
+    const setting = readme.slice(readme.indexOf("## The setting to change first\n"));
+    const settings = /```json\n([\s\S]*?)```/.exec(setting)![1]!;
+    const root = mkdtempSync(join(tmpdir(), "ttsr-readme-"));
+    const cwd = join(root, "p");
+    mkdirSync(join(cwd, dirname(path)), { recursive: true });
+    writeFileSync(join(cwd, path), rule);
+    const env = { ...process.env, HOME: root, PI_CODING_AGENT_DIR: join(root, "agent") };
+    const name = path.replace(/^.*\//, "").replace(/\.md$/, "");
+    const prose = ["test", 'Just add console.log("here") and rerun.'];
+    const tool = ["test", "console.log(1);", "--tool", "write", "--path", "src/a.ts"];
+    expect(await ttsr(prose, cwd, env)).toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining(`MATCH ${name} (interrupt)`),
+    });
+    expect(await ttsr(tool, cwd, env)).toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining(`MATCH ${name} (interrupt`),
+    });
+    writeFileSync(join(cwd, ".pi", "settings.json"), settings);
+    expect(await ttsr(prose, cwd, env)).toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining(`MATCH ${name} (reminder)`),
+    });
+    expect(await ttsr(tool, cwd, env)).toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining(`MATCH ${name} (interrupt`),
+    });
+  });
+
   it("refuses a FIFO as --file (exit 2) instead of waiting on it, and a missing --cwd", async () => {
     const root = mkdtempSync(join(tmpdir(), "ttsr-bin-"));
     const cwd = join(root, "p");
@@ -104,7 +138,7 @@ describe("bin/ttsr.mjs (built dist)", { timeout: E2E_TIMEOUT_MS }, () => {
       .map((line) =>
         line
           .replace(/\s{2,}#.*$/, "")
-          .replace(/\bpnpm ttsr\b/g, "ttsr")
+          .replace(/\bpnpm (-s )?ttsr\b/g, "ttsr")
           .replace(/ \[--json\]/, ""),
       );
     expect(commands.length).toBeGreaterThanOrEqual(5);
@@ -141,6 +175,31 @@ describe("bin/ttsr.mjs (built dist)", { timeout: E2E_TIMEOUT_MS }, () => {
       "ttsr list": 0,
       "ttsr scan src --json": 1,
     });
+  });
+
+  it("the README's way to run `ttsr test` from a checkout: a match exits 1 without pnpm's ELIFECYCLE line", async () => {
+    const repoRoot = join(dirname(BIN), "..", "..", "..");
+    const readme = readFileSync(join(dirname(BIN), "..", "README.md"), "utf8");
+    const block = /```bash\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf("## CLI\n")))![1]!;
+    const documented = block.split("\n")[0]!.replace(/\s{2,}#.*$/, "");
+    expect(documented).toMatch(/^pnpm (-s )?ttsr test /);
+    const root = mkdtempSync(join(tmpdir(), "ttsr-pnpm-"));
+    const cwd = join(root, "p");
+    mkdirSync(join(cwd, "src"), { recursive: true });
+    writeFileSync(join(cwd, "src", "a.ts"), "export const a = 1;\n");
+    const env = { ...process.env, HOME: root, PI_CODING_AGENT_DIR: join(root, "agent") };
+    // the same command, pointed at the checkout (-C) from the user's project, through the real pnpm
+    const command = documented.replace(
+      /^pnpm (-s )?ttsr /,
+      (_m, silent = "") => `pnpm ${silent}-C "${repoRoot}" ttsr `,
+    );
+    const result = await run("sh", ["-c", command], { cwd, env }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("MATCH no-ts-ignore");
+    expect(`${result.stdout}${result.stderr}`).not.toContain("ELIFECYCLE");
   });
 
   it("`pnpm ttsr` from the checkout works on the project where it was typed, not on the repository root", async () => {
