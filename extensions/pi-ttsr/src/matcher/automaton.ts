@@ -95,38 +95,55 @@ export function nfaReadsChar(nfa: PlainNfa, c: number): boolean {
 }
 
 /**
- * Unanchored run over `text`: for each prefix length k (0..len), whether some match ends exactly there.
- * For the load-time check on short generated strings only (two state lists and a mark per node: no sets).
+ * Unanchored runs of one automaton over short texts: for each text, the prefix lengths (0..len) at which some match
+ * ends. For the load-time check on generated strings (state lists and marks allocated once per automaton).
  */
-export function matchEnds(nfa: PlainNfa, text: string): boolean[] {
-  const n = nfa.out.length;
-  const final = new Uint8Array(n);
-  for (const f of nfa.finals) final[f] = 1;
-  const mark = new Int32Array(n).fill(-1);
-  let current = new Int32Array(n);
-  let next = new Int32Array(n);
-  current[0] = nfa.initial;
-  let count = 1;
-  const ends: boolean[] = [final[nfa.initial] === 1];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    mark[nfa.initial] = i;
-    next[0] = nfa.initial;
-    let size = 1;
-    let accepts = final[nfa.initial] === 1;
-    for (let k = 0; k < count; k++) {
-      for (const e of nfa.out[current[k]!]!) {
-        if (mark[e.to] === i || !rangesHave(e.ranges, c)) continue;
-        mark[e.to] = i;
-        next[size++] = e.to;
-        if (final[e.to] === 1) accepts = true;
-      }
-    }
-    const swap = current;
-    current = next;
-    next = swap;
-    count = size;
-    ends.push(accepts);
+export class NfaRunner {
+  private readonly final: Uint8Array;
+  private readonly mark: Int32Array;
+  private current: Int32Array;
+  private next: Int32Array;
+
+  constructor(private readonly nfa: PlainNfa) {
+    const n = nfa.out.length;
+    this.final = new Uint8Array(n);
+    for (const f of nfa.finals) this.final[f] = 1;
+    this.mark = new Int32Array(n);
+    this.current = new Int32Array(n);
+    this.next = new Int32Array(n);
   }
-  return ends;
+
+  matchEnds(text: string): number[] {
+    const { nfa, final, mark } = this;
+    const initial = nfa.initial;
+    mark.fill(-1);
+    let current = this.current;
+    let next = this.next;
+    current[0] = initial;
+    let count = 1;
+    const ends: number[] = final[initial] === 1 ? [0] : [];
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      mark[initial] = i;
+      next[0] = initial;
+      let size = 1;
+      let accepts = final[initial] === 1;
+      for (let k = 0; k < count; k++) {
+        for (const e of nfa.out[current[k]!]!) {
+          if (mark[e.to] === i || !rangesHave(e.ranges, c)) continue;
+          mark[e.to] = i;
+          next[size++] = e.to;
+          if (final[e.to] === 1) accepts = true;
+        }
+      }
+      const swap = current;
+      current = next;
+      next = swap;
+      count = size;
+      if (accepts) ends.push(i + 1);
+    }
+    this.current = current;
+    this.next = next;
+    return ends;
+  }
 }

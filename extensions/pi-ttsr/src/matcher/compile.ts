@@ -427,7 +427,7 @@ class SampleCheck {
   private pointsOf(nfa: PlainNfa): number[][] {
     let points = this.points.get(nfa);
     if (!points) {
-      points = this.samples.map((w) => acceptPoints(nfa, w));
+      points = acceptPoints(nfa, this.samples);
       this.points.set(nfa, points);
     }
     return points;

@@ -1,4 +1,4 @@
-import { matchEnds, type PlainNfa, rangesHave } from "./automaton.ts";
+import { NfaRunner, type PlainNfa, rangesHave } from "./automaton.ts";
 
 /**
  * Load-time check of what the regex library made of a pattern with assertions: the automaton is compared with
@@ -28,13 +28,15 @@ export function sampleStrings(nfas: readonly PlainNfa[], seed: number, source = 
     }
     return found;
   };
+  const finals = nfas.map((nfa) => new Set(nfa.finals));
   const out = new Set<string>();
   for (let i = 0; i < count; i++) {
     const nfa = nfas[i % nfas.length]!;
-    let word = randomWord(nfa, rand, membersOf);
+    const nfaFinals = finals[i % nfas.length]!;
+    let word = randomWord(nfa, nfaFinals, rand, membersOf);
     if (word === undefined) word = context(6);
     // A second word (conditions about two places), a mutation, and context on both sides.
-    if (rand() < 0.25) word += context(2) + (randomWord(nfa, rand, membersOf) ?? "");
+    if (rand() < 0.25) word += context(2) + (randomWord(nfa, nfaFinals, rand, membersOf) ?? "");
     if (rand() < 0.3 && word.length > 0) {
       const at = Math.floor(rand() * word.length);
       word =
@@ -51,17 +53,18 @@ export function firstPrefix(text: string, test: (prefix: string) => boolean): nu
   return -1;
 }
 
-/** Prefix lengths at which some match of the automaton ends. */
-export function acceptPoints(nfa: PlainNfa, text: string): number[] {
-  return matchEnds(nfa, text).flatMap((ends, k) => (ends ? [k] : []));
+/** Prefix lengths at which some match of the automaton ends, for each text. */
+export function acceptPoints(nfa: PlainNfa, texts: readonly string[]): number[][] {
+  const runner = new NfaRunner(nfa);
+  return texts.map((text) => runner.matchEnds(text));
 }
 
 function randomWord(
   nfa: PlainNfa,
+  finals: ReadonlySet<number>,
   rand: () => number,
   membersOf: (ranges: readonly number[]) => readonly string[],
 ): string | undefined {
-  const finals = new Set(nfa.finals);
   for (let attempt = 0; attempt < 4; attempt++) {
     let node = nfa.initial;
     let word = "";
