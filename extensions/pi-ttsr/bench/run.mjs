@@ -1,11 +1,8 @@
 // pnpm bench: our incremental matcher vs the reference's naive full-buffer re-scan vs one pass (the floor).
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runModuleLoadBench } from "../../../scripts/bench-module-load.mjs";
 import { PatternSet, TtsrManager } from "../dist/index.js";
-import { compileAll } from "../dist/matcher/compile-cache.js";
+import { runCompileBench } from "./compile.mjs";
 import { pathologicalCases, runStreamed } from "./pathological.mjs";
 import { runStartupBench } from "./startup.mjs";
 import { benchRules, benchText, deltas, verifyHeavyRules, verifyHeavyText } from "./workload.mjs";
@@ -179,20 +176,9 @@ for (const size of [10 * 1024, 100 * 1024]) {
   }
 }
 
-// Compile cost of the 200 rules: compiled, and read back from the compile cache (what a session start pays).
-const cacheDir = mkdtempSync(join(tmpdir(), "ttsr-bench-cache-"));
-let compileRow;
-try {
-  const t0 = performance.now();
-  compileAll(specs, cacheDir);
-  const t1 = performance.now();
-  const cached = compileAll(specs, cacheDir);
-  new PatternSet(specs, { compiled: cached.results });
-  const t2 = performance.now();
-  compileRow = { rules: specs.length, compileMs: +(t1 - t0).toFixed(1), fromCacheMs: +(t2 - t1).toFixed(1) };
-} finally {
-  rmSync(cacheDir, { recursive: true, force: true });
-}
+// Compile cost of 200 rules (the bench's, and a probe with many assertions): fresh and warm process, read back
+// from the per-pattern compile cache, and one rule edited.
+const compile = runCompileBench();
 
 const startup = process.argv.includes("--no-cli") ? undefined : await runStartupBench();
 const moduleLoad = process.argv.includes("--no-cli")
@@ -203,7 +189,7 @@ if (json) {
   const heavy = { rules: heavySpecs.length, modes: heavyModes, rows: heavyRows };
   console.log(
     JSON.stringify(
-      { rules: specs.length, modes, rows, heavy, pathologicalRows, compileRow, startup, moduleLoad },
+      { rules: specs.length, modes, rows, heavy, pathologicalRows, compile, startup, moduleLoad },
       null,
       2,
     ),
@@ -219,8 +205,8 @@ if (json) {
   console.table(heavyRows);
   console.log("\nlong lines that make backtracking engines stall (4-character deltas):");
   console.table(pathologicalRows);
-  console.log("\ncompiling the 200 rules in this process (the first in a fresh process also loads refa):");
-  console.table([compileRow]);
+  console.log(`\ncompiling 200 rules (${compile.rounds} rounds; wall ms, and CPU ms of this process):`);
+  console.table(compile.rows);
   if (startup) {
     console.log(
       `\nstart-up: the real pi -p, ${startup.answerKb} KB answer matching no rule, ${startup.rounds} rounds (pairedRatio: median of the per-round ratios):`,

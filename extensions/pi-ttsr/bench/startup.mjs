@@ -1,7 +1,7 @@
 // Start-up cost: the real `pi -p` against the loopback model server, with and without pi-ttsr, side by side in
 // one run. Each configuration answers the same 64 KB response that matches no rule, so the ratio is what
 // pi-ttsr adds to a whole run (module load, rule discovery, compiling or reading the compiled rules, matching).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +22,21 @@ function ruleFiles(count) {
         `---\ndescription: bench rule ${i}\ncondition: ${JSON.stringify(spec.source)}\n${flags}scope: text\n---\nBench rule ${i}.\n`;
     });
   return files;
+}
+
+/** bench-0.md with a condition no earlier round used (and that the answer does not match). */
+function editedRule(round) {
+  const condition = JSON.stringify(`forbiddenCall0Edit${round + 2}x\\(`);
+  return `---\ndescription: bench rule 0, edited\ncondition: ${condition}\nscope: text\n---\nBench rule 0.\n`;
+}
+
+/** Compiled patterns in the default compile cache of an agent dir (one file each). */
+function cachedPatterns(agentDir) {
+  const dir = join(agentDir, "cache", "pi-ttsr");
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir)
+    .filter((name) => name.startsWith("patterns-"))
+    .reduce((n, folder) => n + readdirSync(join(dir, folder)).length, 0);
 }
 
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
@@ -51,6 +66,29 @@ export async function runStartupBench({ rounds = Number(process.env.TTSR_STARTUP
       files: rules,
       env: { PI_TTSR_CACHE_DIR: "off" },
     },
+    {
+      // A first start: nothing compiled yet (a new install, or a new pi-ttsr), every pattern compiled and written.
+      name: "pi-ttsr, 200 rules, cold compile cache",
+      args: ["-e", PACKAGE_DIR],
+      files: rules,
+      before: () => ({ PI_TTSR_CACHE_DIR: mkdtempSync(join(scratch, "cold-cache-")) }),
+    },
+    {
+      // The start after editing one rule: its pattern is new, the other 199 are read back.
+      name: "pi-ttsr, 200 rules, one rule edited",
+      args: ["-e", PACKAGE_DIR],
+      files: rules,
+      before: (round, home) => {
+        writeFileSync(join(home.cwd, ".pi/rules/bench-0.md"), editedRule(round));
+        return {};
+      },
+      // Exactly one pattern compiled and written: the cache holds one file more than before.
+      after: (round, home, before) => {
+        const now = cachedPatterns(home.agentDir);
+        if (round >= 0 && now !== before + 1) throw new Error(`one rule edited: ${now - before} patterns written`);
+        return now;
+      },
+    },
   ];
   const homes = configs.map((c) => prepareCliHome({ server, files: c.files }));
   const times = configs.map(() => []);
@@ -61,13 +99,16 @@ export async function runStartupBench({ rounds = Number(process.env.TTSR_STARTUP
     // One untimed run each first (fills the compile cache and the page cache, as any earlier session would).
     for (let round = -1; round < rounds; round++) {
       for (const [i, c] of configs.entries()) {
+        const extra = c.before ? c.before(round, homes[i]) : {};
+        const cachedBefore = cachedPatterns(homes[i].agentDir);
         const run = await runPi([...c.args, "-p", "write the module"], {
           home: homes[i],
-          env: { ...c.env, PI_TTSR_CPU_OUT: cpuOut, PI_TTSR_PI_CLI: piCli },
+          env: { ...c.env, ...extra, PI_TTSR_CPU_OUT: cpuOut, PI_TTSR_PI_CLI: piCli },
           piCli: CPU_PROBE,
         });
         if (run.code !== 0) throw new Error(`${c.name}: pi exited ${run.code}: ${run.stderr}`);
         if (!run.stdout.includes(answer.slice(-200))) throw new Error(`${c.name}: answer cut short (a rule fired?)`);
+        c.after?.(round, homes[i], cachedBefore);
         if (round >= 0) {
           times[i].push(run.durationMs);
           cpu[i].push(Number(readFileSync(cpuOut, "utf8")));

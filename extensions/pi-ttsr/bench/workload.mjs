@@ -111,3 +111,30 @@ export function verifyHeavyText(size, seed = 42) {
   }
   return lines.join("\n").slice(0, size);
 }
+
+/**
+ * 200 rules as people write them when a word must stand alone or a call must not follow a dot: 88 of the plain
+ * bench rules and 112 with `\b`, lookarounds, `^` / `$`. Most of the latter take the automaton-plus-verification
+ * path, whose load-time check (generated strings) is what compiling costs.
+ */
+export function assertionProbeRules() {
+  const specs = benchRules().slice(0, 88);
+  const shapes = [
+    (i) => `\\bdeprecatedFn${i}\\b`,
+    (i) => `(?<!\\.)oldCall${i}(?=\\s*\\()`,
+    (i) => `^import .*legacy${i}`,
+    (i) => `\\bany${i}\\b(?!\\s*=)`,
+    (i) => `TODO${i}$`,
+    (i) => `\\b(?:var|let)\\s+tmp${i}\\b`,
+    (i) => `(?<=\\s)eval${i}\\(`,
+    (i) => `\\bnew\\s+Legacy${i}Client\\b`,
+  ];
+  for (let i = 0; i < 112; i++) {
+    specs.push({
+      source: shapes[i % shapes.length](i),
+      flags: i % 4 === 0 ? "m" : "",
+      window: i % 5 === 0 ? "line" : "accumulated",
+    });
+  }
+  return specs;
+}
