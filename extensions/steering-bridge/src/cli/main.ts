@@ -23,6 +23,8 @@ import { formatCheckpoint } from "../seams/seam-log.ts";
 
 type Values = ReturnType<typeof parse>["values"];
 type Out = (value: unknown, human: string) => void;
+/** What a long-running command waits on besides its own work: settled once stdout's reader is gone. */
+type Until = { stdoutClosed: Promise<void> };
 /** What a command prints for its result: the human line, and the exit code when it is not 0. */
 type Shown = string | readonly [string, number];
 
@@ -35,10 +37,10 @@ function command<P, R>(spec: {
   usage: readonly [string, string];
   params: (args: string[], values: Values) => P;
   show?: (result: R, params: P) => Shown;
-  run?: (client: SteeringClient, params: P, out: Out, values: Values) => Promise<number>;
+  run?: (client: SteeringClient, params: P, out: Out, values: Values, until: Until) => Promise<number>;
 }) {
-  const run = async (client: SteeringClient, params: P, out: Out, values: Values) => {
-    if (spec.run) return spec.run(client, params, out, values);
+  const run = async (client: SteeringClient, params: P, out: Out, values: Values, until: Until) => {
+    if (spec.run) return spec.run(client, params, out, values, until);
     const result = await client.request(spec.method, params);
     const [human, code] = [spec.show!(result, params)].flat() as [string, number?];
     out(result, human);
@@ -47,7 +49,7 @@ function command<P, R>(spec: {
   return {
     ...spec,
     method: spec.method as Method,
-    run: run as (...a: [SteeringClient, unknown, Out, Values]) => Promise<number>,
+    run: run as (...a: [SteeringClient, unknown, Out, Values, Until]) => Promise<number>,
   };
 }
 
@@ -90,7 +92,7 @@ type Name = keyof typeof COMMANDS;
 export const COMMANDS = {
   inject: queue(protocol.Inject, [
     "pi-steer inject <text> --mode M [--dedupe-key K] [--ttl MS] [--leftover carry|discard|audit] [--id ID]",
-    "queue a message for the model (--id: a safe retry)",
+    "queue a message for the model (--id: a safe retry; `send` is the same)",
   ]),
   remind: queue(protocol.Remind, ["pi-steer remind <text> --mode M [...]", "queue a hidden system reminder"]),
   note: queue(protocol.PostEvent as Method<InjectParams, protocol.InjectResult>, [
@@ -162,22 +164,38 @@ export const COMMANDS = {
     method: protocol.Subscribe,
     usage: ["pi-steer watch [--count N]", "live seam passes and acknowledgements (stop after N)"],
     params: (args, values) => noArgs("watch", args, integer("--count", values.count)),
-    run: (client, _params, out, values) =>
+    run: (client, _params, out, values, until) =>
       new Promise<number>((resolve) => {
+        // Exactly N with --count: events that arrive in the same read as the N-th one are not printed.
+        const count = values.count === undefined ? undefined : Number(values.count);
         let seen = 0;
+        let done = false;
+        const finish = (code: number) => {
+          done = true;
+          resolve(code);
+        };
         const show = (value: unknown, human: string) => {
+          if (done) return;
           out(value, human);
-          if (values.count && ++seen >= Number(values.count)) resolve(EXIT.ok);
+          if (count !== undefined && ++seen >= count) finish(EXIT.ok);
         };
         client.on(protocol.CheckpointNotification, (c) =>
           show({ type: "checkpoint", ...c }, `seam ${formatCheckpoint(c)}`),
         );
         client.on(protocol.AckNotification, (ack) => show({ type: "ack", ...ack }, formatAck(ack)));
-        client.onClose(() => resolve(EXIT.ok));
-        client.request(protocol.Subscribe, {}).then(undefined, () => resolve(EXIT.usage));
+        client.onClose(() => finish(EXIT.ok));
+        // `pi-steer watch | head -1`: once the reader is gone, stop (and free the endpoint's connection).
+        until.stdoutClosed.then(() => finish(EXIT.ok));
+        client.request(protocol.Subscribe, {}).then(undefined, () => finish(EXIT.usage));
       }),
   }),
 };
+
+/**
+ * Names people guess for a command, with the command they mean: `send` is `inject` (a message the model reads as
+ * the user), run as it.
+ */
+export const ALIASES: Readonly<Record<string, Name>> = { send: "inject" };
 
 export const USAGE = formatHelp({
   title: "pi-steer: steer a running pi session (steering-bridge)",
@@ -195,6 +213,8 @@ export const USAGE = formatHelp({
 export interface CliIo extends CliOutput {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Calls `listener` once stdout's reader is gone (a closed pipe); a long-running command then stops. */
+  onStdoutClosed?: (listener: () => void) => void;
 }
 
 /** Runs pi-steer; returns the kit's exit code. Never throws. With `--json`, errors are JSON on stdout too. */
@@ -212,7 +232,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       io.stdout(USAGE);
       return EXIT.ok;
     }
-    const [command, ...args] = positionals;
+    const [typed, ...args] = positionals;
+    const command = typed !== undefined && Object.hasOwn(ALIASES, typed) ? ALIASES[typed] : typed;
     const agentDir = resolveAgentDir(io.env);
     if (command === "sessions") {
       const sessions = findSessions({ agentDir });
@@ -221,11 +242,17 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     }
     const spec = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command as Name] : undefined;
-    if (!spec) throw new UsageError(command ? `unknown command "${command}"` : "a command is required");
+    if (!spec) {
+      const known = ["sessions", ...Object.keys(COMMANDS)].join(", ");
+      throw new UsageError(
+        `${command ? `unknown command "${command}"` : "a command is required"} (commands: ${known})`,
+      );
+    }
     const params = spec.params(args, values);
     const requestTimeoutMs = integer("--request-timeout", values["request-timeout"]) ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const { socket } = resolveSession({ agentDir, cwd: io.cwd, sessionId: values.session });
-    const run = (client: SteeringClient) => spec.run(client, params, out, values);
+    const stdoutClosed = new Promise<void>((resolve) => io.onStdoutClosed?.(resolve));
+    const run = (client: SteeringClient) => spec.run(client, params, out, values, { stdoutClosed });
     return await withSteeringClient(socket, run, { requestTimeoutMs, timeoutMs: requestTimeoutMs });
   } catch (error) {
     if (error instanceof UsageError) return fail(EXIT.usage, error.message, { kind: "usage" }, true);
@@ -297,5 +324,12 @@ function parse(argv: string[]) {
 
 /** The process-backed IO for the bin: quiet on a closed pipe, in the folder `pnpm pi-steer` was typed in. */
 export function processIo(): CliIo {
-  return { ...processOutput(), cwd: invocationCwd("pi-steer"), env: process.env };
+  const listeners: (() => void)[] = [];
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") for (const l of listeners.splice(0)) l();
+  });
+  const onStdoutClosed = (listener: () => void) => {
+    listeners.push(listener);
+  };
+  return { ...processOutput(), cwd: invocationCwd("pi-steer"), env: process.env, onStdoutClosed };
 }
