@@ -1,7 +1,8 @@
 import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec, type Refusal } from "./compile.ts";
 import { LazyDfa } from "./lazy-dfa.ts";
+import type { BudgetLimits } from "./native-budget.ts";
 import { StartFinder } from "./start-finder.ts";
-import { NATIVE_DELTA_BUDGET_MS, NATIVE_STRIKES, StreamMatcher } from "./stream-matcher.ts";
+import { NATIVE_DELTA_BUDGET_MS, NATIVE_STRIKES, NATIVE_TOTAL_BUDGET_MS, StreamMatcher } from "./stream-matcher.ts";
 
 export interface PatternSetOptions {
   /** Results of compiling `specs` (e.g. from the compile cache); compiled here when absent. */
@@ -45,10 +46,13 @@ export class PatternSet {
 
   /** Native CPU milliseconds one pattern may spend on one delta (NATIVE_DELTA_BUDGET_MS unless set). */
   readonly nativeBudgetMs: number;
+  /** The budgets a stream's native work is held to (per pattern and for all, per delta). */
+  readonly budgetLimits: BudgetLimits;
 
   constructor(specs: ReadonlyArray<PatternSpec>, options: PatternSetOptions = {}) {
     const results: ReadonlyArray<CompileResult> = options.compiled ?? specs.map(compilePattern);
     this.nativeBudgetMs = options.nativeBudgetMs ?? NATIVE_DELTA_BUDGET_MS;
+    this.budgetLimits = { unitMs: this.nativeBudgetMs, totalMs: NATIVE_TOTAL_BUDGET_MS };
     this.patterns = results.map((r) => (r.ok ? r.pattern : undefined));
     this.errors = results.map((r) => (r.ok ? undefined : r.error));
     this.refusals = results.map((r) => (r.ok ? undefined : r.refusal));

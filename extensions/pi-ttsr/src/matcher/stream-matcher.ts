@@ -159,7 +159,7 @@ export class StreamMatcher {
   private timed<T>(unit: number, work: () => T): T {
     const budget = this.budget;
     const { result, ms } = budget.run(unit, work);
-    const limits = { unitMs: this.set.nativeBudgetMs, totalMs: NATIVE_TOTAL_BUDGET_MS };
+    const limits = this.set.budgetLimits;
     let cost = ms;
     let verdict = overBudget(budget.spentBy(unit) - cost, budget.spentBy(unit), budget.total, limits);
     if (!verdict.strike && !verdict.total) return result;
