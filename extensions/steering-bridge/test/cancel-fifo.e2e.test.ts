@@ -34,5 +34,9 @@ describe("cancelled means the work stopped", () => {
     expect(result.timedOut).toBe(false);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("READ-CANCELLED");
+    // Without --reason the model is told where the cancel came from, not "cancelled by the host" twice.
+    const told = JSON.stringify(server!.requests[1]!.messages);
+    expect(told).toContain("Tool call r1 (read) was cancelled by the host: stopped with pi-steer cancel");
+    expect(told).not.toContain("cancelled by the host: cancelled by the host");
   }, 60_000);
 });

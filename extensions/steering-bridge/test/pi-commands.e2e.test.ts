@@ -114,6 +114,8 @@ describe("inside pi: /steer, /seams and the footer status (pi --mode rpc)", () =
     await pi.waitFor((l) => l["type"] === "agent_end", "the run to end", before);
     const pid = Number(readFileSync(pidFile, "utf8").trim());
     expect(() => process.kill(pid, 0)).toThrow();
-    expect(JSON.stringify(server.requests[1]!.messages)).toContain("Tool call nap (bash) was cancelled by the host");
+    const told = JSON.stringify(server.requests[1]!.messages);
+    expect(told).toContain("Tool call nap (bash) was cancelled by the host: stopped with /cancel-tool");
+    expect(told).not.toContain("cancelled by the host: cancelled by the host");
   }, 60_000);
 });

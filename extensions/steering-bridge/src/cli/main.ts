@@ -107,12 +107,16 @@ export const COMMANDS = {
   }),
   cancel: command({
     method: protocol.CancelToolCall,
-    usage: ["pi-steer cancel <callId> [--reason R] [--timeout MS] [--no-reminder]", "cancel the tool call running now"],
+    usage: [
+      "pi-steer cancel <callId> [--reason R] [--timeout MS] [--no-reminder]",
+      "cancel the tool call running now (the model is told R)",
+    ],
     params: ([callId, ...rest], values) => {
       if (!callId || rest.length > 0) throw new UsageError("cancel takes exactly one tool call id");
       return {
         callId,
-        ...(values.reason ? { reason: values.reason } : {}),
+        // Without --reason the model is told where the cancel came from (never "cancelled by the host" twice).
+        reason: values.reason || "stopped with pi-steer cancel",
         timeoutMs: integer("--timeout", values.timeout),
         ...(values["no-reminder"] ? { injectReminder: false } : {}),
       };

@@ -4,6 +4,9 @@ import type { SteeringSession } from "../host/delivery-core.ts";
 import { formatSeamLog, type SeamLog } from "../seams/seam-log.ts";
 import { parseCancelCommand, parseSteerCommand } from "./steer-command.ts";
 
+/** What the model is told of a call stopped with `/cancel-tool` and no reason. */
+export const CANCEL_TOOL_REASON = "stopped with /cancel-tool";
+
 /** `/steer`, `/cancel-tool` and `/seams`: the bridge from pi's own prompt, on either host. */
 export function registerCommands(pi: ExtensionAPI, session: () => SteeringSession | undefined, log: SeamLog): void {
   /** A command on the session's bridge; what goes wrong is answered `steering: <message>`. */
@@ -41,7 +44,8 @@ export function registerCommands(pi: ExtensionAPI, session: () => SteeringSessio
           calls.length === 0 ? "no tool call is running" : `several tool calls are running, name one: ${listed}`;
         return say(`steering: ${why}`, "error");
       }
-      const result = await bridge.cancelToolCall(callId, cancel.reason ? { reason: cancel.reason } : {});
+      // Without a reason the model is told where the cancel came from (never "cancelled by the host" twice).
+      const result = await bridge.cancelToolCall(callId, { reason: cancel.reason ?? CANCEL_TOOL_REASON });
       say(`steering: ${result.status}: ${result.callId}${result.tool ? ` (${result.tool})` : ""}`);
     }),
   });
