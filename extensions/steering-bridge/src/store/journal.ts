@@ -56,7 +56,10 @@ class Replay {
     if (text.trim() === "") return;
     this.records++;
     const settle = SETTLE_LINE.exec(text);
-    if (settle) return this.settle(settle[1]!, settle[2] as AckState);
+    if (settle) {
+      this.settle(settle[1]!, settle[2] as AckState);
+      return;
+    }
     const accept = ACCEPT_LINE.exec(text);
     if (accept) {
       if (!this.settled.has(accept[1]!)) this.#pending.set(accept[1]!, { line: text, bytes: size ?? bytes(text) + 1 });
