@@ -102,7 +102,7 @@ export class RuleRegistry {
       if (patternsOf[i]!.length === 0) {
         // one message for one mistake: the rule is not loaded, and why
         names.delete(rule.name);
-        this.skip(rule, `no condition compiled (${rule.conditionKey}): ${errors.join("; ") || "none given"}`);
+        this.skip(rule, `no condition compiled: ${errors.join("; ") || "none given"}`, rule.conditionKey);
         return;
       }
       // the rule loads with its other conditions: each one that failed is a warning of its own
@@ -140,9 +140,11 @@ export class RuleRegistry {
     for (const listener of this.issueListeners) listener(issue);
   }
 
-  private skip(rule: TtsrRule, reason: string): void {
+  /** One message for a rule not registered: `<file> (<key>): not loaded: <reason>`. */
+  private skip(rule: TtsrRule, reason: string, key?: string): void {
     this.skipped.push({ name: rule.name, path: rule.path, reason });
-    this.issues.push({ rule: rule.name, path: rule.path, message: `not loaded: ${reason}`, notLoaded: true });
+    const at = { rule: rule.name, path: rule.path, ...(key ? { key } : {}) };
+    this.issues.push({ ...at, message: `not loaded: ${reason}`, notLoaded: true });
   }
 
   private readonly bySource = new Map<StreamSource, readonly number[]>();
