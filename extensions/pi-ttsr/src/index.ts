@@ -54,6 +54,7 @@ export { BUILTIN_RULES_DIR, loadBuiltinRules } from "./rules/builtin.ts";
 export { type LoadedRules, loadTtsrRules } from "./rules/load.ts";
 export { isFileGlobCondition, normalizeRule, parseScope } from "./rules/normalize.ts";
 export { type PathBase, rulePathForModel } from "./rules/rule-path.ts";
+export { streamRuleProblems } from "./rules/verdicts.ts";
 export type { InterruptMode, RuleIssue, RuleScope, StreamSource, ToolScope, TtsrRule } from "./rules/types.ts";
 export { DEFAULT_TTSR_SETTINGS } from "./settings/defaults.ts";
 export { readTtsrSettings, TTSR_SETTINGS } from "./settings/read.ts";

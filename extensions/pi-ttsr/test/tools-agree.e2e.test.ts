@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -70,5 +70,45 @@ describe("rulebook and pi-ttsr agree on which stream rules are enforced", { time
         .find((l) => l.startsWith(`${name} `))
         ?.split(/\s{2,}/)[1];
     expect([bucketOf("bad-regex"), bucketOf("bad-yaml"), bucketOf("good")]).toEqual(["neither", "neither", "ttsr"]);
+    expect(text).toContain("Stream conditions checked by rulebook (no pi-ttsr installed next to it)");
+  });
+
+  it("installed side by side (as pi install puts them), rulebook doctor asks pi-ttsr: a pattern only its compiler refuses", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ttsr-agree-"));
+    const cwd = join(root, "p");
+    mkdirSync(join(cwd, ".pi", "rules"), { recursive: true });
+    writeFileSync(
+      join(cwd, ".pi", "rules", "redos.md"),
+      '---\ndescription: catastrophic\ncondition: "(a+)+$"\n---\nx\n',
+    );
+    writeFileSync(join(cwd, ".pi", "rules", "good.md"), '---\ndescription: no eval\ncondition: "eval\\\\("\n---\nx\n');
+    // one node_modules folder holding both packages, as <agent dir>/npm/node_modules does after `pi install`
+    const scope = join(root, "npm", "node_modules", "@pi-rails");
+    mkdirSync(scope, { recursive: true });
+    symlinkSync(dirname(RULEBOOK).replace(/[\\/]bin$/, ""), join(scope, "rulebook"));
+    symlinkSync(join(dirname(TTSR), ".."), join(scope, "pi-ttsr"));
+    const env = { ...process.env, HOME: root, PI_CODING_AGENT_DIR: join(root, "agent") };
+    const bin = join(scope, "rulebook", "bin", "rulebook.mjs");
+    const args = ["--preserve-symlinks", "--preserve-symlinks-main", bin, "doctor", "--json"];
+    const { stdout } = await run(process.execPath, args, { cwd, env });
+    const doctor = JSON.parse(stdout) as {
+      rules: { name: string; bucket: string }[];
+      notDelivered: { name: string; reason: string }[];
+      streamConditionsCheckedBy: string;
+    };
+    expect(doctor.streamConditionsCheckedBy).toMatch(/^pi-ttsr \S+ \(/);
+    expect(doctor.rules.find((r) => r.name === "good")?.bucket).toBe("ttsr");
+    const ttsr = JSON.parse(await cli(TTSR, ["list", "--json"], cwd, env)) as {
+      skipped: { name: string; reason: string }[];
+    };
+    const refused = ttsr.skipped.find((s) => s.name === "redos")?.reason;
+    expect(refused).toMatch(/exponential backtracking/);
+    expect(doctor.notDelivered).toEqual([
+      {
+        name: "redos",
+        path: join(cwd, ".pi", "rules", "redos.md"),
+        reason: `not enforced: pi-ttsr does not load it (${refused})`,
+      },
+    ]);
   });
 });

@@ -11,10 +11,13 @@ import {
   runCommand,
   UsageError,
 } from "@pi-rails/agent-core/kit";
+import { streamConditionProblem } from "../conditions/stream.ts";
 import { loadRules } from "../discovery/load.ts";
 import { stripControl } from "../prompt/escape.ts";
+import type { Rule } from "../rule.ts";
 import { readRulebookSettings } from "../settings/read.ts";
 import { doctorReport, formatDoctor, formatList, formatShow } from "./report.ts";
+import { askInstalledTtsr } from "./ttsr-judge.ts";
 
 export const USAGE = formatHelp({
   title: "rulebook: where each rule came from, its bucket, why it was shadowed or skipped",
@@ -28,7 +31,8 @@ export const USAGE = formatHelp({
     ["--home <dir>", "home directory (default: $HOME)"],
     ["--agent-dir <dir>", "pi agent dir (default: $PI_CODING_AGENT_DIR or <home>/.pi/agent)"],
   ],
-  notes: 'Stream-condition rules are shown in the "ttsr" bucket (delivered by pi-ttsr when it is loaded).',
+  notes:
+    'Stream-condition rules are shown in the "ttsr" bucket (delivered by pi-ttsr when it is loaded), or as not delivered\nwhen pi-ttsr cannot use any of their conditions (asked of the pi-ttsr installed next to rulebook, if any).',
   exit1: "no rule of that name",
 });
 
@@ -70,8 +74,14 @@ async function run(argv: readonly string[], io: CliOutput, env: NodeJS.ProcessEn
   const { settings, errors, ttsrDisabledRules } = await readRulebookSettings(cwd, agentDir);
   const result = await loadRules({ cwd, home, agentDir, settings, ttsrDisabledRules });
   result.warnings.unshift(...errors);
+  // the pi-ttsr installed next to rulebook decides for stream rules, as in a session; else rulebook's own check
+  const ttsr = await askInstalledTtsr(result.rules);
+  const streamProblem = ttsr ? (rule: Rule) => ttsr.problems.get(rule.name) : streamConditionProblem;
   // `report.rules` describes `result.rules`, in the same order
-  const report = doctorReport(result, settings, { ttsrActive: true });
+  const report = {
+    ...doctorReport(result, settings, { ttsrActive: true, streamProblem }),
+    streamConditionsCheckedBy: ttsr?.by ?? "rulebook (no pi-ttsr installed next to it)",
+  };
   /** `--json` prints the value, else the text; both only when asked for. */
   const print = (json: () => unknown, text: () => string): number => {
     out(values.json ? JSON.stringify(json(), null, 2) : text());

@@ -154,7 +154,7 @@ export function formatShow(
 }
 
 /** `rulebook doctor`: providers, buckets, and every skipped, shadowed or warned-about file. */
-export function formatDoctor(report: ReturnType<typeof doctorReport>): string {
+export function formatDoctor(report: ReturnType<typeof doctorReport> & { streamConditionsCheckedBy?: string }): string {
   const out = ["Providers (precedence order):"];
   report.providers.forEach((p, i) => {
     const sum = report.providerSummary[i]!;
@@ -190,5 +190,6 @@ export function formatDoctor(report: ReturnType<typeof doctorReport>): string {
     "",
     `${report.stats.files} file(s) read in ${report.stats.ms.toFixed(1)} ms (${report.stats.cacheHits} from cache)`,
   );
+  if (report.streamConditionsCheckedBy) out.push(`Stream conditions checked by ${report.streamConditionsCheckedBy}`);
   return out.join("\n");
 }
