@@ -19,7 +19,7 @@ export interface SteeringApi {
   revoke(id: string): RevokeResult;
   pending(): SteeringItem[];
   status(): BridgeStatus;
-  /** Rejects with UnavailableError on a pi without the cancel_tool_call patch feature. */
+  /** Cancels one running call of pi's built-in tools (stock or patched pi); the rest of the batch runs on. */
   cancelToolCall(callId: string, options?: CancelToolCallOptions): Promise<CancelToolCallResult>;
   /** The control socket, when it is listening. */
   socketPath(): string | undefined;

@@ -1,5 +1,15 @@
-import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { hasPiPatchFeature, NoticeBoard } from "@pi-rails/agent-core/kit";
+import {
+  createBashToolDefinition,
+  createEditToolDefinition,
+  createFindToolDefinition,
+  createGrepToolDefinition,
+  createLsToolDefinition,
+  createReadToolDefinition,
+  createWriteToolDefinition,
+  type ExtensionAPI,
+} from "@earendil-works/pi-coding-agent";
+import { hasPiPatchFeature, NoticeBoard, registerCancellableBuiltInTools } from "@pi-rails/agent-core/kit";
+import type { CancelBackend } from "./bridge/steering-bridge.ts";
 import { STEERING_EVENTS } from "./events.ts";
 import { type HostAdapter, SteeringSession } from "./host/delivery-core.ts";
 import { patchedHost, registerSeamHooks } from "./host/patched.ts";
@@ -19,13 +29,14 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   const notices = new NoticeBoard("steering-bridge");
   let session: SteeringSession | undefined;
   const current = () => session;
+  const cancel = cancellableTools(pi);
 
   pi.on("session_start", async (_event, ctx) => {
     // pi sends session_shutdown before a switch; a session still here is no longer the one appended to.
     await end(false);
     log.clear();
     notices.reset();
-    session = new SteeringSession(pi, ctx, selectHost(), notices);
+    session = new SteeringSession(pi, ctx, selectHost(), notices, cancel);
     await session.start();
   });
   pi.on("session_shutdown", () => end(true));
@@ -59,6 +70,23 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   });
 
   registerCommands(pi, current, log);
+}
+
+/**
+ * Cancel of one running call, the same on both hosts: pi's built-in tools, registered again through agent-core's
+ * registry (pi's own factories, from this extension's import of pi).
+ */
+function cancellableTools(pi: ExtensionAPI): CancelBackend {
+  const registry = registerCancellableBuiltInTools(pi, {
+    read: createReadToolDefinition,
+    bash: createBashToolDefinition,
+    edit: createEditToolDefinition,
+    write: createWriteToolDefinition,
+    grep: createGrepToolDefinition,
+    find: createFindToolDefinition,
+    ls: createLsToolDefinition,
+  });
+  return { cancel: (callId, options) => registry.cancel(callId, options), inFlight: () => registry.inFlight() };
 }
 
 /** Patched or stock pi, from the marker the pi-rails patch sets (decided once per session). */

@@ -1,11 +1,10 @@
 export { resolveAgentDir } from "@pi-rails/agent-core/kit";
 export { resolveCallId } from "./bridge/call-ids.ts";
-export {
-  type CancelToolCallOptions,
-  type CancelToolCallResult,
-  type CancelToolCallStatus,
-  hasCancelApi,
-  type ToolCallInFlight,
+export type {
+  CancelToolCallOptions,
+  CancelToolCallResult,
+  CancelToolCallStatus,
+  ToolCallInFlight,
 } from "./bridge/cancel.ts";
 export {
   type AgentMessage,

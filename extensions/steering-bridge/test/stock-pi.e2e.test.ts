@@ -1,6 +1,7 @@
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cancelReminderTextFor } from "@pi-rails/agent-core/kit";
 import {
   type CliHome,
   installStockPi,
@@ -13,10 +14,10 @@ import {
 } from "@pi-rails/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { conversation } from "./helpers.ts";
-import { PACKAGE_DIR, runSteer } from "./steer-cli.ts";
+import { alive, PACKAGE_DIR, runSteer } from "./steer-cli.ts";
 
 // The published pi 1.6 as a user has it (installed from the npm registry by the testkit), without the pi-rails
-// patch: no seams, no tool-call cancel.
+// patch: no seams; cancel of one running call works as on the patched pi (agent-core's cancellable built-in tools).
 describe("stock pi (published 1.6, no patch)", () => {
   let stock: StockPi;
   let server: ModelServer | undefined;
@@ -31,15 +32,22 @@ describe("stock pi (published 1.6, no patch)", () => {
     home?.dispose();
   });
 
-  it("says once what is degraded, hands items to pi's own steer / follow-up queue, writes audit records, refuses cancel", async () => {
-    // The tool runs until the test has tried to cancel it (a fixed sleep could end first on a loaded machine, and pi
-    // with it): it waits for a flag file, at most 60 s.
+  it("says once what is degraded, cancels one running bash while its sibling finishes, hands items to pi's own steer / follow-up queue, writes audit records", async () => {
+    // Both calls run until the test has cancelled the first (a fixed sleep could end first on a loaded machine, and
+    // pi with it): each waits for a flag file, at most 60 s; the sibling then prints its marker.
     const flag = join(mkdtempSync(join(tmpdir(), "stock-nap-")), "done");
-    const nap = `for i in $(seq 600); do [ -e ${flag} ] && break; sleep 0.1; done`;
+    const nap = `echo $$ > ${flag}.pid; for i in $(seq 600); do [ -e ${flag} ] && break; sleep 0.1; done`;
+    const sibling = `for i in $(seq 600); do [ -e ${flag} ] && break; sleep 0.1; done; echo SIBLING-DONE`;
     server = await startModelServer({
       script: [
-        { toolCalls: [{ id: "nap", name: "bash", arguments: { command: nap } }] },
+        {
+          toolCalls: [
+            { id: "nap", name: "bash", arguments: { command: nap } },
+            { id: "sibling", name: "bash", arguments: { command: sibling } },
+          ],
+        },
         { text: "nap over" },
+        { text: "saw the steer" },
         { text: "saw the follow-up" },
       ],
     });
@@ -52,12 +60,24 @@ describe("stock pi (published 1.6, no patch)", () => {
       const run = await runSteer(["status", "--json"], home);
       if (run.code === 0) {
         status = JSON.parse(run.stdout);
-        if (status!.toolCallsInFlight.length > 0) break;
+        if (status!.toolCallsInFlight.length === 2) break;
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(status?.features).toEqual({ seams: false, cancel: false });
-    expect(status?.toolCallsInFlight).toMatchObject([{ callId: "nap", tool: "bash" }]);
+    expect(status?.features).toEqual({ seams: false, cancel: true });
+    expect(status?.toolCallsInFlight).toMatchObject([
+      { callId: "nap", tool: "bash" },
+      { callId: "sibling", tool: "bash" },
+    ]);
+    const cancel = await runSteer(["cancel", "nap", "--reason", "user clicked stop", "--json"], home);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(JSON.parse(cancel.stdout)).toMatchObject({ status: "cancelled", callId: "nap", tool: "bash" });
+    // The cancelled shell is gone (pi's own bash kills its process tree on the call's signal); the sibling runs on.
+    const napPid = Number(readFileSync(`${flag}.pid`, "utf8").trim());
+    await expect.poll(() => alive(napPid), { timeout: 5000, interval: 50 }).toBe(false);
+    expect(
+      (JSON.parse((await runSteer(["status", "--json"], home)).stdout) as typeof status)?.toolCallsInFlight,
+    ).toMatchObject([{ callId: "sibling" }]);
 
     const inject = async (content: string, mode: string) => {
       const run = await runSteer(["inject", content, "--mode", mode, "--json"], home!);
@@ -67,9 +87,6 @@ describe("stock pi (published 1.6, no patch)", () => {
     await inject("STEER-ON-STOCK", "interrupt_immediate");
     await inject("FOLLOW-UP-ON-STOCK", "finish_step");
     await inject("AUDIT-ON-STOCK", "audit_only");
-    const cancel = await runSteer(["cancel", "nap"], home);
-    expect(cancel.code).toBe(1);
-    expect(cancel.stderr).toMatch(/cancel_tool_call/);
     writeFileSync(flag, "");
 
     const result = await pi;
@@ -77,13 +94,18 @@ describe("stock pi (published 1.6, no patch)", () => {
     expect(result.stderr.split("\n").filter((l) => l.includes("steering-bridge:") && /stock pi/.test(l))).toHaveLength(
       1,
     );
-    // pi's steer queue: after the running tool batch, before the next request; its follow-up queue: once the run
-    // would otherwise end, so the model answers it with one more request.
-    expect(server.requests).toHaveLength(3);
+    // After the batch: the cancelled call's result and the sibling's, then pi's steer queue one at a time (pi's
+    // default steeringMode): the cancel's reminder (queued first), then the steer; its follow-up queue once the run
+    // would otherwise end.
+    expect(server.requests).toHaveLength(4);
     const sent = server.requests.map((r) => conversation(r.messages).map((m) => m.text));
-    expect(sent[1]!.at(-1)).toBe("STEER-ON-STOCK");
-    expect(sent[1]).not.toContain("FOLLOW-UP-ON-STOCK");
-    expect(sent[2]!.slice(-2)).toEqual(["nap over", "FOLLOW-UP-ON-STOCK"]);
+    expect(sent[1]!.slice(-3)).toEqual([
+      "Tool call nap (bash) was cancelled by the host: user clicked stop",
+      expect.stringContaining("SIBLING-DONE"),
+      cancelReminderTextFor("nap", "bash", "user clicked stop"),
+    ]);
+    expect(sent[2]!.slice(-2)).toEqual(["nap over", "STEER-ON-STOCK"]);
+    expect(sent[3]!.slice(-2)).toEqual(["saw the steer", "FOLLOW-UP-ON-STOCK"]);
     // audit_only: a custom entry in the session file, in no request.
     expect(JSON.stringify(server.requests.map((r) => r.messages))).not.toContain("AUDIT-ON-STOCK");
     const sessions = join(home.agentDir, "sessions");

@@ -6,13 +6,9 @@
 
 /** The loop's contract types (type-only: no runtime import of the loop). */
 export type {
-  CancelToolCallOptions,
-  CancelToolCallResult,
-  CancelToolCallStatus,
   CheckpointHook,
   CheckpointOutcome,
   CheckpointRequest,
-  DescribeCancellation,
   LoopCheckpoint,
   LoopHooks,
   LoopSeamKind,
@@ -21,8 +17,6 @@ export type {
   StreamTextHook,
   StreamTextResult,
   StreamTextSource,
-  ToolCallCancellation,
-  ToolCallInFlight,
 } from "@earendil-works/pi-agent-core";
 export { AGENT_DIR_ENV, expandTilde, homeDir, resolveAgentDir } from "./kit/agent-dir.ts";
 export {
@@ -83,6 +77,11 @@ export {
   type PiPatchFeature,
   type PiPatchInfo,
 } from "./patch/detect.ts";
+export {
+  type BuiltInToolFactory,
+  builtInToolOptions,
+  registerCancellableBuiltInTools,
+} from "./pi/cancellable-tools.ts";
 export { NoticeBoard, type NoticeContext, type NoticeLevel } from "./pi/notices.ts";
 export { type StreamAbortLike, showStreamAbortNotice, streamAbortNotice } from "./pi/stream-abort-notice.ts";
 export { ABORTED_ATTEMPT_EXPLANATION, STREAM_RETRY_TYPE, streamRetry } from "./pi/stream-retry.ts";
@@ -109,9 +108,21 @@ export {
   INTERRUPT_SKIP_REASON,
 } from "./seams/checkpoint-registry.ts";
 export {
+  type CancellableTool,
+  type CancelToolCallOptions,
+  type CancelToolCallResult,
+  type CancelToolCallStatus,
+  type DescribeCancellation,
+  type ToolCallCancellation,
+  type ToolCallInFlight,
+  ToolCallRegistry,
+  type ToolCallRegistryOptions,
+} from "./tools/call-registry.ts";
+export {
   CANCEL_REMINDER_TYPE,
   cancelledCallText,
   cancelReminderTextFor,
+  DEFAULT_CANCEL_REASON,
   describeCancelledCall,
   type HostCancellation,
   hostCancellationOf,

@@ -9,6 +9,7 @@ import {
   type CancelToolCallResult,
   describeCancelledCall,
   isCancelledByHost,
+  type ToolCallCancellation,
   ToolCallRegistry,
 } from "../src/index.ts";
 import {
@@ -212,24 +213,26 @@ describe("cancelToolCall on the bundled loop", () => {
     await agent.cancelToolCall("w1", { injectReminder: false });
     await run;
     expect(contexts[0]!.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult"]);
-    expect(textOf(contexts[0]!.messages[2])).toBe(
-      "Tool call w1 (wait) was cancelled by the host: cancelled by the host",
-    );
+    // No reason given: the text does not repeat "cancelled by the host".
+    expect(textOf(contexts[0]!.messages[2])).toBe("Tool call w1 (wait) was cancelled by the host");
   });
 
-  it("shapes the reminder with createCancelReminder", async () => {
+  it("words the result and the reminder with the caller's describe", async () => {
     const waiting = waitingTool("wait");
     const { agent, contexts } = setup([waiting.tool], [{ name: "wait", id: "w1" }]);
-    agent.hooks.createCancelReminder = (cancellation) => ({
-      role: "user",
-      content: [{ type: "text", text: `REMINDER ${cancellation.callId}/${cancellation.tool}/${cancellation.reason}` }],
-      timestamp: 0,
-    });
     const startedCall = waiting.nextStart();
     const run = agent.prompt("go");
     await startedCall;
-    await agent.cancelToolCall("w1", { reason: "why" });
+    await agent.cancelToolCall("w1", {
+      reason: "why",
+      describe: ({ callId, tool, reason }) => ({
+        result: `STOPPED ${callId}`,
+        reminder: `REMINDER ${callId}/${tool}/${reason}`,
+        customType: "mine",
+      }),
+    });
     await run;
+    expect(textOf(contexts[0]!.messages[2])).toBe("STOPPED w1");
     expect(textOf(contexts[0]!.messages[3])).toBe("REMINDER w1/wait/why");
   });
 
@@ -328,6 +331,11 @@ describe("many calls at once", () => {
 });
 
 describe("ToolCallRegistry", () => {
+  const reminders: ToolCallCancellation[] = [];
+  const newRegistry = () => {
+    reminders.length = 0;
+    return new ToolCallRegistry({ describe: describeCancelledCall, onReminder: (c) => reminders.push(c) });
+  };
   const run = (
     registry: ToolCallRegistry,
     id: string,
@@ -336,7 +344,7 @@ describe("ToolCallRegistry", () => {
   ) => registry.wrap({ ...quickTool("t"), execute: tool }).execute(id, {}, runSignal);
 
   it("runs a call on its own signal linked to the run's", async () => {
-    const registry = new ToolCallRegistry();
+    const registry = newRegistry();
     const runController = new AbortController();
     let seen: AbortSignal | undefined;
     const result = await run(registry, "a", runController.signal, async (_id, _args, signal) => {
@@ -361,7 +369,7 @@ describe("ToolCallRegistry", () => {
   });
 
   it("passes tool errors through, and turns an error after a cancel into the cancelled result", async () => {
-    const registry = new ToolCallRegistry();
+    const registry = newRegistry();
     await expect(
       run(registry, "e", undefined, async () => {
         throw new Error("tool failed");
@@ -385,7 +393,7 @@ describe("ToolCallRegistry", () => {
     expect(answer).toEqual({ status: "cancelled", callId: "c", tool: "t", reason: "stop" });
     const result = await pending;
     expect(result.details).toEqual({ cancelled: { byHost: true, reason: "stop" } });
-    expect(registry.takeReminders()).toEqual([
+    expect(reminders).toEqual([
       {
         callId: "c",
         tool: "t",
@@ -394,11 +402,10 @@ describe("ToolCallRegistry", () => {
         customType: CANCEL_REMINDER_TYPE,
       },
     ]);
-    expect(registry.takeReminders()).toEqual([]);
   });
 
   it("a call that finishes normally while being cancelled still returns as cancelled", async () => {
-    const registry = new ToolCallRegistry();
+    const registry = newRegistry();
     let finish: (value: AgentToolResult<unknown>) => void = () => {};
     const pending = run(
       registry,

@@ -1,7 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ExtensionAPI, ToolDefinition } from "@earendil-works/pi-coding-agent";
-import { describeCancelledCall } from "@pi-rails/agent-core/kit";
+import { createBashToolDefinition, type ExtensionAPI, type ToolDefinition } from "@earendil-works/pi-coding-agent";
+import {
+  type CancelToolCallOptions,
+  type CancelToolCallResult,
+  registerCancellableBuiltInTools,
+  type ToolCallInFlight,
+  type ToolCallRegistry,
+} from "@pi-rails/agent-core/kit";
 import {
   createTestSession,
   type ModelServer,
@@ -15,8 +21,18 @@ import stopTool from "./fixtures/stop-tool.ts";
 /** A tool without parameters, as plain JSON Schema (pi 1.6 validates tools with pi-schema, TypeBox not needed). */
 const NO_PARAMETERS = { type: "object", properties: {} } as const;
 
-type CancelResult = Awaited<ReturnType<ExtensionAPI["cancelToolCall"]>>;
-type InFlight = ReturnType<ExtensionAPI["getToolCallsInFlight"]>;
+type CancelResult = CancelToolCallResult;
+type InFlight = ToolCallInFlight[];
+
+/**
+ * In the extension: pi's bash made cancellable, and `tools` (test tools) registered through the same registry,
+ * as an extension that offers cancel does.
+ */
+function cancellable(pi: ExtensionAPI, tools: ToolDefinition[] = []): ToolCallRegistry {
+  const calls = registerCancellableBuiltInTools(pi, { bash: createBashToolDefinition });
+  for (const tool of tools) pi.registerTool(calls.wrap(tool));
+  return calls;
+}
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -50,7 +66,9 @@ interface CancelPlan {
   tool: string;
   /** Cancel once this returns true (e.g. the child's pid file exists). */
   ready: () => boolean;
-  options: Omit<Parameters<ExtensionAPI["cancelToolCall"]>[1], "describe">;
+  options: CancelToolCallOptions;
+  /** Test tools the extension registers (cancellable). */
+  tools?: ToolDefinition[];
   /** Called right before the cancel. */
   beforeCancel?: () => void;
 }
@@ -62,23 +80,22 @@ function canceller(plan: CancelPlan) {
     inFlight: [] as InFlight,
     cancelledAt: 0,
     done: undefined as Promise<void> | undefined,
+    inFlightAfter: (): InFlight => [],
   };
   const extension = (pi: ExtensionAPI) => {
+    const calls = cancellable(pi, plan.tools);
+    record.inFlightAfter = () => calls.inFlight();
     pi.on("tool_execution_start", (event) => {
       if (event.toolName !== plan.tool) return;
       // Not awaited: the tool starts only after this handler returns.
       record.done = (async () => {
         await waitFor(plan.ready, "the tool to be running");
-        record.inFlight = pi.getToolCallsInFlight();
+        record.inFlight = calls.inFlight();
         plan.beforeCancel?.();
-        record.results.push(
-          await pi.cancelToolCall(event.toolCallId, { describe: describeCancelledCall, ...plan.options }),
-        );
+        record.results.push(await calls.cancel(event.toolCallId, plan.options));
         record.cancelledAt = Date.now();
-        record.results.push(
-          await pi.cancelToolCall(event.toolCallId, { reason: "again", describe: describeCancelledCall }),
-        );
-        record.results.push(await pi.cancelToolCall("call_nobody_made", { describe: describeCancelledCall }));
+        record.results.push(await calls.cancel(event.toolCallId, { reason: "again" }));
+        record.results.push(await calls.cancel("call_nobody_made"));
       })();
     });
   };
@@ -159,7 +176,7 @@ describe("cancelling a tool call in flight in a real pi session", () => {
       customType: "tool-call-cancelled",
       display: false,
     });
-    expect(test.session.getToolCallsInFlight()).toEqual([]);
+    expect(record.inFlightAfter()).toEqual([]);
   });
 
   it("without a reminder the next request holds only the cancelled result", async () => {
@@ -201,8 +218,9 @@ describe("cancelling a tool call in flight in a real pi session", () => {
       tool: "stubborn",
       ready: () => started,
       options: { reason: "taking too long", timeoutMs: 200 },
+      tools: [stubborn],
     });
-    const test = await open({ model: { kind: "loopback", server }, extensions: [extension], customTools: [stubborn] });
+    const test = await open({ model: { kind: "loopback", server }, extensions: [extension] });
     const final = await test.prompt("go");
     await record.done;
 
@@ -244,15 +262,24 @@ describe("cancelling a tool call in flight in a real pi session", () => {
     expect(isRunning(pid)).toBe(false);
   });
 
-  it("the patch announces the feature", async () => {
-    const test = await open({});
+  it("pi's built-ins registered again through the registry: the model gets the same system prompt and tools", async () => {
+    // Cancel needs no patch: it is pi 1.6's public tool override. What the model is sent must not change with it.
+    const bodies: Record<string, unknown>[] = [];
+    for (const extensions of [[], [(pi: ExtensionAPI) => void cancellable(pi)], [stopTool]]) {
+      const server = await startModelServer({ script: [{ text: "hello" }] });
+      cleanups.push(() => server.close());
+      const test = await open({ model: { kind: "loopback", server }, extensions });
+      await test.prompt("hi");
+      const { tools, messages } = server.requests[0]!.body as { tools: unknown; messages: { role: string }[] };
+      // Each session has its own project folder, which the system prompt names.
+      const system = JSON.stringify(messages.filter((message) => message.role === "system"));
+      bodies.push({ tools, system: system.replaceAll(test.cwd, "<project>") });
+    }
+    expect(JSON.stringify(bodies[0]!["tools"])).toContain('"bash"');
+    expect(bodies[1]).toEqual(bodies[0]);
+    expect(bodies[2]).toEqual(bodies[0]);
     const marker = (globalThis as Record<symbol, { features?: string[] }>)[Symbol.for("@pi-rails/pi-patch")];
-    expect(marker?.features).toContain("cancel_tool_call");
-    expect(await test.session.cancelToolCall("nothing-running", { describe: describeCancelledCall })).toEqual({
-      status: "not_found",
-      callId: "nothing-running",
-      reason: "cancelled by the host",
-    });
+    expect(marker?.features).not.toContain("cancel_tool_call");
   });
 });
 
@@ -282,7 +309,7 @@ function waitTool(selfEndMs: number) {
 
 /**
  * On a strict server of `format`: the model calls `wait` (with the API's id `apiId`, or none), an extension cancels
- * it with agent-core's describeCancelledCall, the model answers. Returns what the extension saw and the second
+ * it through agent-core's registry (worded by describeCancelledCall), the model answers. Returns what the extension saw and the second
  * request's input in the format's own shape.
  */
 async function cancelOn(format: "openai-responses" | "google-generative-ai", apiId: string | undefined) {
@@ -299,17 +326,16 @@ async function cancelOn(format: "openai-responses" | "google-generative-ai", api
   let inFlight: InFlight = [];
   let done: Promise<void> | undefined;
   const extension = (pi: ExtensionAPI) => {
+    const calls = cancellable(pi, [wait.tool]);
     pi.on("tool_execution_start", (event) => {
       done = (async () => {
-        await waitFor(() => pi.getToolCallsInFlight().length > 0, "the call to be in flight");
-        inFlight = pi.getToolCallsInFlight();
-        results.push(
-          await pi.cancelToolCall(event.toolCallId, { reason: "user clicked stop", describe: describeCancelledCall }),
-        );
+        await waitFor(() => calls.inFlight().length > 0, "the call to be in flight");
+        inFlight = calls.inFlight();
+        results.push(await calls.cancel(event.toolCallId, { reason: "user clicked stop" }));
       })();
     });
   };
-  const test = await open({ model: { kind: "provider", server }, extensions: [extension], customTools: [wait.tool] });
+  const test = await open({ model: { kind: "provider", server }, extensions: [extension] });
   const final = await test.prompt("wait");
   await done;
   expect(server.requests.map((r) => r.rejected?.message ?? "accepted")).toEqual(["accepted", "accepted"]);
@@ -332,21 +358,17 @@ describe("cancel across turns and providers", () => {
     const results: CancelResult[] = [];
     const pending: Promise<void>[] = [];
     const extension = (pi: ExtensionAPI) => {
+      const calls = cancellable(pi, [wait.tool]);
       pi.on("tool_execution_start", (event) => {
         pending.push(
           (async () => {
-            await waitFor(() => pi.getToolCallsInFlight().some((call) => call.callId === event.toolCallId), "call");
-            results.push(
-              await pi.cancelToolCall(event.toolCallId, {
-                reason: `turn ${results.length + 1}`,
-                describe: describeCancelledCall,
-              }),
-            );
+            await waitFor(() => calls.inFlight().some((call) => call.callId === event.toolCallId), "call");
+            results.push(await calls.cancel(event.toolCallId, { reason: `turn ${results.length + 1}` }));
           })(),
         );
       });
     };
-    const test = await open({ model: { kind: "loopback", server }, extensions: [extension], customTools: [wait.tool] });
+    const test = await open({ model: { kind: "loopback", server }, extensions: [extension] });
     await test.prompt("wait once");
     await test.prompt("wait again");
     await Promise.all(pending);
@@ -366,7 +388,7 @@ describe("cancel across turns and providers", () => {
     expect(JSON.stringify(server.requests[3]!.messages)).not.toContain("ran to the end");
   });
 
-  it("OpenAI Responses: with describeCancelledCall the model is shown call_…, never pi's call_…|fc_… (issue 21)", async () => {
+  it("OpenAI Responses: in describeCancelledCall's words the model is shown call_…, never pi's call_…|fc_… (issue 21)", async () => {
     const { inFlight, results, input, final } = await cancelOn("openai-responses", "call_sleepy");
 
     // pi's id is the combined one; the model's is the call_id.

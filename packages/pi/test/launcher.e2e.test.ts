@@ -58,7 +58,7 @@ beforeAll(async () => {
     probe,
     `export default function (pi: any) {
   const marker = (globalThis as any)[Symbol.for("@pi-rails/pi-patch")];
-  console.error("PROBE " + JSON.stringify({ features: marker?.features ?? null, cancel: typeof pi.cancelToolCall }));
+  console.error("PROBE " + JSON.stringify({ features: marker?.features ?? null }));
 }
 `,
   );
@@ -152,14 +152,12 @@ describe("@pi-rails/pi's pi command, installed next to the published pi 1.6.0", 
     ]);
     expect(ours.code, ours.stderr).toBe(0);
     expect(ours.stdout).toContain("hello from the model");
-    expect(probeOf(ours.stderr)).toEqual(
-      patched
-        ? { features: ["stream_text", "checkpoint", "loop_checkpoint", "cancel_tool_call"], cancel: "function" }
-        : { features: null, cancel: "undefined" },
-    );
+    expect(probeOf(ours.stderr)).toEqual({
+      features: patched ? ["stream_text", "checkpoint", "loop_checkpoint"] : null,
+    });
     expect(theirs.code, theirs.stderr).toBe(0);
     expect(theirs.stdout).toContain("hello from the model");
-    expect(probeOf(theirs.stderr)).toEqual({ features: null, cancel: "undefined" });
+    expect(probeOf(theirs.stderr)).toEqual({ features: null });
   }, 180_000);
 
   it("refuses an edited bundle file when it loads: the entry's own graph at once, a lazy chunk when pi imports it", () => {

@@ -1,9 +1,6 @@
-import type { CancelToolCallOptions, CancelToolCallResult, ToolCallInFlight } from "@pi-rails/agent-core/kit";
-
 /**
- * The tool-call cancel contract of the pi-rails core patch (`pi.cancelToolCall`, `pi.getToolCallsInFlight`; types
- * from `@pi-rails/agent-core/kit`). On a pi without the patch feature `cancel_tool_call` the methods are missing at
- * run time, so the bridge checks for them and answers "unavailable" instead of calling them.
+ * The tool-call cancel contract (types from `@pi-rails/agent-core/kit`): the bridge cancels through agent-core's
+ * `ToolCallRegistry`, which runs pi's built-in tools one signal per call, on stock and patched pi alike.
  */
 export type {
   CancelToolCallOptions,
@@ -11,14 +8,3 @@ export type {
   CancelToolCallStatus,
   ToolCallInFlight,
 } from "@pi-rails/agent-core/kit";
-
-/** What the patched pi adds to the extension API (absent on stock pi). */
-export interface CancelCapableApi {
-  cancelToolCall(callId: string, options?: CancelToolCallOptions): Promise<CancelToolCallResult>;
-  getToolCallsInFlight(): ToolCallInFlight[];
-}
-
-export function hasCancelApi(api: unknown): api is CancelCapableApi {
-  const candidate = typeof api === "object" ? (api as Partial<CancelCapableApi> | null) : undefined;
-  return typeof candidate?.cancelToolCall === "function" && typeof candidate.getToolCallsInFlight === "function";
-}

@@ -49,7 +49,7 @@ describe("SteeringBridge drain table", () => {
     expect(bridge.status()).toMatchObject({ iteration: 3, lastSeam: "post_compact" });
   });
 
-  it("without a cancel backend, cancel is unavailable (stock pi)", async () => {
+  it("without a cancel backend (a host that gives none), cancel is unavailable", async () => {
     const bridge = new SteeringBridge({ sessionId: "s", cwd: "/" });
     await expect(bridge.cancelToolCall("c1")).rejects.toBeInstanceOf(UnavailableError);
     expect(bridge.status().features).toEqual({ seams: true, cancel: false });

@@ -249,8 +249,8 @@ export class SteeringBridge {
   async cancelToolCall(callId: string, options: CancelToolCallOptions = {}): Promise<CancelToolCallResult> {
     const backend = this.#host.cancel;
     if (!backend) {
-      const why = "cancelling a tool call in flight needs the pi-rails patched pi (feature cancel_tool_call)";
-      throw new UnavailableError("cancel_tool_call", `${why}; this pi lacks it`);
+      const why = "cancelling a tool call in flight needs steering-bridge's cancellable tools";
+      throw new UnavailableError("cancel_tool_call", `${why}, which this host was not given`);
     }
     // Either pi's id or the provider's own (`call_…` of a Responses `call_…|fc_…`) names the call.
     const running = backend.inFlight().map((call) => call.callId);

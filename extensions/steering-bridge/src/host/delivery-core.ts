@@ -6,7 +6,7 @@ import {
   sessionBranch,
   writeSessionEntry,
 } from "@pi-rails/agent-core/kit";
-import { type BridgeHost, SteeringBridge } from "../bridge/steering-bridge.ts";
+import { type BridgeHost, type CancelBackend, SteeringBridge } from "../bridge/steering-bridge.ts";
 import { ensurePrivateDir, steeringDir } from "../endpoint/paths.ts";
 import { type Endpoint, startEndpoint } from "../endpoint/server.ts";
 import { STEERING_EVENTS, type SteeringApi } from "../events.ts";
@@ -19,7 +19,7 @@ export type Notify = (key: string, message: string, level?: "info" | "warning") 
 
 /**
  * What differs between a patched and a stock pi (patched.ts, stock.ts), chosen once per session: the bridge's host
- * (seams or pi's own queue, cancel), after saying once what this pi lacks.
+ * (seams or pi's own queue), after saying once what this pi lacks. Cancel is the same on both (agent-core's tools).
  */
 export type HostAdapter = (pi: ExtensionAPI, notify: Notify) => BridgeHost;
 
@@ -39,7 +39,13 @@ export class SteeringSession {
   #snapshotIds: string | undefined;
   readonly #cleanups: (() => void)[] = [];
 
-  constructor(pi: ExtensionAPI, ctx: ExtensionContext, host: HostAdapter, notices: NoticeBoard) {
+  constructor(
+    pi: ExtensionAPI,
+    ctx: ExtensionContext,
+    host: HostAdapter,
+    notices: NoticeBoard,
+    cancel?: CancelBackend,
+  ) {
     this.#pi = pi;
     this.#ctx = ctx;
     this.#notify = (key, message, level) => notices.once(ctx, key, message, level);
@@ -48,6 +54,7 @@ export class SteeringSession {
       cwd: ctx.cwd,
       host: {
         ...host(pi, this.#notify),
+        cancel,
         audit: (items, seam, iteration) => writeAuditRecords(pi, items, seam, iteration),
       },
     });

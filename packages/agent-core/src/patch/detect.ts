@@ -4,8 +4,8 @@
  */
 export const PI_PATCH_SYMBOL: unique symbol = Symbol.for("@pi-rails/pi-patch") as never;
 
-/** Features a patched pi may announce ("cancel_tool_call": `pi.cancelToolCall` / `pi.getToolCallsInFlight`). */
-export type PiPatchFeature = "stream_text" | "checkpoint" | "loop_checkpoint" | "cancel_tool_call";
+/** Features a patched pi announces. Cancelling a tool call needs none: see `registerCancellableBuiltInTools`. */
+export type PiPatchFeature = "stream_text" | "checkpoint" | "loop_checkpoint";
 
 export interface PiPatchInfo {
   version: number;

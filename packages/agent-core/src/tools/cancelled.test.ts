@@ -1,28 +1,29 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type AgentTool, ToolCallRegistry } from "@earendil-works/pi-agent-core";
 import { describe, expect, it } from "vitest";
+import { ToolCallRegistry } from "./call-registry.ts";
 import {
   cancelledCallText,
   cancelReminderTextFor,
+  DEFAULT_CANCEL_REASON,
   describeCancelledCall,
   hostCancellationOf,
   isCancelledByHost,
   modelFacingCallId,
 } from "./cancelled.ts";
 
-/** What the patched loop returns for a call the host cancelled, worded with describeCancelledCall. */
+/** What a cancelled call returns through the registry, worded with describeCancelledCall. */
 async function cancelledToolResult(callId: string, tool: string, reason: string) {
-  const registry = new ToolCallRegistry();
+  const registry = new ToolCallRegistry({ describe: describeCancelledCall, onReminder: () => {} });
   const waiting = {
     name: tool,
-    execute: (_id, _args, signal) =>
+    execute: (_id: string, _args: unknown, signal?: AbortSignal) =>
       new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted")))),
-  } as AgentTool<never>;
-  const running = registry.wrap(waiting).execute(callId, {} as never, undefined);
-  await registry.cancel(callId, { reason, describe: describeCancelledCall });
-  return running;
+  };
+  const running = registry.wrap(waiting).execute(callId, {}, undefined);
+  await registry.cancel(callId, { reason });
+  return running as Promise<{ details: unknown; content: unknown }>;
 }
 
 describe("isCancelledByHost", () => {
@@ -33,6 +34,16 @@ describe("isCancelledByHost", () => {
     expect(result.content).toEqual([
       { type: "text", text: "Tool call call_1 (bash) was cancelled by the host: user clicked stop" },
     ]);
+  });
+
+  it('a cancel without a reason says so once, not "cancelled by the host: cancelled by the host"', () => {
+    expect(cancelledCallText("call_1", "bash", DEFAULT_CANCEL_REASON)).toBe(
+      "Tool call call_1 (bash) was cancelled by the host",
+    );
+    expect(cancelledCallText("call_1", "bash", "  ")).toBe("Tool call call_1 (bash) was cancelled by the host");
+    expect(cancelReminderTextFor("call_1", "bash", DEFAULT_CANCEL_REASON)).toMatch(
+      /^The host cancelled tool call call_1 \(bash\) while it ran\. This was not a tool failure/,
+    );
   });
 
   it("says no for ordinary details, tool errors and look-alikes", () => {

@@ -41,19 +41,28 @@ function isMadeUpGeminiId(callId: string, tool: string): boolean {
   return /^\d{10,}_\d+$/.test(callId.slice(tool.length + 1));
 }
 
+/** The reason of a cancel that gave none: the texts then say only that the host cancelled the call. */
+export const DEFAULT_CANCEL_REASON = "cancelled by the host";
+
+/** ": <reason>", or nothing when the reason is the default one (it would only repeat "cancelled by the host"). */
+function because(reason: string): string {
+  const given = reason.trim();
+  return given === "" || given === DEFAULT_CANCEL_REASON ? "" : `: ${given}`;
+}
+
 /** The text a host-cancelled call returns to the model: which call (by an id it knows, if any), which tool, why. */
 export function cancelledCallText(callId: string, tool: string, reason: string): string {
   const id = modelFacingCallId(callId, tool);
   return id === undefined
-    ? `The ${tool} tool call was cancelled by the host: ${reason}`
-    : `Tool call ${id} (${tool}) was cancelled by the host: ${reason}`;
+    ? `The ${tool} tool call was cancelled by the host${because(reason)}`
+    : `Tool call ${id} (${tool}) was cancelled by the host${because(reason)}`;
 }
 
 /** The reminder after a batch with a cancelled call: the same naming rule, and that it was not a tool failure. */
 export function cancelReminderTextFor(callId: string, tool: string, reason: string): string {
   const id = modelFacingCallId(callId, tool);
   const call = id === undefined ? `a ${tool} tool call` : `tool call ${id} (${tool})`;
-  return `The host cancelled ${call} while it ran: ${reason}. This was not a tool failure; do not run it again unless asked to.`;
+  return `The host cancelled ${call} while it ran${because(reason)}. This was not a tool failure; do not run it again unless asked to.`;
 }
 
 /** The custom type of the hidden reminder pi sends after a batch with a host-cancelled call. */
