@@ -73,9 +73,20 @@ describe("loadSettings", () => {
     const loaded = await loadSettings(spec({ count: 0 }), where.files);
     expect(loaded.settings).toEqual({ on: true, names: [] });
     expect(loaded.issues).toEqual([
-      expect.objectContaining({ file: where.userFile, key: "demo", message: expect.stringMatching(/not valid JSON/) }),
+      expect.objectContaining({
+        file: where.userFile,
+        key: "demo",
+        message: expect.stringMatching(/not valid JSON/),
+        wholeFile: true,
+      }),
       { file: where.projectFile, key: "demo", message: "must be an object, got 5; ignored" },
     ]);
+  });
+
+  it("reads a file that starts with a byte-order mark, as pi does", async () => {
+    const where = project(`\uFEFF${JSON.stringify({ demo: { on: false } })}`, undefined);
+    const loaded = await loadSettings(spec({ count: 0 }), where.files);
+    expect(loaded).toMatchObject({ settings: { on: false }, issues: [] });
   });
 
   it("loads the schema only when a file has the section", async () => {

@@ -14,6 +14,11 @@ export interface SettingsIssue {
   file: string;
   key: string;
   message: string;
+  /**
+   * The whole file could not be read or parsed (a trailing comma). pi reports that itself and ignores the file, so
+   * an extension inside pi adds nothing of its own (one mistake, one message); a CLI, where pi is not running, says it.
+   */
+  wholeFile?: true;
 }
 
 /** `<file>: <key>: <message>`, the one wording of a settings issue. */
@@ -68,13 +73,14 @@ function readSettingsDocuments(
   const issues: SettingsIssue[] = [];
   for (const file of files) {
     try {
-      const json: unknown = JSON.parse(readFileSync(file, "utf8"));
+      // pi strips a byte-order mark before parsing: a file pi reads fine must not be "not valid JSON" here.
+      const json: unknown = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
       if (isRecord(json)) documents.push({ file, json });
     } catch (error) {
       const { code, message } = error as NodeJS.ErrnoException;
       if (code === "ENOENT") continue;
       const what = error instanceof SyntaxError ? "settings file is not valid JSON" : "cannot read the file";
-      issues.push({ file, key: section, message: `${what} (${message}); ignored` });
+      issues.push({ file, key: section, message: `${what} (${message}); ignored`, wholeFile: true });
     }
   }
   return { documents, issues };
