@@ -49,7 +49,11 @@ for (const [index, [run, passed]] of stages.entries()) {
   if (index > 0) console.log(`\n${"─".repeat(100)}\n`);
   if (!passed(await run({ root, bold, dim }))) failed++;
 }
-console.log(dim("\nRun `pnpm ttsr list` in a project to see the rules that would load; `pnpm test` runs every test."));
+console.log(
+  dim(
+    `\nIn your own project, \`pnpm -s -C ${root.replace(/\/$/, "")} ttsr list\` shows the rules that would load there; \`pnpm test\` (here) runs every test.`,
+  ),
+);
 if (failed > 0) {
   console.error(`pnpm demo: ${failed} of ${stages.length} stages did not show what they are for (above)`);
   process.exit(1);

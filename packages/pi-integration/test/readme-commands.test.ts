@@ -111,11 +111,11 @@ const RUN_BY: { command: RegExp; by: string; evidence: string }[] = [
   },
   // The CLIs: each package runs the commands of its README's CLI section.
   {
-    command: /^(echo .* \| )?pnpm ttsr /,
+    command: /^(echo .* \| )?pnpm (-s )?ttsr /,
     by: "extensions/pi-ttsr/test/ttsr-bin.e2e.test.ts",
     evidence: "README",
   },
-  { command: /^pnpm rulebook /, by: "extensions/rulebook/test/bin.test.ts", evidence: "README" },
+  { command: /^pnpm (-s )?rulebook /, by: "extensions/rulebook/test/bin.test.ts", evidence: "README" },
   {
     command: /^cache-ttl report /,
     by: "extensions/cache-ttl-view/test/pi-cli.e2e.test.ts",
