@@ -1,5 +1,5 @@
 // Bundles the pi extension of the package in the current directory (pi-ttsr, cache-ttl-view): src/extension.ts to
-// dist/pi/extension.js, the package's `pi.extensions` entry. pi loads extensions through jiti, which transforms and
+// dist/pi/extension.js, the package's `pi.extensions` entry (and other entries named on the command line). pi loads extensions through jiti, which transforms and
 // evaluates TypeScript modules one by one (a built ES module goes to Node's own loader); one bundled module (plus
 // its lazily loaded chunks) instead of dozens is most of what that costs at every pi start (see pi-ttsr's README,
 // Start-up). npm dependencies stay external (resolved from the package at run time, most of them loaded only when
@@ -36,8 +36,13 @@ function refusePiImports(id, importer) {
   }
 }
 
+/**
+ * Entries: the pi extension, plus any `name=src/file.ts` given on the command line (pi-ttsr bundles its library and
+ * CLI too, so its tarball ships one copy of its code: chunks shared between the entries).
+ */
+const extra = Object.fromEntries(process.argv.slice(2).map((arg) => arg.split("=")));
 const bundle = await rolldown({
-  input: { extension: "src/extension.ts" },
+  input: { extension: "src/extension.ts", ...extra },
   platform: "node",
   external: (id, importer) => {
     refusePiImports(id, importer);

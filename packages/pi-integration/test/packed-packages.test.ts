@@ -61,7 +61,9 @@ describe("the packed packages", () => {
     const installed = (name: string) => join(project, "node_modules", ...name.split("/"));
     for (const name of Object.keys(PUBLISHED)) {
       const pkg = JSON.parse(readFileSync(join(installed(name), "package.json"), "utf8"));
-      expect(existsSync(join(installed(name), "dist", "index.js")), name).toBe(true);
+      // The library entry the package exports (pi-ttsr's comes from its bundle, dist/pi/index.js).
+      expect(existsSync(join(installed(name), pkg.exports["."].import)), name).toBe(true);
+      expect(existsSync(join(installed(name), pkg.exports["."].types)), name).toBe(true);
       expect(existsSync(join(installed(name), "README.md")), name).toBe(true);
       for (const entry of pkg.pi?.extensions ?? []) expect(existsSync(join(installed(name), entry)), name).toBe(true);
     }
