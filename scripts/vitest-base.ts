@@ -1,3 +1,4 @@
+import { availableParallelism, loadavg } from "node:os";
 import { defineConfig, type ViteUserConfig } from "vitest/config";
 
 /** A package's `test` options; what it sets replaces the base's value of that key. */
@@ -17,10 +18,29 @@ export const BASE_TEST_OPTIONS = {
   hookTimeout: 30_000,
 } satisfies PackageTestOptions;
 
+/**
+ * How many times slower than a quiet machine this one runs now: the last minute's load per core, between 1 and 4.
+ * CI runs every package's suite at once on two cores (load 10-20 seen); a test that takes 8 s alone then takes 30 s
+ * or more. Timeouts only decide when a stuck test is given up on, never what passes, so they grow with the load and
+ * a quiet machine keeps the base values.
+ */
+export function loadSlowdown(load = loadavg()[0] ?? 0, cores = availableParallelism()): number {
+  return Math.min(4, Math.max(1, load / Math.max(1, cores)));
+}
+
 /** A package's vitest config: the base `test` options with `test` overrides on top, plus any other vite config. */
 export function packageTestConfig(
   config: Omit<ViteUserConfig, "test"> & { test?: PackageTestOptions } = {},
 ): ViteUserConfig {
   const { test, ...rest } = config;
-  return defineConfig({ ...rest, test: { ...BASE_TEST_OPTIONS, ...test } });
+  const options = { ...BASE_TEST_OPTIONS, ...test };
+  const slowdown = loadSlowdown();
+  return defineConfig({
+    ...rest,
+    test: {
+      ...options,
+      testTimeout: Math.round(options.testTimeout * slowdown),
+      hookTimeout: Math.round(options.hookTimeout * slowdown),
+    },
+  });
 }

@@ -115,6 +115,11 @@ const RUN_BY: { command: RegExp; by: string; evidence: string }[] = [
     by: "extensions/pi-ttsr/test/ttsr-bin.e2e.test.ts",
     evidence: "README",
   },
+  {
+    command: /^pi-steer (sessions|inject|watch)\b/,
+    by: "extensions/steering-bridge/test/readme-first-screen.e2e.test.ts",
+    evidence: "firstScreenExample",
+  },
   { command: /^pnpm (-s )?rulebook /, by: "extensions/rulebook/test/bin.test.ts", evidence: "README" },
   {
     command: /^cache-ttl report /,
