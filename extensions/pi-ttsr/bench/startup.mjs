@@ -30,13 +30,13 @@ function editedRule(round) {
   return `---\ndescription: bench rule 0, edited\ncondition: ${condition}\nscope: text\n---\nBench rule 0.\n`;
 }
 
-/** Compiled patterns in the default compile cache of an agent dir (one file each). */
+/** Compiled patterns in the default compile cache of an agent dir (one file each; not the whole-set files). */
 function cachedPatterns(agentDir) {
   const dir = join(agentDir, "cache", "pi-ttsr");
   if (!existsSync(dir)) return 0;
   return readdirSync(dir)
     .filter((name) => name.startsWith("patterns-"))
-    .reduce((n, folder) => n + readdirSync(join(dir, folder)).length, 0);
+    .reduce((n, folder) => n + readdirSync(join(dir, folder)).filter((f) => !f.startsWith("set-")).length, 0);
 }
 
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];

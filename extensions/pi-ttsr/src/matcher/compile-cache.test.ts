@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { RuleRegistry } from "../manager/registry.ts";
 import { testRule } from "../testing/rule-fixture.ts";
 import type { PatternSpec } from "./compile.ts";
-import { cacheFile, compileAll } from "./compile-cache.ts";
+import { cacheFile, compileAll, setFile } from "./compile-cache.ts";
 import { PatternSet } from "./pattern-set.ts";
 
 const SPECS: PatternSpec[] = [
@@ -36,10 +36,12 @@ describe("compile cache", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
     const first = compileAll(SPECS, dir);
     expect([first.cache, first.compiled]).toEqual(["miss", SPECS.length]);
-    // One file per pattern, in one folder of this compiler's.
+    // One file per pattern and one for the set, in one folder of this compiler's.
     const folder = dirname(cacheFile(dir, SPECS[0]!));
     expect(readdirSync(dir)).toEqual([folder.slice(dir.length + 1)]);
-    expect(readdirSync(folder).sort()).toEqual(SPECS.map((s) => cacheFile(dir!, s).slice(folder.length + 1)).sort());
+    expect(readdirSync(folder).sort()).toEqual(
+      [...SPECS.map((s) => cacheFile(dir!, s)), setFile(dir, SPECS)].map((f) => f.slice(folder.length + 1)).sort(),
+    );
     const second = compileAll(SPECS, dir);
     expect([second.cache, second.compiled]).toEqual(["hit", 0]);
     // Field for field, Infinity included (unbounded lengths and reaches, which JSON cannot carry as numbers).
@@ -65,7 +67,9 @@ describe("compile cache", () => {
     expect([result.cache, result.compiled]).toEqual(["miss", 1]);
     expect(result.results).toEqual(other.map((s) => compileAll([s]).results[0]));
     expect(SPECS.slice(0, 3).map((s) => statSync(cacheFile(dir!, s)).ino)).toEqual(kept);
-    expect(readdirSync(dirname(cacheFile(dir, edited)))).toHaveLength(SPECS.length + 1);
+    expect(readdirSync(dirname(cacheFile(dir, edited)))).toHaveLength(SPECS.length + 1 + 2);
+    // The edited set's start after that reads its one set file.
+    expect(compileAll(other, dir)).toMatchObject({ cache: "hit", compiled: 0 });
     // The same source in another window or with other flags is another pattern.
     expect(cacheFile(dir, { ...edited, window: "line" })).not.toBe(cacheFile(dir, edited));
     expect(cacheFile(dir, { ...edited, flags: "" })).not.toBe(cacheFile(dir, edited));
@@ -76,9 +80,13 @@ describe("compile cache", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
     const file = cacheFile(dir, SPECS[1]!);
     mkdirSync(dirname(file), { recursive: true });
+    const set = setFile(dir, SPECS);
     for (const junk of ["{not json", '{"format":4,"result":{}}', JSON.stringify({ format: 999, result: {} }), "null"]) {
       compileAll(SPECS, dir);
       writeFileSync(file, junk);
+      // The set's file answers without reading the pattern's; without it, the pattern is compiled again.
+      expect(compileAll(SPECS, dir)).toMatchObject({ cache: "hit", compiled: 0 });
+      writeFileSync(set, junk.replace("result", "results"));
       const result = compileAll(SPECS, dir);
       expect([result.cache, result.compiled]).toEqual(["miss", 1]);
       expect(result.results.map((r) => r.ok)).toEqual([true, true, true, true, true, true, false]);
@@ -86,13 +94,28 @@ describe("compile cache", () => {
     }
     // An entry for another pattern (edited by hand, or a collision) is not trusted, a refusal's no more than a
     // compiled pattern's.
-    for (const spec of [SPECS[0]!, SPECS[6]!]) {
+    for (const [k, spec] of [SPECS[0]!, SPECS[6]!].entries()) {
       const data = JSON.parse(readFileSync(cacheFile(dir, spec), "utf8"));
       if (data.result.ok) data.result.pattern.spec.source = "something else";
       else data.result.spec.source = "something else";
       writeFileSync(cacheFile(dir, spec), JSON.stringify(data));
+      const whole = JSON.parse(readFileSync(set, "utf8"));
+      whole.results[k === 0 ? 0 : 6] = data.result;
+      writeFileSync(set, JSON.stringify(whole));
       expect(compileAll(SPECS, dir).compiled).toBe(1);
     }
+  });
+
+  it("keeps the 8 newest rule sets' files, and every pattern's", () => {
+    dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
+    const sets = Array.from({ length: 11 }, (_, i) => [SPECS[0]!, { ...SPECS[0]!, source: `rule${i}` }]);
+    for (const set of sets) compileAll(set, dir);
+    const folder = dirname(cacheFile(dir, SPECS[0]!));
+    const names = readdirSync(folder);
+    expect(names.filter((n) => n.startsWith("set-"))).toHaveLength(8);
+    expect(names.filter((n) => !n.startsWith("set-"))).toHaveLength(12);
+    // An older set is put together again from its patterns' files, nothing compiled.
+    expect(compileAll(sets[0]!, dir)).toMatchObject({ cache: "hit", compiled: 0 });
   });
 
   it("compiles without a cache when the directory cannot be written", () => {

@@ -1,17 +1,18 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { codeFingerprint, writeFileAtomicSync } from "@pi-rails/agent-core/kit";
 import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec, type Refusal } from "./compile.ts";
 import { libraryVersions } from "./libs.ts";
 
 /**
- * Compiled patterns on disk, one file per pattern, so a session whose rules did not change starts without parsing
- * a regex or even loading the regex libraries, and editing one rule recompiles that rule alone. The files live in a
- * folder named by a hash of this format, pi-ttsr's version, the regex libraries' versions and the compiler's own
- * code; each file by a hash of its pattern (window, flags, source), which it also holds and which is checked on
- * reading. Written atomically (the kit's `writeFileAtomicSync`); a file that does not parse or does not fit is
- * ignored and rewritten.
+ * Compiled patterns on disk, so a session whose rules did not change starts without parsing a regex or even
+ * loading the regex libraries, and editing one rule recompiles that rule alone:
+ * - one file per pattern, named by a hash of its window, flags and source (which it also holds, checked on reading);
+ * - one file per rule set (the KEPT_SETS newest), so a start with the rules of an earlier one reads one file.
+ * They live in a folder named by a hash of this format, pi-ttsr's version, the regex libraries' versions and the
+ * compiler's own code. Written atomically (the kit's `writeFileAtomicSync`); a file that does not parse or does not
+ * fit is ignored and rewritten.
  */
 
 /** Bump when what compilePattern produces changes shape or meaning. */
@@ -60,12 +61,26 @@ export interface CompileAllResult {
   compiled: number;
 }
 
+/** Whole-set files kept per compiler folder (the newest; older ones are removed when one is written). */
+const KEPT_SETS = 8;
+
+/** The file holding a whole rule set's entries, named by a hash of its patterns in order. */
+export function setFile(cacheDir: string, specs: readonly PatternSpec[]): string {
+  const hash = createHash("sha256");
+  for (const s of specs) hash.update(`\u0000${s.window}\u0000${s.flags}\u0000${s.source}`);
+  return join(folderOf(cacheDir), `set-${hash.digest("hex").slice(0, 32)}.json`);
+}
+
 /**
- * Compiles every spec, through the cache in `cacheDir` when one is given: each pattern is read from its own file,
- * and only the patterns without one are compiled (and written). Never throws for cache trouble.
+ * Compiles every spec, through the cache in `cacheDir` when one is given. A rule set seen before is read from its
+ * one whole-set file (what most session starts do); otherwise each pattern is read from its own file, only the
+ * patterns without one are compiled (and written), and the set's file is written. Never throws for cache trouble.
  */
 export function compileAll(specs: readonly PatternSpec[], cacheDir?: string): CompileAllResult {
   if (!cacheDir) return { results: specs.map(compilePattern), cache: "off", compiled: specs.length };
+  const whole = setFile(cacheDir, specs);
+  const known = readSet(whole, specs);
+  if (known) return { results: known, cache: "hit", compiled: 0 };
   let compiled = 0;
   const results = specs.map((spec) => {
     const file = cacheFile(cacheDir, spec);
@@ -78,7 +93,34 @@ export function compileAll(specs: readonly PatternSpec[], cacheDir?: string): Co
     } catch {}
     return result;
   });
+  try {
+    writeFileAtomicSync(
+      whole,
+      JSON.stringify({ format: FORMAT, results: results.map((r, i) => toJson(r, specs[i]!)) }),
+    );
+    pruneSets(dirname(whole));
+  } catch {}
   return { results, cache: compiled === 0 ? "hit" : "miss", compiled };
+}
+
+function readSet(file: string, specs: readonly PatternSpec[]): CompileResult[] | undefined {
+  try {
+    const data = JSON.parse(readFileSync(file, "utf8")) as { format?: unknown; results?: unknown };
+    if (data.format !== FORMAT || !Array.isArray(data.results) || data.results.length !== specs.length) return;
+    const results = (data.results as unknown[]).map((r, i) => fromJson(r, specs[i]!));
+    return results.every((r) => r !== undefined) ? (results as CompileResult[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes all but the KEPT_SETS newest whole-set files of a folder (another process may be reading one: fine). */
+function pruneSets(folder: string): void {
+  const sets = readdirSync(folder)
+    .filter((name) => name.startsWith("set-") && name.endsWith(".json"))
+    .map((name) => ({ file: join(folder, name), at: statSync(join(folder, name)).mtimeMs }))
+    .sort((x, y) => y.at - x.at);
+  for (const old of sets.slice(KEPT_SETS)) rmSync(old.file, { force: true });
 }
 
 function readEntry(file: string, spec: PatternSpec): CompileResult | undefined {
