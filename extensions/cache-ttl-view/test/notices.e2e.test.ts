@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import {
   type CliHome,
+  closeAfterEach,
   type ModelServer,
   prepareCliHome,
   resolvePiCli,
@@ -19,22 +20,21 @@ import { PACKAGE_DIR } from "./cli-scenario.ts";
 const NOTICE = "pruning is off: the prompt-cache TTL of loopback/loopback-model";
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
+const keep = closeAfterEach(afterEach);
 let server: ModelServer | undefined;
 let home: CliHome | undefined;
-afterEach(async () => {
-  await server?.close();
-  home?.dispose();
-  server = undefined;
-  home = undefined;
-});
 
 async function loopbackHome(projectSettings?: Record<string, unknown>): Promise<CliHome> {
-  server = await startProviderServer("openai-completions", { script: (_request, index) => ({ text: `ok ${index}` }) });
-  home = prepareCliHome({
-    server,
-    settings: { cacheWarming: "off" },
-    ...(projectSettings ? { projectSettings } : {}),
-  });
+  server = keep(
+    await startProviderServer("openai-completions", { script: (_request, index) => ({ text: `ok ${index}` }) }),
+  );
+  home = keep(
+    prepareCliHome({
+      server,
+      settings: { cacheWarming: "off" },
+      ...(projectSettings ? { projectSettings } : {}),
+    }),
+  );
   return home;
 }
 

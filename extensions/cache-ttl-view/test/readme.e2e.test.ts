@@ -1,6 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CliHome, type ModelServer, prepareCliHome, runPi, startProviderServer } from "@pi-rails/testkit";
+import {
+  type CliHome,
+  closeAfterEach,
+  type ModelServer,
+  prepareCliHome,
+  runPi,
+  startProviderServer,
+} from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLOCK_OFFSET_ENV } from "../src/extension.ts";
 import { checkSection } from "../src/settings/settings.ts";
@@ -36,14 +43,9 @@ function strings(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
+const keep = closeAfterEach(afterEach);
 let server: ModelServer | undefined;
 let home: CliHome | undefined;
-afterEach(async () => {
-  await server?.close();
-  home?.dispose();
-  server = undefined;
-  home = undefined;
-});
 
 describe("the README's first screen", () => {
   it("says what it does, how to install into your own pi, one example and the setting people change first; internals later", () => {
@@ -68,23 +70,27 @@ describe("the README's first screen", () => {
     const notice = shownAs(shown.find((l) => l.includes("[SYSTEM MESSAGE]")) ?? "");
     const settings = JSON.parse(block("json"));
     let id = "missing";
-    server = await startProviderServer("openai-completions", {
-      strict: true,
-      script: (request, index) => {
-        if (index === 0) return { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "big.txt" } }] };
-        if (index === 2) {
-          id = /\[TRUNCATED FILE\] id=([0-9a-f]{8}) path=big\.txt/.exec(json(request.messages))?.[1] ?? "missing";
-          return { toolCalls: [{ id: "call_restore", name: "context_restore", arguments: { ids: [id] } }] };
-        }
-        return { text: `answer ${index}` };
-      },
-    });
-    home = prepareCliHome({
-      server,
-      files: { "big.txt": bigFile(50) },
-      settings: { cacheWarming: "off" },
-      projectSettings: settings,
-    });
+    server = keep(
+      await startProviderServer("openai-completions", {
+        strict: true,
+        script: (request, index) => {
+          if (index === 0) return { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "big.txt" } }] };
+          if (index === 2) {
+            id = /\[TRUNCATED FILE\] id=([0-9a-f]{8}) path=big\.txt/.exec(json(request.messages))?.[1] ?? "missing";
+            return { toolCalls: [{ id: "call_restore", name: "context_restore", arguments: { ids: [id] } }] };
+          }
+          return { text: `answer ${index}` };
+        },
+      }),
+    );
+    home = keep(
+      prepareCliHome({
+        server,
+        files: { "big.txt": bigFile(50) },
+        settings: { cacheWarming: "off" },
+        projectSettings: settings,
+      }),
+    );
     const first = await runPi(["-e", PACKAGE_DIR, "-p", "read big.txt"], { home, timeoutMs: 120_000 });
     expect(first.code, first.stderr).toBe(0);
     const later = await runPi(["-e", PACKAGE_DIR, "-p", "--continue", "what was on line 300?"], {

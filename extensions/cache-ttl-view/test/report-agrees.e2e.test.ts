@@ -2,7 +2,14 @@ import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { type CliHome, type ModelServer, prepareCliHome, runPi, startProviderServer } from "@pi-rails/testkit";
+import {
+  type CliHome,
+  closeAfterEach,
+  type ModelServer,
+  prepareCliHome,
+  runPi,
+  startProviderServer,
+} from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLOCK_OFFSET_ENV } from "../src/extension.ts";
 import { PACKAGE_DIR } from "./cli-scenario.ts";
@@ -16,24 +23,21 @@ import { bigFile, conversation, json } from "./helpers.ts";
 const BIN = join(PACKAGE_DIR, "bin", "cache-ttl.mjs");
 const run = promisify(execFile);
 
+const keep = closeAfterEach(afterEach);
 let server: ModelServer | undefined;
 let home: CliHome | undefined;
-afterEach(async () => {
-  await server?.close();
-  home?.dispose();
-  server = undefined;
-  home = undefined;
-});
 
 async function readHome(): Promise<CliHome> {
-  server = await startProviderServer("openai-completions", {
-    strict: true,
-    script: (_request, index) =>
-      index === 0
-        ? { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "big.txt" } }] }
-        : { text: `answer ${index}` },
-  });
-  home = prepareCliHome({ server, files: { "big.txt": bigFile(50) }, settings: { cacheWarming: "off" } });
+  server = keep(
+    await startProviderServer("openai-completions", {
+      strict: true,
+      script: (_request, index) =>
+        index === 0
+          ? { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "big.txt" } }] }
+          : { text: `answer ${index}` },
+    }),
+  );
+  home = keep(prepareCliHome({ server, files: { "big.txt": bigFile(50) }, settings: { cacheWarming: "off" } }));
   return home;
 }
 

@@ -2,7 +2,14 @@ import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import {
+  type CliHome,
+  closeAfterEach,
+  type ModelServer,
+  prepareCliHome,
+  runPi,
+  startModelServer,
+} from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { ruleFile } from "./helpers.ts";
 import { rpcSession } from "./rpc.ts";
@@ -21,18 +28,13 @@ const GOOD = ruleFile({ description: "no eval", condition: "\\beval\\(" }, "Neve
 const BAD_REGEX = ruleFile({ description: "no TODO fixes", condition: "TODO((fix" }, "Fix it now, no TODO(fix).");
 const count = (texts: readonly string[], needle: string) => texts.filter((t) => t.includes(needle)).length;
 
+const keep = closeAfterEach(afterEach);
 let server: ModelServer | undefined;
 let home: CliHome | undefined;
-afterEach(async () => {
-  await server?.close();
-  home?.dispose();
-  server = undefined;
-  home = undefined;
-}, E2E_TIMEOUT_MS);
 
 async function loopbackHome(files: Record<string, string>, projectSettings?: Record<string, unknown>) {
-  server = await startModelServer({ script: (_request, index) => ({ text: `ok ${index}` }) });
-  home = prepareCliHome({ server, files, ...(projectSettings ? { projectSettings } : {}) });
+  server = keep(await startModelServer({ script: (_request, index) => ({ text: `ok ${index}` }) }));
+  home = keep(prepareCliHome({ server, files, ...(projectSettings ? { projectSettings } : {}) }));
   return home;
 }
 

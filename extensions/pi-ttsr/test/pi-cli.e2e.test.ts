@@ -1,7 +1,14 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import {
+  type CliHome,
+  closeAfterEach,
+  type ModelServer,
+  prepareCliHome,
+  runPi,
+  startModelServer,
+} from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { ruleFile } from "./helpers.ts";
 
@@ -14,14 +21,9 @@ const RULE = ruleFile(
   "Never call eval(). Parse the input with JSON.parse or a real parser.",
 );
 
+const keep = closeAfterEach(afterEach);
 let server: ModelServer | undefined;
 let home: CliHome | undefined;
-afterEach(async () => {
-  await server?.close();
-  home?.dispose();
-  server = undefined;
-  home = undefined;
-}, E2E_TIMEOUT_MS);
 
 /**
  * What streams after the point a rule fires: long enough (seconds at the scripted pace) that the abort reaches
@@ -35,18 +37,20 @@ function userText(messages: Array<{ role: string; content?: unknown }>): string 
 
 describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEOUT_MS }, () => {
   it("interrupts, retries with the rule, and a resumed session does not fire the once rule again", async () => {
-    server = await startModelServer({
-      script: [
-        {
-          text: `Easy: just call eval(input) on it and return the result to the caller.${LONG_TAIL}`,
-          chunkSize: 4,
-          delayMs: 5,
-        },
-        { text: "Use JSON.parse(input) instead.", chunkSize: 4 },
-        { text: "Again I would eval(input) here.", chunkSize: 4 },
-      ],
-    });
-    home = prepareCliHome({ server, files: { ".pi/rules/no-eval.md": RULE } });
+    server = keep(
+      await startModelServer({
+        script: [
+          {
+            text: `Easy: just call eval(input) on it and return the result to the caller.${LONG_TAIL}`,
+            chunkSize: 4,
+            delayMs: 5,
+          },
+          { text: "Use JSON.parse(input) instead.", chunkSize: 4 },
+          { text: "Again I would eval(input) here.", chunkSize: 4 },
+        ],
+      }),
+    );
+    home = keep(prepareCliHome({ server, files: { ".pi/rules/no-eval.md": RULE } }));
 
     const first = await runPi(["-e", PACKAGE_DIR, "-p", "parse this"], { home });
     expect(first.code, first.stderr).toBe(0);
@@ -74,17 +78,21 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
   });
 
   it("delivers a non-interrupting prose rule as a hidden follow-up, and pi -p prints the continued answer", async () => {
-    server = await startModelServer({
-      script: [
-        { text: "Just eval(input) it.", chunkSize: 4 },
-        { text: "Correction: use JSON.parse(input).", chunkSize: 4 },
-      ],
-    });
-    home = prepareCliHome({
-      server,
-      files: { ".pi/rules/no-eval.md": RULE },
-      projectSettings: { ttsr: { interruptMode: "never" } },
-    });
+    server = keep(
+      await startModelServer({
+        script: [
+          { text: "Just eval(input) it.", chunkSize: 4 },
+          { text: "Correction: use JSON.parse(input).", chunkSize: 4 },
+        ],
+      }),
+    );
+    home = keep(
+      prepareCliHome({
+        server,
+        files: { ".pi/rules/no-eval.md": RULE },
+        projectSettings: { ttsr: { interruptMode: "never" } },
+      }),
+    );
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse this"], { home });
     expect(run.code, run.stderr).toBe(0);
     expect(server.requests).toHaveLength(2);
@@ -96,28 +104,32 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
   });
 
   it("stops a streaming tool call whose arguments break a path-scoped rule, before the tool runs", async () => {
-    server = await startModelServer({
-      script: [
-        {
-          toolCalls: [
-            {
-              name: "write",
-              arguments: { path: "src/a.ts", content: `export const x: any = 1;\n${"// more code\n".repeat(600)}` },
-            },
-          ],
-          chunkSize: 4,
-          delayMs: 5,
+    server = keep(
+      await startModelServer({
+        script: [
+          {
+            toolCalls: [
+              {
+                name: "write",
+                arguments: { path: "src/a.ts", content: `export const x: any = 1;\n${"// more code\n".repeat(600)}` },
+              },
+            ],
+            chunkSize: 4,
+            delayMs: 5,
+          },
+          { toolCalls: [{ name: "write", arguments: { path: "src/a.ts", content: "export const x: number = 1;\n" } }] },
+          { text: "Written." },
+        ],
+      }),
+    );
+    home = keep(
+      prepareCliHome({
+        server,
+        files: {
+          ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool:write(*.ts)" }, "Never use any."),
         },
-        { toolCalls: [{ name: "write", arguments: { path: "src/a.ts", content: "export const x: number = 1;\n" } }] },
-        { text: "Written." },
-      ],
-    });
-    home = prepareCliHome({
-      server,
-      files: {
-        ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool:write(*.ts)" }, "Never use any."),
-      },
-    });
+      }),
+    );
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "write it"], { home });
     expect(run.code, run.stderr).toBe(0);
     expect(server.requests[0]!.closedEarly).toBe(true);
@@ -128,11 +140,13 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
   });
 
   it("says what is wrong with a rule file and goes on", async () => {
-    server = await startModelServer({ script: [{ text: "fine" }] });
-    home = prepareCliHome({
-      server,
-      files: { ".pi/rules/broken.md": ruleFile({ condition: "(unclosed" }, "x"), ".pi/rules/no-eval.md": RULE },
-    });
+    server = keep(await startModelServer({ script: [{ text: "fine" }] }));
+    home = keep(
+      prepareCliHome({
+        server,
+        files: { ".pi/rules/broken.md": ruleFile({ condition: "(unclosed" }, "x"), ".pi/rules/no-eval.md": RULE },
+      }),
+    );
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "hi"], { home });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("fine");
@@ -140,13 +154,15 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
   });
 
   it("names a user rule ~/... to the provider, never by its absolute path", async () => {
-    server = await startModelServer({
-      script: [
-        { text: `Sure, eval(input) does it.${LONG_TAIL}`, chunkSize: 4, delayMs: 5 },
-        { text: "Use JSON.parse(input)." },
-      ],
-    });
-    home = prepareCliHome({ server, agentFiles: { "rules/no-eval.md": RULE } });
+    server = keep(
+      await startModelServer({
+        script: [
+          { text: `Sure, eval(input) does it.${LONG_TAIL}`, chunkSize: 4, delayMs: 5 },
+          { text: "Use JSON.parse(input)." },
+        ],
+      }),
+    );
+    home = keep(prepareCliHome({ server, agentFiles: { "rules/no-eval.md": RULE } }));
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse this"], { home });
     expect(run.code, run.stderr).toBe(0);
     expect(server.requests[0]!.closedEarly).toBe(true);

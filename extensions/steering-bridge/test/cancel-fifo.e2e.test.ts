@@ -1,24 +1,28 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import {
+  type CliHome,
+  closeAfterEach,
+  type ModelServer,
+  prepareCliHome,
+  runPi,
+  startModelServer,
+} from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { PACKAGE_DIR, runSteer } from "./steer-cli.ts";
 
+const keep = closeAfterEach(afterEach);
 let server: ModelServer | undefined;
 let home: CliHome | undefined;
-afterEach(async () => {
-  await server?.close();
-  home?.dispose();
-  server = undefined;
-  home = undefined;
-});
 
 describe("cancelled means the work stopped", () => {
   it("a cancelled read of a FIFO (no writer) releases what it blocked: pi -p finishes and exits", async () => {
-    server = await startModelServer({
-      script: [{ toolCalls: [{ id: "r1", name: "read", arguments: { path: "pipe" } }] }, { text: "READ-CANCELLED" }],
-    });
-    home = prepareCliHome({ server });
+    server = keep(
+      await startModelServer({
+        script: [{ toolCalls: [{ id: "r1", name: "read", arguments: { path: "pipe" } }] }, { text: "READ-CANCELLED" }],
+      }),
+    );
+    home = keep(prepareCliHome({ server }));
     execFileSync("mkfifo", [join(home.cwd, "pipe")]);
     const pi = runPi(["-e", PACKAGE_DIR, "-p", "read the pipe"], { home, timeoutMs: 30_000 });
     let status: { toolCallsInFlight: unknown[] } = { toolCallsInFlight: [] };

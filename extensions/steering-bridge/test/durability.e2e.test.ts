@@ -3,6 +3,7 @@ import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type CliHome,
+  closeAfterEach,
   type ModelServer,
   prepareCliHome,
   type RecordedRequest,
@@ -14,14 +15,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { conversation } from "./helpers.ts";
 import { PACKAGE_DIR, runSteer, waitFor } from "./steer-cli.ts";
 
+const keep = closeAfterEach(afterEach);
 let server: ModelServer | undefined;
 let home: CliHome | undefined;
-afterEach(async () => {
-  await server?.close();
-  home?.dispose();
-  server = undefined;
-  home = undefined;
-});
 
 /** The live pi's pid, from its steering registry file. */
 function piPid(h: CliHome): number {
@@ -51,8 +47,8 @@ describe("accepted means on disk; exactly once across processes (real pi CLI)", 
     it(`an item accepted during the first answer, just before ${signal} on pi -p, is delivered by --continue; a retry of its id is a duplicate`, async () => {
       // pi 1.6 writes a new session's file when the first prompt is sent: the session is on disk while the first
       // answer streams; the item is accepted then, and pi is stopped.
-      server = await startModelServer({ script: [slow, { text: "second run" }, slow] });
-      home = prepareCliHome({ server });
+      server = keep(await startModelServer({ script: [slow, { text: "second run" }, slow] }));
+      home = keep(prepareCliHome({ server }));
       const first = runPi(["-e", PACKAGE_DIR, "-p", "first"], { home, timeoutMs: 60_000 });
       await server.waitForRequests(1, 30_000);
       const accepted = await runSteer(
@@ -92,8 +88,8 @@ describe("accepted means on disk; exactly once across processes (real pi CLI)", 
   }
 
   it("a journal whose last line a crash cut short: the next pi cuts it off (said once, naming the file) and its settle is not glued onto it", async () => {
-    server = await startModelServer({ script: [slow, { text: "second run" }, { text: "third run" }] });
-    home = prepareCliHome({ server });
+    server = keep(await startModelServer({ script: [slow, { text: "second run" }, { text: "third run" }] }));
+    home = keep(prepareCliHome({ server }));
     const first = runPi(["-e", PACKAGE_DIR, "-p", "first"], { home, timeoutMs: 60_000 });
     await server.waitForRequests(1, 30_000);
     const accepted = await runSteer(["inject", "TORN-TAIL-ITEM", "--mode", "finish_step", "--id", "torn-job"], home);
@@ -123,8 +119,8 @@ describe("accepted means on disk; exactly once across processes (real pi CLI)", 
     it(`an item accepted before a new session's first prompt survives ${signal}: the next pi in the cwd delivers it once`, async () => {
       // pi 1.6 writes a new session's file with its first prompt: a pi that was started (here in RPC mode) and is
       // stopped before anyone prompted it leaves no session to --continue.
-      server = await startModelServer({ script: [{ text: "next session" }, { text: "one more" }] });
-      home = prepareCliHome({ server });
+      server = keep(await startModelServer({ script: [{ text: "next session" }, { text: "one more" }] }));
+      home = keep(prepareCliHome({ server }));
       const idle = spawn(process.execPath, [resolvePiCli(), "--mode", "rpc", "-e", PACKAGE_DIR], {
         cwd: home.cwd,
         env: home.env,
@@ -164,8 +160,8 @@ describe("accepted means on disk; exactly once across processes (real pi CLI)", 
   it("two concurrent --continue runs of one session: the carried item is delivered by one of them only", async () => {
     // Still streaming when run b has started and finished, with room for a slow start of b on a loaded machine.
     const runA = { text: "a".repeat(150), chunkSize: 1, delayMs: 100 };
-    server = await startModelServer({ script: [{ text: "first run" }, runA, { text: "run b" }] });
-    home = prepareCliHome({ server });
+    server = keep(await startModelServer({ script: [{ text: "first run" }, runA, { text: "run b" }] }));
+    home = keep(prepareCliHome({ server }));
     const fixture = join(PACKAGE_DIR, "test", "fixtures", "late-inject.ts");
     const first = await runPi(["-e", PACKAGE_DIR, "-e", fixture, "-p", "first"], { home });
     expect(first.code, first.stderr).toBe(0);

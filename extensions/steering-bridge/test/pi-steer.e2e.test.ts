@@ -1,32 +1,36 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CliHome, type ModelServer, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
+import {
+  type CliHome,
+  closeAfterEach,
+  type ModelServer,
+  prepareCliHome,
+  runPi,
+  startModelServer,
+} from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { conversation } from "./helpers.ts";
 import { alive, PACKAGE_DIR, runSteer, waitFor } from "./steer-cli.ts";
 
+const keep = closeAfterEach(afterEach);
 let server: ModelServer | undefined;
 let home: CliHome | undefined;
-afterEach(async () => {
-  await server?.close();
-  home?.dispose();
-  server = undefined;
-  home = undefined;
-});
 
 describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
   it("inject --mode interrupt_immediate while the model streams a write: the file is never created, the next request carries the item", async () => {
-    server = await startModelServer({
-      script: [
-        {
-          toolCalls: [{ id: "w1", name: "write", arguments: { path: "danger.txt", content: "x".repeat(2400) } }],
-          chunkSize: 4,
-          delayMs: 20,
-        },
-        { text: "Understood: I did not write danger.txt." },
-      ],
-    });
-    home = prepareCliHome({ server });
+    server = keep(
+      await startModelServer({
+        script: [
+          {
+            toolCalls: [{ id: "w1", name: "write", arguments: { path: "danger.txt", content: "x".repeat(2400) } }],
+            chunkSize: 4,
+            delayMs: 20,
+          },
+          { text: "Understood: I did not write danger.txt." },
+        ],
+      }),
+    );
+    home = keep(prepareCliHome({ server }));
     const pi = runPi(["-e", PACKAGE_DIR, "-p", "write danger.txt"], { home, timeoutMs: 90_000 });
     await server.waitForRequests(1, 30_000);
     await waitFor(() => server!.requests[0]!.deltasSent > 0, "the write call to stream");
@@ -85,13 +89,15 @@ describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
   }, 120_000);
 
   it("cancel of a running bash sleep 30: the process is gone within a second, the model sees the cancellation, pi finishes", async () => {
-    server = await startModelServer({
-      script: [
-        { toolCalls: [{ id: "sleepy", name: "bash", arguments: { command: "echo $$ > sleep.pid; exec sleep 30" } }] },
-        { text: "The host cancelled my sleep; finishing normally." },
-      ],
-    });
-    home = prepareCliHome({ server });
+    server = keep(
+      await startModelServer({
+        script: [
+          { toolCalls: [{ id: "sleepy", name: "bash", arguments: { command: "echo $$ > sleep.pid; exec sleep 30" } }] },
+          { text: "The host cancelled my sleep; finishing normally." },
+        ],
+      }),
+    );
+    home = keep(prepareCliHome({ server }));
     const pi = runPi(["-e", PACKAGE_DIR, "-p", "sleep for a while"], { home, timeoutMs: 90_000 });
     const pidFile = join(home.cwd, "sleep.pid");
     await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", "bash to start sleep");
@@ -122,8 +128,8 @@ describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
   }, 120_000);
 
   it("leftovers survive a real restart: carried into the next pi process, discarded and audited ones settled", async () => {
-    server = await startModelServer({ script: [{ text: "first run" }, { text: "second run" }] });
-    home = prepareCliHome({ server });
+    server = keep(await startModelServer({ script: [{ text: "first run" }, { text: "second run" }] }));
+    home = keep(prepareCliHome({ server }));
     const fixture = join(PACKAGE_DIR, "test", "fixtures", "late-inject.ts");
     const first = await runPi(["-e", PACKAGE_DIR, "-e", fixture, "-p", "first"], { home });
     expect(first.code, first.stderr).toBe(0);
@@ -138,7 +144,7 @@ describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
   }, 120_000);
 
   it("exit codes: usage errors and refusals", async () => {
-    home = prepareCliHome();
+    home = keep(prepareCliHome());
     const none = await runSteer(["pending"], home);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/no live pi session with the steering bridge/);
