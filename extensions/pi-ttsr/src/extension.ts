@@ -98,6 +98,7 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
     if (event.message.role === "assistant") session?.host.message_end(event.message, ctx);
   });
   pi.on("tool_call", (event, ctx) => session?.host.tool_call?.(event, ctx));
+  pi.on("agent_settled", (event, ctx) => session?.host.agent_settled?.(event, ctx));
   pi.on("tool_result", (event, ctx) => session?.core.toolResult(event, ctx));
   pi.on("turn_end", () => session?.core.manager.onTurnEnd());
 

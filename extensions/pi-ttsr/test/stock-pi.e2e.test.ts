@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -6,6 +6,7 @@ import {
   installStockPi,
   type ModelServer,
   prepareCliHome,
+  readSessionFile,
   runPi,
   STOCK_PI_VERSION,
   type StockPi,
@@ -13,6 +14,15 @@ import {
 } from "@pi-rails/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ruleFile } from "./helpers.ts";
+
+/** How each assistant message of the run's one session file ended. */
+function assistantStops(home: CliHome): string[] {
+  const sessions = join(home.agentDir, "sessions");
+  const files = readdirSync(sessions, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"));
+  expect(files).toHaveLength(1);
+  const entries = readSessionFile(join(sessions, files[0]!)) as { message?: { role?: string; stopReason?: string } }[];
+  return entries.flatMap((e) => (e.message?.role === "assistant" ? [e.message.stopReason ?? ""] : []));
+}
 
 /** Wall time is not what these tests measure: a loaded machine (2 cores, many runs) may take this long. */
 const E2E_TIMEOUT_MS = 180_000;
@@ -58,9 +68,12 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
     expect(run.stdout).toContain("Understood, I will not use any.");
   });
 
-  it("delivers a prose rule after the message instead of interrupting it", async () => {
+  it("interrupts a prose rule's response: the run stops and starts again with the rule, without the partial", async () => {
     server = await startModelServer({
-      script: [{ text: "Just eval(input) it.", chunkSize: 4 }, { text: "Correction: use JSON.parse." }],
+      script: [
+        { text: "Sure. Just call eval(input) and return the result; that is the quickest way.", chunkSize: 4 },
+        { text: "Use JSON.parse(input): it only parses data." },
+      ],
     });
     home = prepareCliHome({
       server,
@@ -68,10 +81,41 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
     });
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse it"], { home, piCli: stock.cli });
     expect(run.code, run.stderr).toBe(0);
-    expect(server.requests[0]!.closedEarly).toBe(false);
+    // The first response was aborted (the session keeps it, for its usage), the second answered.
+    expect(assistantStops(home)).toEqual(["aborted", "stop"]);
     expect(server.requests).toHaveLength(2);
-    expect(JSON.stringify(server.requests[1]!.messages)).toContain("Never call eval().");
-    expect(run.stdout).toContain("Correction: use JSON.parse.");
+    // The retry carries the rule and not the partial (pi never sends an aborted message to a model).
+    const retried = JSON.stringify(server.requests[1]!.messages);
+    expect(retried).toContain("Never call eval().");
+    expect(retried).toContain("parse it");
+    expect(retried).not.toContain("Just call eval");
+    expect(run.stdout).toContain("Use JSON.parse(input)");
+    expect(run.stdout).not.toContain("Just call eval");
+  });
+
+  it("past three interrupts in a row (each by another rule: a rule fires once), the next follows the message instead", async () => {
+    const names = ["alpha", "beta", "gamma", "delta"];
+    const says = (name: string) => ({
+      text: `Call ${name}Call(input) now, it is the quickest way to do it.`,
+      chunkSize: 4,
+    });
+    server = await startModelServer({
+      script: [...names.map(says), { text: "Correction: no such calls." }],
+    });
+    const files = Object.fromEntries(
+      names.map((name) => [
+        `.pi/rules/no-${name}.md`,
+        ruleFile({ condition: `\\b${name}Call\\(` }, `Never call ${name}Call().`),
+      ]),
+    );
+    home = prepareCliHome({ server, files });
+    const run = await runPi(["-e", PACKAGE_DIR, "-p", "do it"], { home, piCli: stock.cli });
+    expect(run.code, run.stderr).toBe(0);
+    expect(assistantStops(home)).toEqual(["aborted", "aborted", "aborted", "stop", "stop"]);
+    expect(server.requests).toHaveLength(5);
+    // The fourth rule was not interrupted for: it went after that message, and the model answered it.
+    expect(JSON.stringify(server.requests[4]!.messages)).toContain("Never call deltaCall().");
+    expect(run.stdout).toContain("Correction: no such calls.");
   });
 
   it("reads no ttsr settings from a project pi does not trust, and says so once", async () => {

@@ -37,6 +37,7 @@ export interface Host {
   message_start?: () => void;
   message_end: (message: AssistantMessage, ctx: ExtensionContext) => void;
   tool_call?: ExtensionHandler<EventOf<"tool_call">, ToolCallEventResult>;
+  agent_settled?: ExtensionHandler<EventOf<"agent_settled">>;
 }
 
 /** pi-ttsr's notices, each said once per process: kept on globalThis, so a /reload does not say them again. */

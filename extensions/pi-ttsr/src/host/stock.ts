@@ -1,34 +1,51 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { followUpMessage, rulesOf } from "../delivery/injection.ts";
+import { followUpMessage, interruptRetry, rulesOf } from "../delivery/injection.ts";
 import { renderInterrupt } from "../delivery/templates.ts";
 import type { DeltaInput, RuleMatch } from "../manager/ttsr-manager.ts";
 import type { DeliveryCore, Host } from "./delivery.ts";
 
 /** Said once when a session with rules runs on stock pi. */
 export const STOCK_PI_NOTICE =
-  "this pi has no stream_text hook (stock pi, without the pi-rails patch). Degraded: prose rules cannot " +
-  "interrupt a response and are delivered as a hidden follow-up after it; interrupting tool rules block the tool " +
-  "call before it runs; reminders on tool results work as usual.";
+  "this pi has no stream_text hook (stock pi, without the pi-rails patch). A prose rule still interrupts the " +
+  "response, by stopping the run and starting it again with the rule (pi shows the cut-off text and " +
+  '"Operation aborted" above the retried answer); interrupting tool rules block the tool call before it runs; ' +
+  "reminders on tool results work as usual.";
+
+/** As the patched loop's cap: past this many interrupts in a row, a prose rule follows the message instead. */
+export const MAX_CONSECUTIVE_INTERRUPTS = 3;
 
 /**
- * Stock pi (no pi-rails patch): deltas are watched on `message_update` and nothing can abort the request. A prose
- * rule that would interrupt follows the message instead (queued from `message_end`: best effort, stock pi has no
- * seam the loop waits at); an interrupting tool rule blocks its call at `tool_call`, before the tool runs.
+ * Stock pi (no pi-rails patch): deltas are watched on `message_update`. A prose rule that interrupts stops the run
+ * (`ctx.abort()`: pi keeps the aborted message in the session but never sends it to a model), and once pi has
+ * settled, the rule goes in as a hidden message that starts the run again. An interrupting tool rule blocks its
+ * call at `tool_call`, before the tool runs.
  */
 export function stockHost(core: DeliveryCore): Host {
-  const { manager } = core;
+  const { manager, pi } = core;
   /** Tool calls to block at `tool_call`, with the rules that matched their arguments. */
   const blocked = new Map<string, RuleMatch[]>();
+  /**
+   * The rules of the response being aborted now, delivered at `agent_settled`: as an interrupt when the response
+   * was aborted, as a follow-up when it ended before the abort took effect (the rule matched in its last delta).
+   */
+  let retrying: { rules: RuleMatch[]; completed: boolean } | undefined;
+  let consecutive = 0;
   const onDelta = (ctx: ExtensionContext, delta: DeltaInput) => {
     const interrupt = core.check(ctx, delta);
-    manager.queueProse(interrupt.filter((m) => m.source !== "tool"));
+    const prose = interrupt.filter((m) => m.source !== "tool");
+    if (prose.length > 0 && consecutive < MAX_CONSECUTIVE_INTERRUPTS) {
+      retrying = { rules: prose, completed: false };
+      consecutive++;
+      ctx.abort();
+    } else manager.queueProse(prose);
     for (const m of interrupt) {
       if (m.source === "tool" && m.toolCallId) blocked.set(m.toolCallId, [...(blocked.get(m.toolCallId) ?? []), m]);
     }
   };
   return {
     message_update(event, ctx) {
-      if (!manager.active) return;
+      // The rest of an aborted response is not read: it will not reach the model.
+      if (!manager.active || retrying) return;
       const e = event.assistantMessageEvent;
       if (e.type === "text_delta") onDelta(ctx, { source: "text", chunk: e.delta });
       else if (e.type === "thinking_delta") onDelta(ctx, { source: "thinking", chunk: e.delta });
@@ -45,13 +62,40 @@ export function stockHost(core: DeliveryCore): Host {
     },
 
     message_end({ stopReason }, ctx) {
+      if (retrying && stopReason !== "aborted") retrying.completed = true;
       const failed = stopReason === "aborted" || stopReason === "error";
-      if (!failed) core.settle();
+      if (!failed) {
+        core.settle();
+        consecutive = 0;
+      }
       const due = manager.onMessageEnd(stopReason);
       if (failed) blocked.clear();
-      if (due.length === 0) return;
-      core.pi.sendMessage(followUpMessage(due), { deliverAs: "followUp", triggerTurn: true });
+      if (due.length === 0 || retrying) return;
+      pi.sendMessage(followUpMessage(due), { deliverAs: "followUp", triggerTurn: true });
       core.deliver(ctx, due, "follow-up");
+    },
+
+    agent_settled(_event, ctx) {
+      const pending = retrying;
+      retrying = undefined;
+      if (!pending) return;
+      const { rules, completed } = pending;
+      if (completed) {
+        // The model's text reached the session whole: the rule follows it, as a reminder.
+        pi.sendMessage(followUpMessage(rules), { triggerTurn: true });
+        core.deliver(ctx, rules, "follow-up");
+        return;
+      }
+      const { customType, content, details } = interruptRetry(rules, manager.settings);
+      core.deliver(ctx, rules, "interrupt");
+      if (ctx.hasUI)
+        ctx.ui.notify(
+          `pi-ttsr: interrupted the response (${rulesOf(rules)
+            .map((r) => r.name)
+            .join(", ")}); retrying with the rule`,
+          "info",
+        );
+      pi.sendMessage({ customType, content, display: false, details }, { triggerTurn: true });
     },
 
     tool_call(event, ctx) {
