@@ -51,6 +51,12 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   pi.on("agent_end", () => session?.bridge.setRunning(false));
   pi.on("tool_execution_start", (event) => session?.bridge.tools.start(event.toolCallId, event.toolName, event.args));
   pi.on("tool_execution_end", (event) => session?.bridge.tools.end(event.toolCallId));
+  pi.on("turn_start", () => session?.host.turnStarted?.());
+  pi.on("turn_end", () => session?.host.turnEnded?.());
+  pi.on("tool_call", (event) => {
+    const reason = session?.host.blockToolCall?.(event.toolName);
+    return reason === undefined ? undefined : { block: true, reason };
+  });
   registerSeamHooks(pi, current, log);
 
   // Audit records that older versions wrote as messages stay in the session file but never reach the model.

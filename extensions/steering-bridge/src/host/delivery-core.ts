@@ -21,7 +21,15 @@ export type Notify = (key: string, message: string, level?: "info" | "warning") 
  * What differs between a patched and a stock pi (patched.ts, stock.ts), chosen once per session: the bridge's host
  * (seams or pi's own queue), after saying once what this pi lacks. Cancel is the same on both (agent-core's tools).
  */
-export type HostAdapter = (pi: ExtensionAPI, notify: Notify) => BridgeHost;
+export type HostAdapter = (pi: ExtensionAPI, notify: Notify) => SessionHost;
+
+/** A host's part in the session: the bridge's host, and what it does at pi's turn and tool-call events. */
+export interface SessionHost extends BridgeHost {
+  /** Why this tool call must not run (stock pi's stand-in for the pre-dispatch skip), or undefined. */
+  blockToolCall?: (toolName: string) => string | undefined;
+  turnStarted?: () => void;
+  turnEnded?: () => void;
+}
 
 /**
  * One session's steering, the same on both hosts: the bridge, its journal (accepted means on disk; only the process
@@ -30,6 +38,8 @@ export type HostAdapter = (pi: ExtensionAPI, notify: Notify) => BridgeHost;
  */
 export class SteeringSession {
   readonly bridge: SteeringBridge;
+  /** The host's handlers of pi's turn and tool-call events. */
+  readonly host: SessionHost;
   readonly #pi: ExtensionAPI;
   readonly #ctx: ExtensionContext;
   readonly #notify: Notify;
@@ -49,11 +59,12 @@ export class SteeringSession {
     this.#pi = pi;
     this.#ctx = ctx;
     this.#notify = (key, message, level) => notices.once(ctx, key, message, level);
+    this.host = host(pi, this.#notify);
     this.bridge = new SteeringBridge({
       sessionId: ctx.sessionManager.getSessionId(),
       cwd: ctx.cwd,
       host: {
-        ...host(pi, this.#notify),
+        ...this.host,
         cancel,
         audit: (items, seam, iteration) => writeAuditRecords(pi, items, seam, iteration),
       },
