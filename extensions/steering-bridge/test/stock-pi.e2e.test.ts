@@ -11,6 +11,8 @@ import {
   runPi,
   type StockPi,
   startModelServer,
+  startProviderServer,
+  WIRE_FORMATS,
 } from "@pi-rails/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { conversation } from "./helpers.ts";
@@ -121,40 +123,47 @@ describe("stock pi (published 1.6, no patch)", () => {
     ]);
   }, 120_000);
 
-  it("an interrupt_immediate item that arrives while the model answers keeps that answer's tool calls from running", async () => {
-    // The first answer (a bash call) is held until the item is in: the item arrives mid-turn, as a user's would.
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const ran = join(mkdtempSync(join(tmpdir(), "stock-skip-")), "ran");
-    server = await startModelServer({
-      script: async (_request, index) => {
-        if (index > 0) return { text: "Stopped before touching anything." };
-        await held;
-        return { toolCalls: [{ id: "touch", name: "bash", arguments: { command: `touch ${ran}` } }] };
-      },
-    });
-    home = prepareCliHome({ server });
-    const pi = runPi(["-e", PACKAGE_DIR, "-p", "touch the file"], { home, piCli: stock.cli, timeoutMs: 90_000 });
-    await server.waitForRequests(1, 60_000);
-    let injected: Awaited<ReturnType<typeof runSteer>> | undefined;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      // The socket is up once the session started; retry until it answers.
-      injected = await runSteer(["inject", "STOP-BEFORE-TOOLS", "--mode", "interrupt_immediate", "--json"], home);
-      if (injected.code === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(injected?.code, injected?.stderr).toBe(0);
-    release();
+  it.each(WIRE_FORMATS)(
+    "%s: an interrupt_immediate item that arrives while the model answers keeps that answer's tool calls from running, and the next request is valid",
+    async (format) => {
+      // The first answer (a bash call) is held until the item is in: the item arrives mid-turn, as a user's would.
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const ran = join(mkdtempSync(join(tmpdir(), "stock-skip-")), "ran");
+      server = await startProviderServer(format, {
+        strict: true,
+        script: async (_request, index) => {
+          if (index > 0) return { text: "Stopped before touching anything." };
+          await held;
+          return { toolCalls: [{ id: "touch", name: "bash", arguments: { command: `touch ${ran}` } }] };
+        },
+      });
+      home = prepareCliHome({ server });
+      const pi = runPi(["-e", PACKAGE_DIR, "-p", "touch the file"], { home, piCli: stock.cli, timeoutMs: 90_000 });
+      await server.waitForRequests(1, 60_000);
+      let injected: Awaited<ReturnType<typeof runSteer>> | undefined;
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline) {
+        // The socket is up once the session started; retry until it answers.
+        injected = await runSteer(["inject", "STOP-BEFORE-TOOLS", "--mode", "interrupt_immediate", "--json"], home);
+        if (injected.code === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(injected?.code, injected?.stderr).toBe(0);
+      release();
 
-    const result = await pi;
-    expect(result.code, result.stderr).toBe(0);
-    expect(existsSync(ran)).toBe(false);
-    expect(server.requests).toHaveLength(2);
-    const sent = conversation(server.requests[1]!.messages).map((m) => m.text);
-    expect(sent.slice(-2)).toEqual(["Tool call bash was not dispatched: interrupt_immediate", "STOP-BEFORE-TOOLS"]);
-    expect(result.stdout).toContain("Stopped before touching anything.");
-  }, 120_000);
+      const result = await pi;
+      expect(result.code, result.stderr).toBe(0);
+      expect(existsSync(ran)).toBe(false);
+      expect(server.requests).toHaveLength(2);
+      expect(server.requests.map((r) => r.rejected?.message ?? "accepted")).toEqual(["accepted", "accepted"]);
+      const sent = JSON.stringify(server.requests[1]!.messages);
+      expect(sent).toContain("Tool call bash was not dispatched: interrupt_immediate");
+      expect(sent.indexOf("STOP-BEFORE-TOOLS")).toBeGreaterThan(sent.indexOf("was not dispatched"));
+      expect(result.stdout).toContain("Stopped before touching anything.");
+    },
+    120_000,
+  );
 });
