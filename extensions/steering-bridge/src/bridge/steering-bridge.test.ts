@@ -11,10 +11,10 @@ describe("SteeringBridge drain table", () => {
     const bridge = new SteeringBridge({ sessionId: "s", cwd: "/" });
     const acks: Ack[] = [];
     bridge.onAck((ack) => acks.push(ack));
-    bridge.enqueue({ content: "audit", mode: "audit_only", kind: "message", leftover: "carry" });
-    bridge.enqueue({ content: "finish", mode: "finish_step", kind: "message" });
-    bridge.enqueue({ content: "interrupt", mode: "interrupt_immediate", kind: "message" });
-    bridge.enqueue({ content: "note", kind: "note" });
+    bridge.inject({ content: "audit", mode: "audit_only", kind: "message", leftover: "carry" });
+    bridge.inject({ content: "finish", mode: "finish_step", kind: "message" });
+    bridge.inject({ content: "interrupt", mode: "interrupt_immediate", kind: "message" });
+    bridge.inject({ content: "note", kind: "note" });
     const result = await bridge.drain(seam, 3, [call]);
     const policy = SEAM_DRAIN_POLICY[seam];
     const order = ["interrupt_immediate", "finish_step", "audit_only"] as const;
@@ -31,15 +31,15 @@ describe("SteeringBridge drain table", () => {
     const bridge = new SteeringBridge({ sessionId: "s", cwd: "/" });
     const seen: SteeringCheckpoint[] = [];
     bridge.onCheckpoint((checkpoint) => seen.push(checkpoint));
-    bridge.enqueue({ content: "n1", kind: "note" });
-    bridge.enqueue({ content: "n2", kind: "note" });
+    bridge.inject({ content: "n1", kind: "note" });
+    bridge.inject({ content: "n2", kind: "note" });
     expect((await bridge.drain("pre_compact", 2)).inboxDelivered).toBe(2);
     // pi's total also holds a message another extension delivered at the same seam.
     const pass = { iteration: 2, kind: "pre_compact", delivered: 3, dispatchSkipped: false } as const;
     expect(bridge.observe(pass)).toEqual({ ...pass, delivered: 1, inboxDelivered: 2 });
     // A pass the bridge did not drain (another seam, or the same seam reported twice) has no inbox notes of its own.
     expect(bridge.observe({ ...pass, kind: "post_compact" })).toMatchObject({ delivered: 3, inboxDelivered: 0 });
-    bridge.enqueue({ content: "n3", kind: "note" });
+    bridge.inject({ content: "n3", kind: "note" });
     await bridge.drain("post_compact", 2);
     expect(bridge.observe({ ...pass, iteration: 3, kind: "post_compact", delivered: 1 })).toMatchObject({
       delivered: 1,

@@ -1,7 +1,7 @@
 import { type CheckpointPass, CheckpointRegistry, type DeliveryMode, type LoopSeam } from "@pi-rails/agent-core/kit";
 import { renderItem } from "../queue/render.ts";
 import { SteeringQueue } from "../queue/steering-queue.ts";
-import type { Ack, EnqueueResult, RevokeResult, SteeringItem, SteeringItemInput } from "../queue/types.ts";
+import type { Ack, RevokeResult, SteeringItem, SteeringItemInput } from "../queue/types.ts";
 import type { SteeringCheckpoint } from "../seams/seam-log.ts";
 import { resolveCallId } from "./call-ids.ts";
 import type { CancelToolCallOptions, CancelToolCallResult, ToolCallInFlight } from "./cancel.ts";
@@ -150,10 +150,6 @@ export class SteeringBridge {
         return notes.map((item) => ({ message: renderItem(item, kind, iteration) as unknown as AgentMessage }));
       },
     });
-  }
-
-  enqueue(input: SteeringItemInput): EnqueueResult {
-    return this.queue.enqueue(input);
   }
 
   /** Without seams: hand every pending item to the host now (at accept, and items restored at session start). */
