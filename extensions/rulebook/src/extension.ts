@@ -1,6 +1,11 @@
-import { homedir } from "node:os";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { defineSessionEntry, readSessionEntries, resolveAgentDir, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import {
+  defineSessionEntry,
+  homeDir,
+  readSessionEntries,
+  resolveAgentDir,
+  writeSessionEntry,
+} from "@pi-rails/agent-core/kit";
 import {
   compileGlobMatchers,
   FILE_TOOLS,
@@ -82,7 +87,7 @@ export default function rulebook(pi: ExtensionAPI): void {
   const streamProblem = (rule: Rule) => ttsrSkipped.get(rule.name) ?? streamConditionProblem(rule);
 
   const load = async (ctx: ExtensionContext): Promise<SessionState> => {
-    const home = homedir();
+    const home = homeDir();
     const agentDir = resolveAgentDir();
     const trusted = ctx.isProjectTrusted();
     const { settings, errors, ttsrDisabledRules } = await readRulebookSettings(ctx.cwd, agentDir, {

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { homedir } from "node:os";
+import { homeDir } from "@pi-rails/agent-core/kit";
 import { loadRules, skippedMessage } from "@pi-rails/rulebook/discovery";
 import type { TtsrSettings } from "../settings/schema.ts";
 import { BUILTIN_PROVIDER, loadBuiltinRules, ruleFromText } from "./builtin.ts";
@@ -94,7 +94,7 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
       }
     }
   }
-  const base = { cwd: options.cwd, home: options.home ?? homedir() };
+  const base = { cwd: options.cwd, home: options.home ?? homeDir() };
   const rules: TtsrRule[] = [];
   for (const source of sources) {
     if (disabledNames.has(source.name) && !options.ruleFiles) {

@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
-import { homedir } from "node:os";
 import { resolve } from "node:path";
 import {
   type CliOutput,
   formatHelp,
+  homeDir,
   invocationCwd,
   parseCliArgs,
   RefusedError,
@@ -67,7 +67,7 @@ async function run(argv: readonly string[], io: CliOutput, env: NodeJS.ProcessEn
   if (!command) throw new UsageError("no command given");
   const out = (text: string) => io.stdout(`${text}\n`);
   const cwd = resolve(values.cwd ?? invocationCwd("rulebook", env));
-  const home = resolve(values.home ?? env["HOME"] ?? homedir());
+  const home = resolve(values.home ?? homeDir(env));
   const agentDir = resolve(values["agent-dir"] ?? resolveAgentDir({ ...env, HOME: home, USERPROFILE: home }));
   const cwdStats = statSync(cwd, { throwIfNoEntry: false });
   if (!cwdStats?.isDirectory()) throw new UsageError(`--cwd ${cwd} ${cwdStats ? "is not a folder" : "does not exist"}`);

@@ -374,3 +374,20 @@ describe("parse cache across module instances", () => {
     expect(copyCache.parseCacheStats()).toMatchObject({ reads: 1, hits: 1 });
   });
 });
+
+describe("loadRules: the agent dir for a given home", () => {
+  it("follows PI_CODING_AGENT_DIR, as pi does, also when a home is passed", async () => {
+    const elsewhere = join(world.home, "agent-elsewhere");
+    await writeTree(elsewhere, { "rules/from-env.md": "---\ndescription: env\n---\nFrom the env agent dir." });
+    await writeTree(world.home, { ".pi/agent/rules/from-home.md": "---\ndescription: home\n---\nFrom ~/.pi/agent." });
+    vi.stubEnv("PI_CODING_AGENT_DIR", elsewhere);
+    try {
+      const result = await loadRules({ cwd: world.cwd, home: world.home, settings: DEFAULT_SETTINGS });
+      const names = result.rules.map((rule) => rule.name);
+      expect(names).toContain("from-env");
+      expect(names).not.toContain("from-home");
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});

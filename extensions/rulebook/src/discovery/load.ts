@@ -1,6 +1,5 @@
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { resolveAgentDir } from "@pi-rails/agent-core/kit";
+import { homeDir, resolveAgentDir } from "@pi-rails/agent-core/kit";
 import { dedupeByName } from "../precedence/dedupe.ts";
 import { orderProviders } from "../precedence/order.ts";
 import type { PiContextFile, ProviderReport, Rule, RuleLoadResult, SkippedRule } from "../rule.ts";
@@ -51,8 +50,9 @@ export interface LoadRulesOptions {
  */
 export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResult> {
   const started = performance.now();
-  const home = options.home ?? homedir();
-  const agentDir = options.agentDir ?? (options.home ? join(home, ".pi", "agent") : resolveAgentDir());
+  const home = options.home ?? homeDir();
+  // pi's agent dir for that home: PI_CODING_AGENT_DIR still wins, as in pi.
+  const agentDir = options.agentDir ?? resolveAgentDir({ ...process.env, HOME: home, USERPROFILE: home });
   const warnings: RuleLoadResult["warnings"] = [];
   let settings = options.settings;
   let ttsrDisabled = options.ttsrDisabledRules ?? [];
