@@ -23,7 +23,6 @@ function logFile(kb) {
 }
 
 const chars = (messages) => JSON.stringify(messages).length;
-const tokens = (n) => Math.round(n / 4).toLocaleString("en-US");
 
 /** Run the stage; returns what happened (for the caller's summary and tests). */
 export async function runCacheTtlStage({ root, bold = (t) => t, dim = (t) => t, target = checkoutTarget(root) }) {
@@ -54,7 +53,7 @@ export async function runCacheTtlStage({ root, bold = (t) => t, dim = (t) => t, 
     if (first.code !== 0) throw new Error(`pi exited with ${first.code}: ${first.stderr}`);
     const before = server.requests[1]?.messages ?? [];
     console.log(
-      `   the model read the ${(log.length / 1024).toFixed(0)} KB log: request 2 is ${chars(before).toLocaleString("en-US")} chars`,
+      `   the model read the ${(log.length / 1024).toFixed(0)} KB log: its next request (request 2 of the session, carrying the file) is ${chars(before).toLocaleString("en-US")} chars`,
     );
 
     console.log(`\n$ pi${target.label(["cache-ttl-view"])} -p --continue "Is that a load problem?"`);
@@ -75,9 +74,9 @@ export async function runCacheTtlStage({ root, bold = (t) => t, dim = (t) => t, 
     console.log(bold("\n1. What was pruned"));
     console.log(`   the read result now: ${toolView ? textOf(toolView) : "(missing)"}`);
     console.log(`   the 50 KB file is in the request: ${fileGone ? "no" : "yes"}`);
-    console.log(bold("\n2. Tokens saved"));
+    console.log(bold("\n2. What the request weighs now"));
     console.log(
-      `   request 3 is ${chars(after).toLocaleString("en-US")} chars, ~${tokens(saved)} tokens fewer than request 2, on every request from now on`,
+      `   request 3 (the first of the second prompt) is ${chars(after).toLocaleString("en-US")} chars, ${saved.toLocaleString("en-US")} fewer than request 2, on every request from now on (the notice below gives the extension's token estimate)`,
     );
     console.log(bold("\n3. The notice the model saw"));
     console.log(`   ${notice ? `${notice.slice(0, 220)}…` : "(none)"}`);
@@ -87,7 +86,9 @@ export async function runCacheTtlStage({ root, bold = (t) => t, dim = (t) => t, 
     const session = file ? readFileSync(join(sessions, file), "utf8") : "";
     const originalKept = session.includes("handled job 300 ");
     console.log(bold("\n4. The session file on disk"));
-    console.log(`   still holds the original log: ${originalKept ? "yes" : "no"} (${file ?? "no session file"})`);
+    console.log(
+      `   still holds the original log: ${originalKept ? "yes" : "no"} (${file ? join(sessions, file) : "no session file"})`,
+    );
     console.log(dim('   the model can get it back with context_restore {"ids": [...]} (appended at the end)\n'));
     return {
       fileGone,

@@ -92,9 +92,20 @@ export async function runTtsrStage({ root, bold = (t) => t, dim = (t) => t, targ
     );
 
     console.log(bold("\n2. The model streams, and starts to break the rule"));
-    const abort = run.events.find((event) => event.type === "stream_abort");
+    const abortAt = run.events.findIndex((event) => event.type === "stream_abort");
+    const abort = run.events[abortAt];
+    // What pi had shown of the answer when the rule matched (the chunk that completed the match is never shown).
+    const partial = run.events
+      .slice(0, Math.max(0, abortAt))
+      .filter((event) => event.type === "message_update" && event.assistantMessageEvent?.type === "text_delta")
+      .map((event) => event.assistantMessageEvent.delta)
+      .join("");
+    console.log(`   the answer so far: ${JSON.stringify(partial.slice(-90))}`);
+    console.log(`   the next chunk completes the rule's condition /legacyFetch\\(/ (no-legacy-fetch)`);
     console.log(`   server: first stream closed by pi after ${first?.deltasSent} of ${first?.deltasPlanned} chunks`);
-    console.log(`   pi: stream_abort (attempt ${abort?.consecutive ?? "?"}), partial answer dropped`);
+    console.log(
+      `   pi: the stream hook cut that request (pi's stream_abort event, attempt ${abort?.consecutive ?? "?"}); the partial answer is dropped`,
+    );
 
     console.log(bold("\n3. The rule is injected (hidden) and the turn is retried"));
     const textOf = (message) =>
@@ -133,10 +144,11 @@ export async function runTtsrStage({ root, bold = (t) => t, dim = (t) => t, targ
       if (["session", "model_change", "thinking_level_change"].includes(entry.type)) continue;
       if (entry.type === "custom") {
         console.log(
-          `   custom entry ${entry.customType}: extension state, never sent to the model ${dim(JSON.stringify(entry.data))}`,
+          `   custom entry ${entry.customType}: an extension's own record in the session file, never sent to the model ${dim(JSON.stringify(entry.data))}`,
         );
         continue;
       }
+      // custom_message: a message an extension added to the conversation (here pi-ttsr's rule, hidden in the TUI).
       const what = entry.message?.role ?? entry.customType ?? "";
       console.log(
         `   ${entry.type}${what ? ` (${what}${entry.display === false ? ", hidden from the UI, seen by the model" : ""})` : ""}`,
