@@ -53,7 +53,16 @@ export function readmeLocalLinks(readme) {
 export function tarballProblems(manifest, files, readme = "") {
   const paths = new Set(files);
   const problems = [];
-  const required = ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts"];
+  // The library entry the package exports (pi-ttsr's is its bundle's, dist/pi/index.js).
+  const main = manifest.exports?.["."] ?? {};
+  const entry = (path, fallback) => (typeof path === "string" ? path : fallback).replace(/^\.\//, "");
+  const required = [
+    "package.json",
+    "README.md",
+    "LICENSE",
+    entry(main.import, "dist/index.js"),
+    entry(main.types, "dist/index.d.ts"),
+  ];
   for (const entry of manifest.pi?.extensions ?? []) required.push(entry.replace(/^\.\//, ""));
   for (const target of Object.values(manifest.bin ?? {})) required.push(String(target).replace(/^\.\//, ""));
   for (const path of required) if (!paths.has(path)) problems.push(`missing ${path}`);

@@ -17,7 +17,8 @@ describe("the packed @pi-rails/agent-core", () => {
     expect(tarball).toBeDefined();
     const listing = execFileSync("tar", ["-tzf", join(scratch, tarball!)], { encoding: "utf8" });
     expect(listing).toContain("package/dist/core/agent-loop.js");
-    expect(listing).toContain("package/dist/core/tool-call-registry.js");
+    expect(listing).toContain("package/dist/tools/call-registry.js");
+    expect(listing).not.toMatch(/\.map$/m);
     expect(listing).not.toContain("package/src/");
 
     const project = join(scratch, "project");
