@@ -18,6 +18,29 @@ const READ_BIG: ScriptedResponse = { toolCalls: [{ id: "call_read", name: "read"
 const bigId = (text: string) => /id=([0-9a-f]{8}(?:\.\d+)?) path=big\.txt/.exec(text)?.[1] ?? "missing";
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
+/**
+ * A restore scenario's script: the model reads big.txt (request 0); the pruned read's id is taken from request 2;
+ * at each index in `restores` the model calls context_restore on that id, one call per entry with its options;
+ * otherwise it answers. `id()` is the id it used.
+ */
+function restoring(restores: Record<number, { inPlace?: boolean }[]>) {
+  let id = "missing";
+  const script = (index: number, text: string): ScriptedResponse => {
+    if (index === 0) return READ_BIG;
+    if (index === 2) id = bigId(text);
+    const calls = restores[index];
+    if (!calls) return { text: `answer ${index}` };
+    return {
+      toolCalls: calls.map((options, n) => ({
+        id: `call_restore_${index}_${n}`,
+        name: "context_restore",
+        arguments: { ids: [id], ...options },
+      })),
+    };
+  };
+  return { script, id: () => id };
+}
+
 function captureStdout(): string[] {
   const out: string[] = [];
   vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
@@ -72,15 +95,7 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
   describe("context_restore is idempotent", () => {
     it("a second restore of the same id does not append the original again, and says where it is", async () => {
       const clock = { now: 1_000_000 };
-      const { server, t } = await start((index, text) => {
-        if (index === 0) return READ_BIG;
-        if (index === 2 || index === 3) {
-          return {
-            toolCalls: [{ id: `call_restore_${index}`, name: "context_restore", arguments: { ids: [bigId(text)] } }],
-          };
-        }
-        return { text: `answer ${index}` };
-      }, clock);
+      const { server, t } = await start(restoring({ 2: [{}], 3: [{}] }).script, clock);
       await t.prompt("read big.txt");
       clock.now += 10 * MIN;
       await t.prompt("what was on line 300?");
@@ -92,19 +107,7 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
 
     it("two calls of one turn for the same id (pi runs them together) append the original once", async () => {
       const clock = { now: 1_000_000 };
-      const { server, t } = await start((index, text) => {
-        if (index === 0) return READ_BIG;
-        if (index === 2) {
-          const ids = [bigId(text)];
-          return {
-            toolCalls: [
-              { id: "r1", name: "context_restore", arguments: { ids } },
-              { id: "r2", name: "context_restore", arguments: { ids } },
-            ],
-          };
-        }
-        return { text: `answer ${index}` };
-      }, clock);
+      const { server, t } = await start(restoring({ 2: [{}, {}] }).script, clock);
       await t.prompt("read big.txt");
       clock.now += 10 * MIN;
       await t.prompt("what was on line 300?");
@@ -119,25 +122,13 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
 
     it("an append and an in-place restore of the same id in one turn send the original once", async () => {
       const clock = { now: 1_000_000 };
-      let id = "missing";
-      const { server, t } = await start((index, text) => {
-        if (index === 0) return READ_BIG;
-        if (index === 2) {
-          id = bigId(text);
-          return {
-            toolCalls: [
-              { id: "r1", name: "context_restore", arguments: { ids: [id] } },
-              { id: "r2", name: "context_restore", arguments: { ids: [id], inPlace: true } },
-            ],
-          };
-        }
-        return { text: `answer ${index}` };
-      }, clock);
+      const scenario = restoring({ 2: [{}, { inPlace: true }] });
+      const { server, t } = await start(scenario.script, clock);
       await t.prompt("read big.txt");
       clock.now += 10 * MIN;
       await t.prompt("what was on line 300?");
       const tools = toolResults(server.requests[3]!);
-      expect(tools.at(-1)).toContain(`Already restored above in this conversation (not repeated): ${id}`);
+      expect(tools.at(-1)).toContain(`Already restored above in this conversation (not repeated): ${scenario.id()}`);
       expect(tools.at(-1)).not.toContain("Restored in place");
       expect(count(json(conversation(server.requests[3]!)), "line 300: payload")).toBe(1);
       expect(requestProblems(server.requests[3]!)).toEqual([]);
@@ -148,17 +139,7 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
 
     it("an in-place restore of an id an earlier turn appended (still in view) sends no second copy", async () => {
       const clock = { now: 1_000_000 };
-      let id = "missing";
-      const { server, t } = await start((index, text) => {
-        if (index === 0) return READ_BIG;
-        if (index === 2) {
-          id = bigId(text);
-          return { toolCalls: [{ id: "r1", name: "context_restore", arguments: { ids: [id] } }] };
-        }
-        if (index === 4)
-          return { toolCalls: [{ id: "r2", name: "context_restore", arguments: { ids: [id], inPlace: true } }] };
-        return { text: `answer ${index}` };
-      }, clock);
+      const { server, t } = await start(restoring({ 2: [{}], 4: [{ inPlace: true }] }).script, clock);
       await t.prompt("read big.txt");
       clock.now += 10 * MIN;
       await t.prompt("what was on line 300?");
@@ -170,23 +151,14 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
 
     it("an in-place restore of an id already restored answers that it is not pruned", async () => {
       const clock = { now: 1_000_000 };
-      let id = "missing";
-      const { server, t } = await start((index, text) => {
-        if (index === 0) return READ_BIG;
-        if (index === 2) {
-          id = bigId(text);
-          return { toolCalls: [{ id: "r1", name: "context_restore", arguments: { ids: [id], inPlace: true } }] };
-        }
-        if (index === 3)
-          return { toolCalls: [{ id: "r2", name: "context_restore", arguments: { ids: [id], inPlace: true } }] };
-        return { text: `answer ${index}` };
-      }, clock);
+      const scenario = restoring({ 2: [{ inPlace: true }], 3: [{ inPlace: true }] });
+      const { server, t } = await start(scenario.script, clock);
       await t.prompt("read big.txt");
       clock.now += 10 * MIN;
       await t.prompt("need it back");
       const tools = toolResults(server.requests[4]!);
       expect(tools.at(-2)).toContain("Restored in place");
-      expect(tools.at(-1)).toContain(`Not pruned (already shown in full where they are): ${id}`);
+      expect(tools.at(-1)).toContain(`Not pruned (already shown in full where they are): ${scenario.id()}`);
       expect(tools.at(-1)).not.toContain("Restored in place");
     });
   });
