@@ -1,4 +1,6 @@
+import { fileURLToPath } from "node:url";
 import type { ExtensionAPI, ToolDefinition } from "@earendil-works/pi-coding-agent";
+import { expandTilde } from "../kit/agent-dir.ts";
 import { ToolCallRegistry as Registry, type ToolCallRegistry } from "../tools/call-registry.ts";
 import { describeCancelledCall } from "../tools/cancelled.ts";
 
@@ -44,7 +46,15 @@ export function registerCancellableBuiltInTools(
 /** The options pi itself builds its built-in tools with, from the user's settings (`AgentSession._buildRuntime`). */
 export function builtInToolOptions(name: string, pi: Pick<ExtensionAPI, "getSettings">): object | undefined {
   const settings = pi.getSettings();
-  if (name === "bash") return { commandPrefix: settings.shellCommandPrefix, shellPath: settings.shellPath };
+  if (name === "bash")
+    return { commandPrefix: settings.shellCommandPrefix, shellPath: shellPathOf(settings.shellPath) };
   if (name === "read") return { autoResizeImages: settings.images?.autoResize ?? true };
   return undefined;
+}
+
+/** `shellPath` as pi's settings manager hands it to its bash: `~` expanded, a `file://` URL made a path. */
+function shellPathOf(shellPath: string | undefined): string | undefined {
+  if (!shellPath) return shellPath;
+  const expanded = expandTilde(shellPath);
+  return expanded.startsWith("file://") ? fileURLToPath(expanded) : expanded;
 }
