@@ -3,6 +3,8 @@
 // API key, no network). Three stages: a pi-ttsr rule fires while the model streams (with rulebook); cache-ttl-view
 // prunes the view after the prompt cache expired (scripts/demo/cache-ttl.mjs); pi-steer cancels a running tool
 // from a second process (scripts/demo/steering.mjs).
+// pnpm demo --stock: the same three stages on the published pi 1.6 (no patch; fetched once from the npm registry),
+// narrating what differs from the patched pi.
 // pnpm demo --installed: the same three stages on a pi installed from a local npm registry after a release, with
 // the extensions installed by `pi install npm:...` (scripts/demo/installed.mjs).
 import { spawnSync } from "node:child_process";
@@ -11,6 +13,7 @@ import { spawnSync } from "node:child_process";
 // --installed only the testkit (the embedded model and the local registry): pi and the extensions come from the
 // registry, built and released in a clone.
 const installed = process.argv.includes("--installed");
+const stock = process.argv.includes("--stock");
 const only = installed ? ["--filter=@pi-rails/testkit"] : [];
 const build = spawnSync("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only", ...only], {
   cwd: new URL("..", import.meta.url).pathname,
@@ -39,6 +42,17 @@ if (installed) {
 const { runTtsrStage, ttsrStagePassed } = await import("./demo/ttsr.mjs");
 const { runCacheTtlStage, cacheTtlStagePassed } = await import("./demo/cache-ttl.mjs");
 const { runSteeringStage, steeringStagePassed } = await import("./demo/steering.mjs");
+const { checkoutTarget, stockTarget } = await import("./demo/target.mjs");
+const target = stock ? await stockTarget(root) : checkoutTarget(root);
+if (stock) {
+  console.log(bold("pi-rails on stock pi 1.6 (the published @earendil-works/pi-coding-agent, no patch)"));
+  console.log(
+    dim(
+      "Each extension works in the user's own pi through pi's public events; where the patched pi does better, the\n" +
+        "stage says so.\n",
+    ),
+  );
+}
 const stages = [
   [runTtsrStage, ttsrStagePassed],
   [runCacheTtlStage, cacheTtlStagePassed],
@@ -47,7 +61,7 @@ const stages = [
 let failed = 0;
 for (const [index, [run, passed]] of stages.entries()) {
   if (index > 0) console.log(`\n${"─".repeat(100)}\n`);
-  if (!passed(await run({ root, bold, dim }))) failed++;
+  if (!passed(await run({ root, bold, dim, target }))) failed++;
 }
 console.log(
   dim(

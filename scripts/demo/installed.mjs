@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { runCacheTtlStage } from "./cache-ttl.mjs";
 import { runSteeringStage } from "./steering.mjs";
+import { interruptImmediateHeld, runInterruptImmediateCheck, runTtsrToolCallCheck } from "./stock-checks.mjs";
 import { installedTarget } from "./target.mjs";
 import { runTtsrStage } from "./ttsr.mjs";
 import { hasTmux, runTuiCheck } from "./tui.mjs";
@@ -312,6 +313,79 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
       console.log("  tmux is not installed: the TUI is not checked");
     }
 
+    // 2b. A user who keeps stock pi 1.6 (most users): a fresh HOME and npm prefix, the published pi from npm, the
+    // four extensions by `pi install npm:...` from the same registry; no patched pi anywhere on this machine's PATH.
+    const stockUser = join(scratch, "stock-pi-user");
+    const stockUserHome = join(stockUser, "home");
+    const stockUserPrefix = join(stockUser, "npm-prefix");
+    mkdirSync(stockUserHome, { recursive: true });
+    mkdirSync(stockUserPrefix, { recursive: true });
+    writeFileSync(
+      join(stockUserHome, ".npmrc"),
+      `registry=${registry.url}\nprefix=${stockUserPrefix}\ncache=${join(scratch, "user", "npm-cache")}\nfund=false\naudit=false\nupdate-notifier=false\n`,
+    );
+    const stockUserEnv = {
+      ...userEnv,
+      HOME: stockUserHome,
+      PATH: `${join(stockUserPrefix, "bin")}:${dirname(process.execPath)}:${process.env.PATH}`,
+    };
+    const stockPiUser = (command, args, cwd = stockUserHome) => sh(command, args, { cwd, env: stockUserEnv });
+    await step("stock pi: npm i -g @earendil-works/pi-coding-agent@1.6.0; pi install npm:@pi-rails/<name> x4", () => {
+      stockPiUser("npm", ["i", "-g", "@earendil-works/pi-coding-agent@1.6.0", "--ignore-scripts", "--prefer-offline"]);
+      for (const name of EXTENSIONS) stockPiUser("pi", ["install", `npm:@pi-rails/${name}`]);
+    });
+    const stockVersion = spawnSync("pi", ["--version"], { cwd: stockUserHome, env: stockUserEnv, encoding: "utf8" });
+    facts.stockPi = { version: `${stockVersion.stdout}${stockVersion.stderr}`.trim() };
+    facts.stockPi.patchedPresent = existsSync(join(stockUserPrefix, "lib", "node_modules", "@pi-rails", "pi"));
+    const stockNpmDir = join(stockUserHome, ".pi", "agent", "npm");
+    const stockSettings = JSON.parse(readFileSync(join(stockUserHome, ".pi", "agent", "settings.json"), "utf8"));
+    const stockTarget = installedTarget({
+      bin: join(stockUserPrefix, "bin"),
+      packages: stockSettings.packages,
+      npmDir: stockNpmDir,
+      host: "stock",
+      env: {
+        ...target.env,
+        npm_config_prefix: stockUserPrefix,
+        npm_config_userconfig: join(stockUserHome, ".npmrc"),
+        PATH: stockUserEnv.PATH,
+      },
+    });
+    console.log(
+      `  $ pi --version\n  ${facts.stockPi.version} (stock; @pi-rails/pi installed: ${facts.stockPi.patchedPresent})`,
+    );
+    facts.stockPi.ttsr = await step("stock pi, stage 1: pi-ttsr + rulebook", () =>
+      runTtsrStage({ root, bold, dim, target: stockTarget }),
+    );
+    facts.stockPi.cacheTtl = await step("stock pi, stage 2: cache-ttl-view", () =>
+      runCacheTtlStage({ root, bold, dim, target: stockTarget }),
+    );
+    facts.stockPi.steering = await step("stock pi, stage 3: steering-bridge and pi-steer", () =>
+      runSteeringStage({ root, bold, dim, target: stockTarget }),
+    );
+    facts.stockPi.toolRule = await step("stock pi: a pi-ttsr rule on a streamed tool call", () =>
+      runTtsrToolCallCheck({ root, target: stockTarget }),
+    );
+    console.log(`  ${JSON.stringify(facts.stockPi.toolRule)}`);
+    facts.stockPi.interruptImmediate = await step(
+      "stock pi: pi-steer inject --mode interrupt_immediate holds a tool batch, on every wire format",
+      () => runInterruptImmediateCheck({ root, target: stockTarget }),
+    );
+    for (const [format, result] of Object.entries(facts.stockPi.interruptImmediate)) {
+      console.log(
+        `  ${format}: ${interruptImmediateHeld(result) ? "held, next request accepted" : JSON.stringify(result)}`,
+      );
+    }
+    if (hasTmux()) {
+      facts.stockPi.tui = await step("the TUI of stock pi with pi-ttsr, in tmux", () =>
+        runTuiCheck({ root, target: stockTarget }),
+      );
+      console.log(
+        `  the screen shows: the cut-off partial ${facts.stockPi.tui.partialShown ? "yes" : "no"}; ` +
+          `"Operation aborted" ${facts.stockPi.tui.failureShown ? "yes" : "no"}; the retried answer ${facts.stockPi.tui.finalAnswerShown ? "yes" : "no"}`,
+      );
+    }
+
     // 3. One package released on its own, and `pi update --all` on the user's machine.
     // @pi-rails/pi is in the npm prefix; pi 1.6 keeps the extensions in its own npm folder.
     const installedVersion = (name) => {
@@ -443,6 +517,36 @@ export function installedChecks(facts) {
           ),
         ]
       : []),
+    check(
+      facts.stockPi?.version === "1.6.0" && facts.stockPi.patchedPresent === false,
+      "stock pi 1.6.0 from npm, the four extensions from `pi install`, no patched pi",
+    ),
+    check(
+      facts.stockPi?.ttsr?.aborted &&
+        facts.stockPi.ttsr.injection?.includes("rule_violation") &&
+        !facts.stockPi.ttsr.partialLeaked &&
+        facts.stockPi.ttsr.piExitCode === 0,
+      "stock pi: a prose rule interrupts the stream; the retry carries the rule, not the partial",
+    ),
+    check(
+      facts.stockPi?.toolRule?.code === 0 && !facts.stockPi.toolRule.toolRan && facts.stockPi.toolRule.ruleSent,
+      "stock pi: a tool rule keeps the streamed call from running; the model gets the rule",
+    ),
+    check(
+      facts.stockPi?.steering?.cancelled &&
+        facts.stockPi.steering.processGone &&
+        facts.stockPi.steering.modelToldCancelled,
+      "stock pi: pi-steer cancel of a running tool",
+    ),
+    check(
+      Object.values(facts.stockPi?.interruptImmediate ?? {}).length === 4 &&
+        Object.values(facts.stockPi.interruptImmediate).every(interruptImmediateHeld),
+      "stock pi: interrupt_immediate holds the pending batch; the next request is valid on all four wire formats",
+    ),
+    check(
+      facts.stockPi?.cacheTtl?.fileGone && facts.stockPi.cacheTtl.noticeSeen && facts.stockPi.cacheTtl.originalKept,
+      "stock pi: a prune after the TTL",
+    ),
     check(
       facts.secondRelease?.[INDEPENDENT]?.join() === "0.1.0,0.1.1" &&
         others.every((name) => facts.secondRelease[name].join() === "0.1.0"),

@@ -92,7 +92,12 @@ export async function runTtsrStage({ root, bold = (t) => t, dim = (t) => t, targ
     );
 
     console.log(bold("\n2. The model streams, and starts to break the rule"));
-    const abortAt = run.events.findIndex((event) => event.type === "stream_abort");
+    // The patched pi's stream hook cuts the request inside the loop (its stream_abort event); on stock pi the
+    // extension stops the run (ctx.abort) and pi ends the cut message as "aborted".
+    const abortAt = run.events.findIndex(
+      (event) =>
+        event.type === "stream_abort" || (event.type === "message_end" && event.message?.stopReason === "aborted"),
+    );
     const abort = run.events[abortAt];
     // What pi had shown of the answer when the rule matched (the chunk that completed the match is never shown).
     const partial = run.events
@@ -103,11 +108,29 @@ export async function runTtsrStage({ root, bold = (t) => t, dim = (t) => t, targ
     console.log(`   the answer so far: ${JSON.stringify(partial.slice(-90))}`);
     console.log(`   the next chunk completes the rule's condition /legacyFetch\\(/ (no-legacy-fetch)`);
     console.log(`   server: first stream closed by pi after ${first?.deltasSent} of ${first?.deltasPlanned} chunks`);
-    console.log(
-      `   pi: the stream hook cut that request (pi's stream_abort event, attempt ${abort?.consecutive ?? "?"}); the partial answer is dropped`,
-    );
+    if (target.host === "stock") {
+      console.log(
+        "   pi: pi-ttsr stopped the run at that delta (ctx.abort; pi ends the message as aborted); the partial is not sent again",
+      );
+      console.log(
+        dim(
+          "   (stock pi: the session file keeps the aborted message, and the TUI shows the cut-off text and pi's\n" +
+            '   "Operation aborted" above the retry; the patched pi\'s stream hook drops both)',
+        ),
+      );
+    } else {
+      console.log(
+        `   pi: the stream hook cut that request (pi's stream_abort event, attempt ${abort?.consecutive ?? "?"}); the partial answer is dropped`,
+      );
+    }
 
-    console.log(bold("\n3. The rule is injected (hidden) and the turn is retried"));
+    console.log(
+      bold(
+        target.host === "stock"
+          ? "\n3. The rule is injected (hidden) and the run starts again (pi's agent_settled event)"
+          : "\n3. The rule is injected (hidden) and the turn is retried",
+      ),
+    );
     const textOf = (message) =>
       typeof message.content === "string"
         ? message.content
@@ -149,12 +172,14 @@ export async function runTtsrStage({ root, bold = (t) => t, dim = (t) => t, targ
         continue;
       }
       // custom_message: a message an extension added to the conversation (here pi-ttsr's rule, hidden in the TUI).
-      const what = entry.message?.role ?? entry.customType ?? "";
+      const aborted = entry.message?.stopReason === "aborted" ? ", aborted: kept for its usage, never sent again" : "";
+      const what = `${entry.message?.role ?? entry.customType ?? ""}${aborted}`;
       console.log(
         `   ${entry.type}${what ? ` (${what}${entry.display === false ? ", hidden from the UI, seen by the model" : ""})` : ""}`,
       );
     }
     return {
+      host: target.host,
       alwaysApplyRuleSent: systemText.includes("Prefer named exports"),
       aborted: Boolean(abort),
       injection: injection ?? null,

@@ -43,4 +43,25 @@ describe("pnpm demo", () => {
     expect(stdout).toContain("Tool call call_slow_suite (bash) was cancelled by the host: user clicked stop");
     expect(stdout).toContain("pi finished (exit 0)");
   }, 180_000);
+
+  it("--stock: the same three stages on the published pi 1.6 (no patch), saying what differs", async () => {
+    const { stdout } = await run("pnpm", ["-s", "demo", "--stock"], {
+      cwd: repoRoot,
+      timeout: 300_000,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    expect(stdout).toContain("pi-rails on stock pi 1.6 (the published @earendil-works/pi-coding-agent, no patch)");
+    expect(stdout).not.toMatch(/\$ pi[^\n]*pi-rails/);
+    // Stage 1: the extension stops the run at the match and starts it again with the rule, without the partial.
+    expect(stdout).toContain("pi-ttsr stopped the run at that delta (ctx.abort");
+    expect(stdout).toContain('injected: <system-interrupt reason="rule_violation" rule="no-legacy-fetch"');
+    expect(stdout).toContain("the dropped partial sent again: no");
+    expect(stdout).toContain('fetchV2("/api/user"');
+    expect(stdout).toContain("the patched pi's stream hook drops both");
+    // Stages 2 and 3 work as on the patched pi.
+    expect(stdout).toContain("the 50 KB file is in the request: no");
+    expect(stdout).toContain("still holds the original log: yes");
+    expect(stdout).toContain("Tool call call_slow_suite (bash) was cancelled by the host: user clicked stop");
+    expect(stdout).toContain("pi finished (exit 0)");
+  }, 320_000);
 });

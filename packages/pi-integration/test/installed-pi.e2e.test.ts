@@ -70,6 +70,17 @@ describe("pnpm demo --installed", () => {
     expect(stdout).toContain("✓ pi-steer cancel of a running tool");
     expect(stdout).toContain("the 50 KB file is in the request: no");
     expect(stdout).toContain("✓ a prune after the TTL");
+    // A user who keeps stock pi 1.6: the extensions from `pi install`, each headline behaviour (issue 36's list).
+    expect(stdout).toContain("✓ stock pi 1.6.0 from npm, the four extensions from `pi install`, no patched pi");
+    expect(stdout).toContain(
+      "✓ stock pi: a prose rule interrupts the stream; the retry carries the rule, not the partial",
+    );
+    expect(stdout).toContain("✓ stock pi: a tool rule keeps the streamed call from running; the model gets the rule");
+    expect(stdout).toContain("✓ stock pi: pi-steer cancel of a running tool");
+    expect(stdout).toContain(
+      "✓ stock pi: interrupt_immediate holds the pending batch; the next request is valid on all four wire formats",
+    );
+    expect(stdout).toContain("✓ stock pi: a prune after the TTL");
     // Independent publishing and `pi update --all` (pi 1.6: a bare `pi update` is pi alone).
     expect(stdout).toContain("✓ independent release: only @pi-rails/cache-ttl-view got a new version (0.1.1)");
     expect(stdout).toContain("@pi-rails/cache-ttl-view: 0.1.0 → 0.1.1");

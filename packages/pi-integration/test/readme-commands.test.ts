@@ -41,6 +41,11 @@ const RUN_BY: { command: RegExp; by: string; evidence: string }[] = [
   { command: /^(flock \S+ )?pnpm install$/, by: ".ci/run", evidence: "step pnpm install" },
   { command: /^pnpm test$/, by: ".ci/run", evidence: "step pnpm test" },
   { command: /^pnpm demo$/, by: "packages/pi-integration/test/demo.test.ts", evidence: '["demo"]' },
+  {
+    command: /^pnpm demo --stock$/,
+    by: "packages/pi-integration/test/demo.test.ts",
+    evidence: '["-s", "demo", "--stock"]',
+  },
   { command: /^pnpm release --dry-run$/, by: ".ci/run", evidence: "step pnpm release --dry-run" },
   // The install path and the release flow: `pnpm demo --installed` runs them against a local registry.
   {

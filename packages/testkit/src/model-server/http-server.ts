@@ -80,6 +80,8 @@ export async function startWireServer(
       scriptExhausted: false,
       deltasPlanned: 0,
       deltasSent: 0,
+      receivedAt: performance.now(),
+      deltaTimes: [],
       closedEarly: false,
       completed: false,
     };
@@ -177,7 +179,10 @@ export async function startWireServer(
       if (frame.apart) await pauseFor(APART_MS);
       if (closed) return;
       res.write(frame.text);
-      if (frame.delta) record.deltasSent++;
+      if (frame.delta) {
+        record.deltasSent++;
+        record.deltaTimes.push(performance.now());
+      }
       if (frame.usage) record.usageReported = { ...frame.usage };
     }
     if (closed) return;

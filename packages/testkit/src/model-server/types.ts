@@ -118,6 +118,10 @@ export interface RecordedRequest {
   deltasPlanned: number;
   /** Content deltas actually written before the response ended or the client went away. */
   deltasSent: number;
+  /** When the request arrived (`performance.now()` of the server's process): latency benches read it. */
+  receivedAt: number;
+  /** When each content delta was written (`performance.now()`), in order: `deltaTimes.length === deltasSent`. */
+  deltaTimes: number[];
   /** The client closed the connection before the server finished the response. */
   closedEarly: boolean;
   /** The server wrote the whole response (including `[DONE]`, or the error body). */
