@@ -46,8 +46,9 @@ export {
   splitLiteral,
 } from "./matcher/compile.ts";
 export { JsonStringDecoder, pathsFromArgs } from "./matcher/json-strings.ts";
+export type { Lane } from "./matcher/lane.ts";
 export { naiveFirstMatches } from "./matcher/naive-first-matches.ts";
-export { type Lane, PatternSet } from "./matcher/pattern-set.ts";
+export { PatternSet } from "./matcher/pattern-set.ts";
 export { NATIVE_MAX_WINDOW, type PatternHit, StreamMatcher } from "./matcher/stream-matcher.ts";
 export { TextBuffer } from "./matcher/text-buffer.ts";
 export { BUILTIN_RULES_DIR, loadBuiltinRules } from "./rules/builtin.ts";

@@ -11,6 +11,17 @@
  * is timed in CPU time directly.
  */
 
+/**
+ * Native work on one pattern in one delta may cost this much (ms of its own CPU time; neither other processes nor
+ * garbage collection count). A pattern over it on NATIVE_STRIKES deltas of a session, or over 4 times it on one, is
+ * suspended for the session, with one warning. Single native calls are bounded by their windows (the stream
+ * matcher's NATIVE_MAX_WINDOW, less for patterns with polynomial backtracking), so the event loop is never held long.
+ */
+export const NATIVE_DELTA_BUDGET_MS = 40;
+export const NATIVE_STRIKES = 3;
+/** Native work of all patterns on one delta; past it the costliest pattern of the delta is suspended. */
+export const NATIVE_TOTAL_BUDGET_MS = 120;
+
 type CpuUsage = () => { user: number; system: number };
 
 const threadCpu = (process as unknown as { threadCpuUsage?: CpuUsage }).threadCpuUsage;

@@ -1,23 +1,14 @@
 import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec, type Refusal } from "./compile.ts";
+import type { Lane, LaneOwner } from "./lane.ts";
 import { LazyDfa } from "./lazy-dfa.ts";
-import type { BudgetLimits } from "./native-budget.ts";
+import { type BudgetLimits, NATIVE_DELTA_BUDGET_MS, NATIVE_STRIKES, NATIVE_TOTAL_BUDGET_MS } from "./native-budget.ts";
 import { StartFinder } from "./start-finder.ts";
-import { NATIVE_DELTA_BUDGET_MS, NATIVE_STRIKES, NATIVE_TOTAL_BUDGET_MS, StreamMatcher } from "./stream-matcher.ts";
+import { StreamMatcher } from "./stream-matcher.ts";
 
 export interface PatternSetOptions {
   /** Results of compiling `specs` (e.g. from the compile cache); compiled here when absent. */
   compiled?: ReadonlyArray<CompileResult>;
   nativeBudgetMs?: number;
-}
-
-/**
- * The units one kind of stream runs (prose, thinking, tool calls): its own automaton over just those units, and
- * the ones it checks natively. A stream whose source no rule watches does no work at all.
- */
-export interface Lane {
-  readonly dfa: LazyDfa;
-  readonly nativeIds: readonly number[];
-  readonly chunkIds: readonly number[];
 }
 
 export interface Suspension {
@@ -26,7 +17,7 @@ export interface Suspension {
 }
 
 /** A compiled set of patterns sharing one lazy automaton; create once per rule set, reuse across streams. */
-export class PatternSet {
+export class PatternSet implements LaneOwner {
   readonly patterns: ReadonlyArray<CompiledPattern | undefined>;
   /** Per pattern: why it was refused at load (with `refusals`: the kind), undefined when it compiled. */
   readonly errors: ReadonlyArray<string | undefined>;

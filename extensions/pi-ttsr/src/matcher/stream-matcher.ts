@@ -1,23 +1,11 @@
 import { type CompiledPattern, NEVER_SETTLES, POLYNOMIAL_MAX_WINDOW } from "./compile.ts";
+import type { Lane, LaneOwner } from "./lane.ts";
 import type { DfaState } from "./lazy-dfa.ts";
 import { DeltaBudget, overBudget } from "./native-budget.ts";
-import type { Lane, PatternSet } from "./pattern-set.ts";
 import { TextBuffer } from "./text-buffer.ts";
 
 /** Native searches never look further back than this (bounds time on pathological long windows). */
 export const NATIVE_MAX_WINDOW = 64 * 1024;
-
-/**
- * Native work on one pattern in one delta may cost this much (ms of its own CPU time: see native-budget.ts; neither
- * other processes nor garbage collection count). A pattern over it on NATIVE_STRIKES deltas of a session, or over 4
- * times it on one, is suspended for the session, with one warning. Single native calls are bounded by their windows
- * (NATIVE_MAX_WINDOW, less for patterns with polynomial backtracking), so the event loop is never held for long.
- */
-export const NATIVE_DELTA_BUDGET_MS = 40;
-export const NATIVE_STRIKES = 3;
-/** Native work of all patterns on one delta; past it the costliest pattern of the delta is suspended. */
-export const NATIVE_TOTAL_BUDGET_MS = 120;
-export { POLYNOMIAL_MAX_WINDOW };
 
 /** Native calls on windows up to this long (of patterns without polynomial backtracking) are not timed. */
 const UNTIMED_WINDOW = 1024;
@@ -73,7 +61,7 @@ export class StreamMatcher {
   private readonly budget = new DeltaBudget();
 
   constructor(
-    private readonly set: PatternSet,
+    private readonly set: LaneOwner,
     private readonly lane: Lane = set.fullLane,
   ) {
     this.state = lane.dfa.start;
