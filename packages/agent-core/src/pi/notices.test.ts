@@ -16,4 +16,15 @@ describe("NoticeBoard", () => {
     board.reset();
     expect(board.once(ui, "k", "again")).toBe(true);
   });
+
+  it("remembers keys one by one for a grouped notice, and shows without memory", () => {
+    const written: string[] = [];
+    const board = new NoticeBoard("rulebook", { write: (line) => written.push(line) });
+    expect(board.remember(["a", "b"])).toEqual(["a", "b"]);
+    expect(board.remember(["b", "c", "c"])).toEqual(["c"]);
+    board.show(undefined, "2 warnings", "info");
+    board.show(undefined, "2 warnings", "info");
+    expect(written).toEqual(["rulebook: 2 warnings", "rulebook: 2 warnings"]);
+    expect(board.once(undefined, "a", "already remembered")).toBe(false);
+  });
 });

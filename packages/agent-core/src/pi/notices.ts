@@ -24,10 +24,30 @@ export class NoticeBoard {
   once(ctx: NoticeContext | undefined, key: string, message: string, level: NoticeLevel = "warning"): boolean {
     if (this.#shown.has(key)) return false;
     this.#shown.add(key);
+    this.show(ctx, message, level);
+    return true;
+  }
+
+  /**
+   * Marks `keys` as shown and returns those that were not shown before, in order: for a caller that says several
+   * things in one grouped notice (see `show`) but must remember each one on its own, or that seeds the board
+   * with what an earlier instance of the same session already said (a /reload).
+   */
+  remember(keys: Iterable<string>): string[] {
+    const fresh: string[] = [];
+    for (const key of keys) {
+      if (this.#shown.has(key)) continue;
+      this.#shown.add(key);
+      fresh.push(key);
+    }
+    return fresh;
+  }
+
+  /** Shows `message` now, with no memory: the display half of `once` (interactive notice, else stderr). */
+  show(ctx: NoticeContext | undefined, message: string, level: NoticeLevel = "warning"): void {
     const text = `${this.#prefix}: ${message}`;
     if (ctx?.hasUI) ctx.ui.notify(text, level);
     else this.#write(level === "info" ? text : `${level}: ${text}`);
-    return true;
   }
 
   /** Forget what was shown (a new session starts). */
