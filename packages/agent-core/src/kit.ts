@@ -46,7 +46,9 @@ export {
   type CodeFingerprintOptions,
   cacheDirFromEnv,
   codeFingerprint,
+  readJsonCache,
   writeFileAtomicSync,
+  writeJsonCache,
 } from "./kit/disk-cache.ts";
 export { isInside, type PathApi, relativeInside } from "./kit/paths.ts";
 export { type BranchEntry, type BranchSource, sessionBranch } from "./kit/session-branch.ts";

@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { codeFingerprint, writeFileAtomicSync } from "@pi-rails/agent-core/kit";
+import { codeFingerprint, readJsonCache, writeJsonCache } from "@pi-rails/agent-core/kit";
 import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec, type Refusal } from "./compile.ts";
-import { libraryVersions } from "./libs.ts";
 
 /**
  * Compiled patterns on disk, so a session whose rules did not change starts without parsing a regex or even
@@ -11,8 +10,8 @@ import { libraryVersions } from "./libs.ts";
  * - one file per pattern, named by a hash of its window, flags and source (which it also holds, checked on reading);
  * - one file per rule set (the KEPT_SETS newest), so a start with the rules of an earlier one reads one file.
  * They live in a folder named by a hash of this format, pi-ttsr's version, the regex libraries' versions and the
- * compiler's own code. Written atomically (the kit's `writeFileAtomicSync`); a file that does not parse or does not
- * fit is ignored and rewritten.
+ * compiler's own code. Read and written with the kit's JSON cache routines (atomic writes); a file that does not
+ * parse or does not fit is ignored and rewritten.
  */
 
 /** Bump when what compilePattern produces changes shape or meaning. */
@@ -21,30 +20,23 @@ const FORMAT = 5;
 /** The compiler's modules, read from the package's shipped src/ so every build of it hashes the same files. */
 const COMPILER_SOURCES = ["compile", "analysis", "automaton", "language-check", "redos", "compile-cache"];
 
+/** The regex libraries, whose versions change what a compiled pattern looks like. */
+const REGEX_LIBRARIES = ["refa", "regexp-ast-analysis", "scslre"];
+
 /**
- * A hash of the compiler's own code and pi-ttsr's version, so a changed compiler never reads entries an older one wrote, even when the
- * version number did not change (a development build, a patched install).
+ * The folder of this compiler's entries in `cacheDir`, named by the kit's hash of the compiler's own code, pi-ttsr's
+ * and the regex libraries' versions and FORMAT: a changed compiler never reads entries an older one wrote, even when
+ * no version number changed (a development build, a patched install).
  */
-function compilerCode(): string {
-  return codeFingerprint({
+function folderOf(cacheDir: string): string {
+  const compiler = codeFingerprint({
     packageName: "@pi-rails/pi-ttsr",
     from: import.meta.url,
     sources: COMPILER_SOURCES.map((name) => `src/matcher/${name}.ts`),
+    dependencies: REGEX_LIBRARIES,
+    salt: `${FORMAT}`,
   });
-}
-
-const folders = new Map<string, string>();
-
-/** The folder of this compiler's entries in `cacheDir`. */
-function folderOf(cacheDir: string): string {
-  let folder = folders.get(cacheDir);
-  if (!folder) {
-    const hash = createHash("sha256");
-    hash.update(JSON.stringify({ format: FORMAT, libs: libraryVersions(), compiler: compilerCode() }));
-    folder = join(cacheDir, `patterns-${hash.digest("hex").slice(0, 16)}`);
-    folders.set(cacheDir, folder);
-  }
-  return folder;
+  return join(cacheDir, `patterns-${compiler.slice(0, 16)}`);
 }
 
 /** The cache file of one pattern: in this compiler's folder, named by a hash of the pattern. */
@@ -88,49 +80,46 @@ export function compileAll(specs: readonly PatternSpec[], cacheDir?: string): Co
     if (cached) return cached;
     compiled++;
     const result = compilePattern(spec);
-    try {
-      writeFileAtomicSync(file, JSON.stringify({ format: FORMAT, result: toJson(result, spec) }));
-    } catch {}
+    writeJsonCache(file, { format: FORMAT, result: toJson(result, spec) });
     return result;
   });
-  try {
-    writeFileAtomicSync(
-      whole,
-      JSON.stringify({ format: FORMAT, results: results.map((r, i) => toJson(r, specs[i]!)) }),
-    );
+  if (writeJsonCache(whole, { format: FORMAT, results: results.map((r, i) => toJson(r, specs[i]!)) })) {
     pruneSets(dirname(whole));
-  } catch {}
+  }
   return { results, cache: compiled === 0 ? "hit" : "miss", compiled };
 }
 
 function readSet(file: string, specs: readonly PatternSpec[]): CompileResult[] | undefined {
-  try {
-    const data = JSON.parse(readFileSync(file, "utf8")) as { format?: unknown; results?: unknown };
+  return readJsonCache(file, (json) => {
+    const data = json as { format?: unknown; results?: unknown };
     if (data.format !== FORMAT || !Array.isArray(data.results) || data.results.length !== specs.length) return;
     const results = (data.results as unknown[]).map((r, i) => fromJson(r, specs[i]!));
     return results.every((r) => r !== undefined) ? (results as CompileResult[]) : undefined;
-  } catch {
-    return undefined;
-  }
+  });
 }
 
-/** Removes all but the KEPT_SETS newest whole-set files of a folder (another process may be reading one: fine). */
+/**
+ * Removes all but the KEPT_SETS newest whole-set files of a folder (another process may be reading one: fine; one
+ * may be pruning too: a file gone in between is skipped). Never throws.
+ */
 function pruneSets(folder: string): void {
-  const sets = readdirSync(folder)
-    .filter((name) => name.startsWith("set-") && name.endsWith(".json"))
-    .map((name) => ({ file: join(folder, name), at: statSync(join(folder, name)).mtimeMs }))
-    .sort((x, y) => y.at - x.at);
-  for (const old of sets.slice(KEPT_SETS)) rmSync(old.file, { force: true });
+  try {
+    const sets = readdirSync(folder)
+      .filter((name) => name.startsWith("set-") && name.endsWith(".json"))
+      .map((name) => ({
+        file: join(folder, name),
+        at: statSync(join(folder, name), { throwIfNoEntry: false })?.mtimeMs,
+      }))
+      .sort((x, y) => (y.at ?? 0) - (x.at ?? 0));
+    for (const old of sets.slice(KEPT_SETS)) rmSync(old.file, { force: true });
+  } catch {}
 }
 
 function readEntry(file: string, spec: PatternSpec): CompileResult | undefined {
-  try {
-    const data = JSON.parse(readFileSync(file, "utf8")) as { format?: unknown; result?: unknown };
-    if (data.format !== FORMAT) return undefined;
-    return fromJson(data.result, spec);
-  } catch {
-    return undefined;
-  }
+  return readJsonCache(file, (json) => {
+    const data = json as { format?: unknown; result?: unknown };
+    return data.format === FORMAT ? fromJson(data.result, spec) : undefined;
+  });
 }
 
 /**

@@ -27,15 +27,3 @@ export const libs = {
     return scslre;
   },
 };
-
-/** Versions that change what a compiled pattern looks like (part of the compile cache key). */
-export function libraryVersions(): string {
-  const version = (name: string) => {
-    try {
-      return (require(`${name}/package.json`) as { version: string }).version;
-    } catch {
-      return "?";
-    }
-  };
-  return ["refa", "regexp-ast-analysis", "scslre"].map((n) => `${n}@${version(n)}`).join(",");
-}

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { cacheDirFromEnv, codeFingerprint, writeFileAtomicSync } from "./disk-cache.ts";
+import { cacheDirFromEnv, codeFingerprint, readJsonCache, writeFileAtomicSync, writeJsonCache } from "./disk-cache.ts";
 
 describe("cacheDirFromEnv", () => {
   it("off is no cache, a value is the dir, unset or empty is the fallback", () => {
@@ -51,6 +51,36 @@ describe("writeFileAtomicSync", () => {
     const dir = mkdtempSync(join(tmpdir(), "kit-atomic-"));
     mkdirSync(join(dir, "taken"));
     expect(() => writeFileAtomicSync(join(dir, "taken"), "x")).toThrow();
+    expect(readdirSync(dir)).toEqual(["taken"]);
+  });
+});
+
+describe("readJsonCache / writeJsonCache", () => {
+  it("reads back what was written when it fits, and nothing (never a throw) for a missing, broken or unfit file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kit-json-cache-"));
+    const file = join(dir, "deep", "entry.json");
+    const format1 = (data: unknown) =>
+      (data as { format?: unknown }).format === 1 ? (data as { v: string }).v : undefined;
+    expect(readJsonCache(file, format1)).toBeUndefined();
+    expect(writeJsonCache(file, { format: 1, v: "kept" })).toBe(true);
+    expect(readJsonCache(file, format1)).toBe("kept");
+    writeJsonCache(file, { format: 2, v: "newer" });
+    expect(readJsonCache(file, format1)).toBeUndefined();
+    writeFileSync(file, '{"format": 1, "v": "torn');
+    expect(readJsonCache(file, format1)).toBeUndefined();
+    writeFileSync(file, "null");
+    expect(readJsonCache(file, format1)).toBeUndefined();
+    expect(
+      readJsonCache(file, () => {
+        throw new Error("bad entry");
+      }),
+    ).toBeUndefined();
+  });
+
+  it("says false when the file cannot be written", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kit-json-cache-"));
+    mkdirSync(join(dir, "taken"));
+    expect(writeJsonCache(join(dir, "taken"), { format: 1 })).toBe(false);
     expect(readdirSync(dir)).toEqual(["taken"]);
   });
 });

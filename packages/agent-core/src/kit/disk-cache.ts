@@ -5,8 +5,8 @@ import { dirname, join } from "node:path";
 
 /**
  * What the extensions' disk caches (pi-ttsr's compiled rule sets, rulebook's parse store) share: a fingerprint of
- * the code that produced an entry, one env switch convention, and atomic writes. Callers never fail on cache
- * trouble; these helpers only throw from `writeFileAtomicSync`, which callers wrap.
+ * the code that produced an entry, one env switch convention, atomic writes, and one read / check / ignore routine.
+ * Callers never fail on cache trouble: only `writeFileAtomicSync` throws (for callers that are not caches).
  */
 
 /**
@@ -96,5 +96,28 @@ export function writeFileAtomicSync(file: string, text: string, mode = 0o600): v
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;
+  }
+}
+
+/**
+ * What a JSON cache file holds, as `accept` judges it (the entry, or undefined when it does not fit: another
+ * format, another fingerprint). A file that is missing, unreadable or not JSON, or that `accept` throws on, is
+ * undefined too: cache trouble only costs the work the cache would have saved.
+ */
+export function readJsonCache<T>(file: string, accept: (data: unknown) => T | undefined): T | undefined {
+  try {
+    return accept(JSON.parse(readFileSync(file, "utf8")));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes `data` as a JSON cache file (`writeFileAtomicSync`); false, never a throw, when it could not. */
+export function writeJsonCache(file: string, data: unknown): boolean {
+  try {
+    writeFileAtomicSync(file, JSON.stringify(data));
+    return true;
+  } catch {
+    return false;
   }
 }
