@@ -8,12 +8,12 @@ import {
   createWriteToolDefinition,
   type ExtensionAPI,
 } from "@earendil-works/pi-coding-agent";
-import { hasPiPatchFeature, NoticeBoard, registerCancellableBuiltInTools } from "@pi-rails/agent-core/kit";
+import { registerCancellableBuiltInTools, SessionNotices } from "@pi-rails/agent-core/kit";
 import type { CancelBackend } from "./bridge/steering-bridge.ts";
 import { STEERING_EVENTS } from "./events.ts";
-import { type HostAdapter, SteeringSession } from "./host/delivery-core.ts";
-import { patchedHost, registerSeamHooks } from "./host/patched.ts";
-import { stockHost } from "./host/stock.ts";
+import { SteeringSession } from "./host/delivery-core.ts";
+import { STEERING_HOSTS } from "./host/hosts.ts";
+import { registerSeamHooks } from "./host/patched.ts";
 import { registerCommands } from "./pi/commands.ts";
 import { isAuditMessage } from "./queue/render.ts";
 import type { SteeringItemInput } from "./queue/types.ts";
@@ -22,11 +22,12 @@ import { SeamLog } from "./seams/seam-log.ts";
 /**
  * steering-bridge for pi: a per-session steering queue drained at the loop seams of the patched pi, a JSON-RPC
  * control socket (`pi-steer`), tool-call cancel, `/steer` and `/seams`, and a `pi.events` API for other extensions.
- * Each session picks its host adapter once: the patched pi's seams, or stock pi's own steer / follow-up queue.
+ * Each session gets its host once (the kit's chooseHost): the patched pi's seams, or stock pi's own steer / follow-up
+ * queue.
  */
 export default function steeringBridge(pi: ExtensionAPI): void {
   const log = new SeamLog();
-  const notices = new NoticeBoard("steering-bridge");
+  const notices = new SessionNotices("steering-bridge");
   let session: SteeringSession | undefined;
   const current = () => session;
   const cancel = cancellableTools(pi);
@@ -35,8 +36,7 @@ export default function steeringBridge(pi: ExtensionAPI): void {
     // pi sends session_shutdown before a switch; a session still here is no longer the one appended to.
     await end(false);
     log.clear();
-    notices.reset();
-    session = new SteeringSession(pi, ctx, selectHost(), notices, cancel);
+    session = new SteeringSession(pi, ctx, STEERING_HOSTS, notices, cancel);
     await session.start();
   });
   pi.on("session_shutdown", () => end(true));
@@ -51,12 +51,9 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   pi.on("agent_end", () => session?.bridge.setRunning(false));
   pi.on("tool_execution_start", (event) => session?.bridge.tools.start(event.toolCallId, event.toolName, event.args));
   pi.on("tool_execution_end", (event) => session?.bridge.tools.end(event.toolCallId));
-  pi.on("turn_start", () => session?.host.turnStarted?.());
-  pi.on("turn_end", () => session?.host.turnEnded?.());
-  pi.on("tool_call", (event) => {
-    const reason = session?.host.blockToolCall?.(event.toolName);
-    return reason === undefined ? undefined : { block: true, reason };
-  });
+  pi.on("turn_start", () => session?.host.turn_start?.());
+  pi.on("turn_end", () => session?.host.turn_end?.());
+  pi.on("tool_call", (event) => session?.host.tool_call?.(event));
   registerSeamHooks(pi, current, log);
 
   // Audit records that older versions wrote as messages stay in the session file but never reach the model.
@@ -93,9 +90,4 @@ function cancellableTools(pi: ExtensionAPI): CancelBackend {
     ls: createLsToolDefinition,
   });
   return { cancel: (callId, options) => registry.cancel(callId, options), inFlight: () => registry.inFlight() };
-}
-
-/** Patched or stock pi, from the marker the pi-rails patch sets (decided once per session). */
-function selectHost(): HostAdapter {
-  return hasPiPatchFeature("checkpoint") && hasPiPatchFeature("loop_checkpoint") ? patchedHost : stockHost;
 }

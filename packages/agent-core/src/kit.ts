@@ -64,13 +64,16 @@ export {
   type FieldSchema,
   formatSettingsIssue,
   type LoadedSettings,
+  loadPiSettings,
   loadSettings,
   loadSettingsSync,
+  type PiSettingsOptions,
   parseSettingsSection,
   piSettingsFiles,
   type SettingsFields,
   type SettingsIssue,
   type SettingsSpec,
+  UNTRUSTED_PROJECT_MESSAGE,
 } from "./kit/settings.ts";
 export {
   detectPiPatch,

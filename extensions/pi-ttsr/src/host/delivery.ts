@@ -8,7 +8,7 @@ import type {
   ToolCallEventResult,
   ToolResultEventResult,
 } from "@earendil-works/pi-coding-agent";
-import { NoticeBoard, TTSR_MATCHED_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import { SessionNotices, TTSR_MATCHED_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import {
   type DeliveryKind,
   INJECTION_ENTRY,
@@ -40,13 +40,10 @@ export interface Host {
   agent_settled?: ExtensionHandler<EventOf<"agent_settled">>;
 }
 
-/** pi-ttsr's notices, each said once per process: kept on globalThis, so a /reload does not say them again. */
-const NOTICES = Symbol.for("@pi-rails/pi-ttsr/notices");
-const shared = globalThis as Record<symbol, NoticeBoard | undefined>;
-shared[NOTICES] ??= new NoticeBoard("pi-ttsr");
-const notices = shared[NOTICES];
+/** pi-ttsr's notices, by the kit's one rule: each said once per session, and a /reload repeats none. */
+const notices = new SessionNotices("pi-ttsr");
 
-/** Says `message` once per process (the kit's NoticeBoard: a notice in interactive mode, else a line on stderr). */
+/** Says `message` once in this session (a notice in interactive mode, else a line on stderr). */
 export const tell = (ctx: ExtensionContext, message: string) => notices.once(ctx, message, message);
 
 /**

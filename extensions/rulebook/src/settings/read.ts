@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { loadSettings, piSettingsFiles, type SettingsSpec } from "@pi-rails/agent-core/kit";
+import { loadPiSettings, type PiSettingsOptions, type SettingsSpec } from "@pi-rails/agent-core/kit";
 import { settingsWarning } from "../report/messages.ts";
 import type { RuleWarning } from "../rule.ts";
 import { DEFAULT_SETTINGS } from "./defaults.ts";
@@ -13,29 +12,20 @@ export const RULEBOOK_SETTINGS: SettingsSpec<RulebookSettings> = {
   fields: async () => (await import("./schema.ts")).RulebookSettingsSchema.shape,
 };
 
-export interface ReadSettingsOptions {
-  /**
-   * pi's project trust (`ctx.isProjectTrusted()` in a session). pi loads no project settings for a project it does
-   * not trust, and neither does rulebook: `extraDirs` and `allowedLinkRoots` would let a folder widen what reaches the
-   * prompt. Default `true` (the CLI and the library read what they are pointed at).
-   */
-  projectTrusted?: boolean;
-}
-
 /**
  * Read the `rulebook` key from pi's user and project settings; project keys override user keys (the kit's rule
  * for bad keys). Missing files are fine; unreadable JSON and bad values become errors naming the file and key.
- * In a project pi does not trust, the project file is not read; if it has a `rulebook` or `ttsr.disabledRules` key,
+ * In a project pi does not trust (`projectTrusted: false`: `extraDirs` and `allowedLinkRoots` would let a folder
+ * widen what reaches the prompt), the project file is not read; if it has a `rulebook` or `ttsr.disabledRules` key,
  * one warning says it was ignored.
  */
 export async function readRulebookSettings(
   cwd: string,
   agentDir: string,
-  options: ReadSettingsOptions = {},
+  options: Pick<PiSettingsOptions, "projectTrusted"> = {},
 ): Promise<{ settings: RulebookSettings; errors: RuleWarning[]; ttsrDisabledRules: string[] }> {
-  const [userFile, projectFile] = piSettingsFiles(cwd, agentDir) as [string, string];
-  const trusted = options.projectTrusted ?? true;
-  const loaded = await loadSettings(RULEBOOK_SETTINGS, trusted ? [userFile, projectFile] : [userFile]);
+  const alsoReads = (json: object) => (readTtsrDisabledRules(json) === undefined ? [] : ["ttsr.disabledRules"]);
+  const loaded = await loadPiSettings(RULEBOOK_SETTINGS, cwd, agentDir, { ...options, alsoReads });
   let ttsrDisabledRules: string[] = [];
   for (const { json } of loaded.documents) ttsrDisabledRules = readTtsrDisabledRules(json) ?? ttsrDisabledRules;
   // a file pi cannot load is pi's to report in a session (`kind: "settings-file"`); doctor still lists it
@@ -43,29 +33,7 @@ export async function readRulebookSettings(
     const warning = settingsWarning(issue);
     return piReportsSettingsIssue(issue) ? { ...warning, kind: "settings-file" } : warning;
   });
-  if (!trusted) {
-    const ignored = untrustedKeys(projectFile);
-    if (ignored.length) {
-      const message = "ignored: pi does not trust this project (trust it with /trust, or --approve for one run)";
-      errors.push(settingsWarning({ file: projectFile, key: ignored.join(", "), message }));
-    }
-  }
   return { settings: loaded.settings, errors, ttsrDisabledRules };
-}
-
-/** The keys rulebook would read from a project settings file (`rulebook`, `ttsr.disabledRules`); none if unreadable. */
-function untrustedKeys(file: string): string[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(file, "utf8"));
-  } catch {
-    return [];
-  }
-  if (json === null || typeof json !== "object" || Array.isArray(json)) return [];
-  const keys: string[] = [];
-  if (Object.hasOwn(json, "rulebook")) keys.push("rulebook");
-  if (readTtsrDisabledRules(json) !== undefined) keys.push("ttsr.disabledRules");
-  return keys;
 }
 
 /**

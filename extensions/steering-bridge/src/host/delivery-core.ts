@@ -1,8 +1,11 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import {
+  chooseHost,
   latestSessionEntry,
-  type NoticeBoard,
+  type PiHostKind,
+  type PiHosts,
   resolveAgentDir,
+  type SessionNotices,
   sessionBranch,
   writeSessionEntry,
 } from "@pi-rails/agent-core/kit";
@@ -17,18 +20,22 @@ import { openSessionStore, type SessionStore } from "../store/session-store.ts";
 /** Says a notice once per session (a TUI notification, or a line on stderr in print mode). */
 export type Notify = (key: string, message: string, level?: "info" | "warning") => void;
 
-/**
- * What differs between a patched and a stock pi (patched.ts, stock.ts), chosen once per session: the bridge's host
- * (seams or pi's own queue), after saying once what this pi lacks. Cancel is the same on both (agent-core's tools).
- */
-export type HostAdapter = (pi: ExtensionAPI, notify: Notify) => SessionHost;
+/** What a host is built from (hosts.ts: the patched and the stock one, chosen once per session by the kit). */
+export interface HostInput {
+  pi: ExtensionAPI;
+  /** The stock host says here, once, what this pi lacks. */
+  notify: Notify;
+}
 
-/** A host's part in the session: the bridge's host, and what it does at pi's turn and tool-call events. */
+/**
+ * A host's part in the session: the bridge's host (seams, or pi's own queue), and its handlers of pi's events, named
+ * as pi names them (as pi-ttsr's hosts are). Cancel is the same on both (agent-core's cancellable tools).
+ */
 export interface SessionHost extends BridgeHost {
-  /** Why this tool call must not run (stock pi's stand-in for the pre-dispatch skip), or undefined. */
-  blockToolCall?: (toolName: string) => string | undefined;
-  turnStarted?: () => void;
-  turnEnded?: () => void;
+  /** Stock pi's stand-in for the pre-dispatch skip: blocks a call that must not run. */
+  tool_call?: (event: { toolName: string }) => { block: true; reason: string } | undefined;
+  turn_start?: () => void;
+  turn_end?: () => void;
 }
 
 /**
@@ -40,6 +47,8 @@ export class SteeringSession {
   readonly bridge: SteeringBridge;
   /** The host's handlers of pi's turn and tool-call events. */
   readonly host: SessionHost;
+  /** Which pi this session runs in (decided once, at its start). */
+  readonly hostKind: PiHostKind;
   readonly #pi: ExtensionAPI;
   readonly #ctx: ExtensionContext;
   readonly #notify: Notify;
@@ -52,14 +61,16 @@ export class SteeringSession {
   constructor(
     pi: ExtensionAPI,
     ctx: ExtensionContext,
-    host: HostAdapter,
-    notices: NoticeBoard,
+    hosts: PiHosts<HostInput, SessionHost>,
+    notices: SessionNotices,
     cancel?: CancelBackend,
   ) {
     this.#pi = pi;
     this.#ctx = ctx;
     this.#notify = (key, message, level) => notices.once(ctx, key, message, level);
-    this.host = host(pi, this.#notify);
+    const chosen = chooseHost(hosts, { pi, notify: this.#notify });
+    this.host = chosen.host;
+    this.hostKind = chosen.kind;
     this.bridge = new SteeringBridge({
       sessionId: ctx.sessionManager.getSessionId(),
       cwd: ctx.cwd,

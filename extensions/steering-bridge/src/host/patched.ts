@@ -1,9 +1,9 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import type { SeamLog } from "../seams/seam-log.ts";
-import type { HostAdapter, SteeringSession } from "./delivery-core.ts";
+import type { SessionHost, SteeringSession } from "./delivery-core.ts";
 
-/** The pi-rails patched pi: items wait for their loop seam. */
-export const patchedHost: HostAdapter = () => ({ seams: true });
+/** The pi-rails patched pi: items wait for their loop seam (the seams' hooks below drain them). */
+export const patchedHost = (): SessionHost => ({ seams: true });
 
 /**
  * The patched loop's hooks (they never fire on stock pi): each seam drains the queue into pi's `checkpoint` answer

@@ -2,7 +2,7 @@ import { INTERRUPT_SKIP_REASON } from "@pi-rails/agent-core/kit";
 import type { BridgeHost } from "../bridge/steering-bridge.ts";
 import { writeAuditRecords } from "../pi/session-entries.ts";
 import { renderItem } from "../queue/render.ts";
-import type { HostAdapter } from "./delivery-core.ts";
+import type { HostInput, SessionHost } from "./delivery-core.ts";
 
 /**
  * Stock pi's stand-in for the pre-dispatch skip. pi delivers a steered item only after the tool batch of the turn it
@@ -38,7 +38,7 @@ export class TurnBatchGuard {
  * Stock pi (no pi-rails patch): no seams; every accepted item goes at once to pi's own queue:
  * interrupt_immediate -> steer, finish_step -> follow-up, idle -> the next turn; audit_only -> an audit record.
  */
-export const stockHost: HostAdapter = (pi, notify) => {
+export function stockHost({ pi, notify }: HostInput): SessionHost {
   notify(
     "stock-pi",
     "this pi has no loop seams (stock pi, without the pi-rails patch): steering items go to pi's own steer/follow-up queue (no seam choice, no dedupe or TTL once handed over); interrupt_immediate keeps the tool calls of the turn it arrives in from running",
@@ -58,8 +58,11 @@ export const stockHost: HostAdapter = (pi, notify) => {
   return {
     seams: false,
     handoff,
-    blockToolCall: (toolName) => batch.blockReason(toolName),
-    turnStarted: () => batch.turnStarted(),
-    turnEnded: () => batch.turnEnded(),
+    tool_call: ({ toolName }) => {
+      const reason = batch.blockReason(toolName);
+      return reason === undefined ? undefined : { block: true, reason };
+    },
+    turn_start: () => batch.turnStarted(),
+    turn_end: () => batch.turnEnded(),
   };
-};
+}

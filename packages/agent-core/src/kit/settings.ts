@@ -188,3 +188,42 @@ function describe(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
+
+/** Said (with the project file and the keys) when a project pi does not trust sets keys an extension reads. */
+export const UNTRUSTED_PROJECT_MESSAGE =
+  "ignored: pi does not trust this project (trust it with /trust, or --approve for one run)";
+
+export interface PiSettingsOptions {
+  /**
+   * pi's project trust (`ctx.isProjectTrusted()` in a session). pi 1.6 loads no project settings in a project it
+   * does not trust, and neither does an extension: a folder must not switch its rules off or widen what reaches the
+   * prompt. Default `true` (a CLI or a library reads what it is pointed at).
+   */
+  projectTrusted?: boolean;
+  /** Keys the extension reads from a settings file besides its section (`ttsr.disabledRules`), when set there. */
+  alsoReads?: (json: Record<string, unknown>) => readonly string[];
+}
+
+/**
+ * `loadSettings` over pi's user then project settings (`piSettingsFiles`), as every extension reads them. In a
+ * project pi does not trust the project file is left out, and when it sets keys the extension reads (its section,
+ * `alsoReads`), one issue names them with UNTRUSTED_PROJECT_MESSAGE. Never throws.
+ */
+export async function loadPiSettings<T extends object>(
+  spec: SettingsSpec<T>,
+  cwd: string,
+  agentDir: string,
+  options: PiSettingsOptions = {},
+): Promise<LoadedSettings<T>> {
+  const [userFile, projectFile] = piSettingsFiles(cwd, agentDir) as [string, string];
+  if (options.projectTrusted ?? true) return loadSettings(spec, [userFile, projectFile]);
+  const loaded = await loadSettings(spec, [userFile]);
+  const project = readSettingsDocuments([projectFile], spec.section).documents[0]?.json ?? {};
+  const keys = [
+    ...(Object.hasOwn(project, spec.section) ? [spec.section] : []),
+    ...(options.alsoReads?.(project) ?? []),
+  ];
+  if (keys.length === 0) return loaded;
+  const ignored: SettingsIssue = { file: projectFile, key: keys.join(", "), message: UNTRUSTED_PROJECT_MESSAGE };
+  return { ...loaded, issues: [...loaded.issues, ignored] };
+}
