@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
-import { EXIT, isInside, relativeInside } from "@pi-rails/agent-core/kit";
+import { EXIT, isInside, relativeInside, writeJson } from "@pi-rails/agent-core/kit";
 import ignore, { type Ignore } from "ignore";
 import { TtsrManager } from "../manager/ttsr-manager.ts";
 import type { PatternMode } from "../matcher/compile.ts";
@@ -43,11 +43,6 @@ function printWarnings(io: CliIo, warnings: readonly string[]): void {
   for (const w of warnings) io.stderr(`warning: ${w}\n`);
 }
 
-/** The `--json` output of a command: one indented document. */
-function printJson(io: CliIo, value: unknown): void {
-  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
-}
-
 /** Reads `--file`: a regular file only (a FIFO or a device would block or never end). */
 async function readInputFile(io: CliIo, file: string): Promise<string> {
   const path = resolve(io.cwd, file);
@@ -86,7 +81,13 @@ export async function testCommand(io: CliIo, args: string[], flags: CommonFlags)
     source === "tool" ? `tool ${flags.tool ?? fileTools(rules).join("/")}${path ? ` of ${path}` : ""}` : source;
   if (flags.json) {
     const where = path ? { path } : {};
-    printJson(io, { source, ...where, enabled: rules.settings.enabled, matches: located, warnings: rules.warnings });
+    writeJson(io.stdout, {
+      source,
+      ...where,
+      enabled: rules.settings.enabled,
+      matches: located,
+      warnings: rules.warnings,
+    });
   } else {
     printWarnings(io, rules.warnings);
     // A session would not watch the rules: said once, the check still runs (it is what the rules would do).
@@ -124,7 +125,7 @@ export async function listCommand(io: CliIo, flags: CommonFlags): Promise<number
   const skipped = [...rules.skipped, ...rules.dropped];
   if (flags.json) {
     const { settings, warnings } = rules;
-    printJson(io, { enabled: settings.enabled, settings, rules: rows, skipped, warnings });
+    writeJson(io.stdout, { enabled: settings.enabled, settings, rules: rows, skipped, warnings });
     return EXIT.ok;
   }
   if (!rules.settings.enabled) io.stdout("ttsr.enabled is false: a session would not watch these rules\n");
@@ -210,7 +211,15 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
     // A project that switched TTSR off has no findings to report: say so, and why, instead of linting anyway.
     const reason = `ttsr.enabled is false in ${rules.enabledFrom ?? "the pi settings"}: a session here watches no rule, so nothing was scanned`;
     if (flags.json) {
-      printJson(io, { root, files: 0, enabled: false, scanned: false, reason, findings: [], warnings: rules.warnings });
+      writeJson(io.stdout, {
+        root,
+        files: 0,
+        enabled: false,
+        scanned: false,
+        reason,
+        findings: [],
+        warnings: rules.warnings,
+      });
     } else {
       printWarnings(io, rules.warnings);
       io.stdout(`${reason}\n`);
@@ -238,7 +247,14 @@ export async function scanCommand(io: CliIo, args: string[], flags: CommonFlags)
   }
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line || a.column - b.column : a.file < b.file ? -1 : 1));
   if (flags.json) {
-    printJson(io, { root, files, enabled: rules.settings.enabled, scanned: true, findings, warnings: rules.warnings });
+    writeJson(io.stdout, {
+      root,
+      files,
+      enabled: rules.settings.enabled,
+      scanned: true,
+      findings,
+      warnings: rules.warnings,
+    });
   } else {
     printWarnings(io, rules.warnings);
     for (const f of findings) io.stdout(`${f.file}:${f.line}:${f.column}  ${f.rule} (${f.delivery})\n`);
