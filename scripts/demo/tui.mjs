@@ -64,7 +64,8 @@ export async function runTuiCheck({ root, target }) {
       screen,
       notice: screen.match(/[^\n]*interrupted by rule[^\n]*/)?.[0]?.trim() ?? null,
       finalAnswerShown: screen.includes("fetchV2"),
-      partialShown: screen.includes('legacyFetch("/api/user"'),
+      // Any cut-off code of the violating answer (the match completes at "legacyFetch(": a partial shows less).
+      partialShown: /legacyFetch\(/.test(screen),
       failureShown: /Operation aborted|Request was aborted|Error:/.test(screen),
     };
   } finally {
