@@ -1,82 +1,62 @@
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
-import { type Context, getCurrentSystemPrompt } from "@earendil-works/pi-ai";
-import { readSessionEntries } from "@pi-rails/agent-core/kit";
-import { createTestSession, fauxAssistantMessage, fauxToolCall, type TestSession } from "@pi-rails/testkit";
+import { closeAfterEach, createTestSession, fauxAssistantMessage, fauxToolCall } from "@pi-rails/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../src/cli/main.ts";
 import { doctorReport } from "../src/cli/report.ts";
 import { loadRules } from "../src/discovery/load.ts";
 import { clearParseCache } from "../src/discovery/parse-cache.ts";
-import rulebook, { WARNINGS_ENTRY } from "../src/extension.ts";
+import rulebook from "../src/extension.ts";
 import { DEFAULT_SETTINGS } from "../src/settings/defaults.ts";
 import { tempWorld, writeTree } from "../src/testing/tree.ts";
+import { ALIAS_BOMB, cli, recorder, toolResults, warnedIn } from "./support.ts";
 
 /** Issue 25: what hostile and real inputs (and users arriving from oh-my-pi) still broke. */
 
-let t: TestSession | undefined;
+const keep = closeAfterEach(afterEach);
 let world: Awaited<ReturnType<typeof tempWorld>>;
 beforeEach(async () => {
-  world = await tempWorld();
+  world = keep(await tempWorld());
   clearParseCache();
 });
-afterEach(async () => {
-  await t?.dispose();
-  t = undefined;
-  await world.dispose();
-});
-
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { stdout: (s) => out.push(s), stderr: (s) => err.push(s) }, {});
-  return { code, out: out.join("").replace(/\n$/, ""), err: err.join("").replace(/\n$/, "") };
-}
-
-const warnedIn = (session: TestSession): string[] =>
-  readSessionEntries(session.session.sessionManager.getEntries(), WARNINGS_ENTRY).flatMap((d) => d.messages);
 
 describe("disabledRules: either key turns a rule off everywhere", () => {
   it("ttsr.disabledRules (the reference's key) and rulebook.disabledRules drop rules from every bucket of a real session", async () => {
-    const systemPrompts: string[] = [];
-    const toolTexts: string[] = [];
-    const step = (message: ReturnType<typeof fauxAssistantMessage>) => (context: Context) => {
-      systemPrompts.push(getCurrentSystemPrompt(context.messages));
-      for (const m of context.messages)
-        if (m.role === "toolResult") toolTexts.push(m.content.map((c) => (c.type === "text" ? c.text : "")).join(""));
-      return message;
-    };
-    t = await createTestSession({
-      files: {
-        ".pi/rules/style.md": "---\nalwaysApply: true\n---\nUse two spaces.",
-        ".pi/rules/legacy.md": "---\nalwaysApply: true\n---\nLEGACY-CONTENT",
-        ".cursor/rules/api.mdc": "---\ndescription: HTTP API conventions\nglobs: src/api/**\n---\nReturn JSON errors.",
-        ".pi/rules/watch.md": "---\ndescription: Never log\ncondition: console\\.log\n---\nNo console.log.",
-        "src/api/users.ts": "export const users = [];\n",
-      },
-      projectSettings: { ttsr: { disabledRules: ["api", "watch"] }, rulebook: { disabledRules: ["legacy"] } },
-      extensions: [rulebook],
-      model: {
-        kind: "faux",
-        responses: [
-          step(
-            fauxAssistantMessage([
-              fauxToolCall("read", { path: "src/api/users.ts" }),
-              fauxToolCall("read_rule", { name: "api" }),
-            ]),
-          ),
-          step(fauxAssistantMessage("done")),
-        ],
-      },
-    });
+    const { contexts, step } = recorder();
+    const t = keep(
+      await createTestSession({
+        files: {
+          ".pi/rules/style.md": "---\nalwaysApply: true\n---\nUse two spaces.",
+          ".pi/rules/legacy.md": "---\nalwaysApply: true\n---\nLEGACY-CONTENT",
+          ".cursor/rules/api.mdc":
+            "---\ndescription: HTTP API conventions\nglobs: src/api/**\n---\nReturn JSON errors.",
+          ".pi/rules/watch.md": "---\ndescription: Never log\ncondition: console\\.log\n---\nNo console.log.",
+          "src/api/users.ts": "export const users = [];\n",
+        },
+        projectSettings: { ttsr: { disabledRules: ["api", "watch"] }, rulebook: { disabledRules: ["legacy"] } },
+        extensions: [rulebook],
+        model: {
+          kind: "faux",
+          responses: [
+            step(
+              fauxAssistantMessage([
+                fauxToolCall("read", { path: "src/api/users.ts" }),
+                fauxToolCall("read_rule", { name: "api" }),
+              ]),
+            ),
+            step(fauxAssistantMessage("done")),
+          ],
+        },
+      }),
+    );
     await t.prompt("work");
-    const prompt = systemPrompts[0]!;
+    const prompt = contexts[0]!.systemPrompt;
     expect(prompt).toContain("Use two spaces.");
     for (const gone of ["LEGACY-CONTENT", '"api"', "HTTP API conventions", '"watch"', "Never log"])
       expect(prompt).not.toContain(gone);
     // not attached to a matching read, not readable
-    expect(toolTexts[0]).not.toContain("<rule");
-    expect(toolTexts[1]).toBe('Unknown rule "api". Available rules: style');
+    const [read, readRule] = toolResults(contexts[1]!);
+    expect(read!.text).not.toContain("<rule");
+    expect(readRule!.text).toBe('Unknown rule "api". Available rules: style');
     // turned off on purpose: listed by doctor, not a warning every session
     expect(warnedIn(t).filter((m) => m.includes("disabled"))).toEqual([]);
 
@@ -86,7 +66,7 @@ describe("disabledRules: either key turns a rule off everywhere", () => {
     const doctor = JSON.parse((await cli("doctor", "--json", ...where)).out) as {
       skipped: { path: string; kind: string; reason: string }[];
     };
-    expect(doctor.skipped.map((s) => [s.path.slice(t!.cwd.length + 1), s.kind, s.reason])).toEqual([
+    expect(doctor.skipped.map((s) => [s.path.slice(t.cwd.length + 1), s.kind, s.reason])).toEqual([
       [".pi/rules/legacy.md", "disabled", 'disabled by rulebook.disabledRules ("legacy")'],
       [".pi/rules/watch.md", "disabled", 'disabled by ttsr.disabledRules ("watch")'],
       [".cursor/rules/api.mdc", "disabled", 'disabled by ttsr.disabledRules ("api")'],
@@ -205,28 +185,19 @@ describe("globs that can never match are reported once, naming the file and the 
 
 describe("doctor lists every skipped file with the words a session uses", () => {
   it("each file the session warns about is a line of doctor's report, verbatim; doctor-only skips too", async () => {
-    const bomb = [
-      "---",
-      'a: &a ["x","x","x","x","x","x","x","x","x","x"]',
-      "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]",
-      "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]",
-      "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]",
-      "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]",
-      "alwaysApply: true",
-      "---",
-      "Bomb.",
-    ].join("\n");
-    t = await createTestSession({
-      files: {
-        ".cursor/rules/bomb.mdc": bomb,
-        ".cursor/rules/binary.mdc": "---\n\u0000\u0001",
-        ".cursor/rules/empty.mdc": "---\nalwaysApply: true\n---\n",
-        ".cursor/rules/ok.mdc": "---\nalwaysApply: true\n---\nOK.",
-        ".github/instructions/README.md": "Not an instruction file.",
-      },
-      extensions: [rulebook],
-      model: { kind: "faux", responses: [fauxAssistantMessage("ok")] },
-    });
+    const t = keep(
+      await createTestSession({
+        files: {
+          ".cursor/rules/bomb.mdc": ALIAS_BOMB,
+          ".cursor/rules/binary.mdc": "---\n\u0000\u0001",
+          ".cursor/rules/empty.mdc": "---\nalwaysApply: true\n---\n",
+          ".cursor/rules/ok.mdc": "---\nalwaysApply: true\n---\nOK.",
+          ".github/instructions/README.md": "Not an instruction file.",
+        },
+        extensions: [rulebook],
+        model: { kind: "faux", responses: [fauxAssistantMessage("ok")] },
+      }),
+    );
     await t.prompt("hi");
     const skippedBySession = warnedIn(t).filter((m) => m.startsWith("skipped "));
     expect(skippedBySession.map((m) => m.slice(0, m.indexOf(":")).split("/").pop())).toEqual([

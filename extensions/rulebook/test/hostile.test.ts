@@ -2,7 +2,6 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderAttachment } from "../src/attach/match.ts";
-import { runCli } from "../src/cli/main.ts";
 import { loadRules } from "../src/discovery/load.ts";
 import { clearParseCache } from "../src/discovery/parse-cache.ts";
 import { DEFAULT_SETTINGS } from "../src/settings/defaults.ts";
@@ -10,6 +9,7 @@ import { readRulebookSettings } from "../src/settings/read.ts";
 import { parseRulebookSettings, type RulebookSettings } from "../src/settings/schema.ts";
 import { tempWorld, writeTree } from "../src/testing/tree.ts";
 import { resolveRule } from "../src/tools/resolve-rule.ts";
+import { cli } from "./support.ts";
 
 let world: Awaited<ReturnType<typeof tempWorld>>;
 beforeEach(async () => {
@@ -25,13 +25,6 @@ const load = (settings: Partial<RulebookSettings> = {}) =>
     agentDir: world.agentDir,
     settings: { ...DEFAULT_SETTINGS, ...settings },
   });
-
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { stdout: (t) => out.push(t), stderr: (t) => err.push(t) }, {});
-  return { code, out: out.join("").replace(/\n$/, ""), err: err.join("").replace(/\n$/, "") };
-}
 
 describe("settings are data", () => {
   it.each(["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"])(

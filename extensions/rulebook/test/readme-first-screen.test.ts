@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import { type Context, getCurrentSystemPrompt } from "@earendil-works/pi-ai";
-import { createTestSession, fauxAssistantMessage, fauxToolCall, type TestSession } from "@pi-rails/testkit";
+import { closeAfterEach, createTestSession, fauxAssistantMessage, fauxToolCall } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import rulebook from "../src/extension.ts";
+import { recorder, toolResults } from "./support.ts";
 
 // The README's first screen, as a new user follows it: its example rule file and its first setting, in a real pi
 // session. If the README's example changes, this runs the new one.
@@ -24,38 +24,30 @@ function firstSetting(): Record<string, unknown> {
   return JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!) as Record<string, unknown>;
 }
 
-let t: TestSession | undefined;
-afterEach(async () => {
-  await t?.dispose();
-  t = undefined;
-});
+const keep = closeAfterEach(afterEach);
 
 describe("the README's first screen", () => {
   it("its example rule is listed with its description and attached to a read of a matching file", async () => {
     const { path, text } = exampleRule();
-    const contexts: Context[] = [];
-    const reply = (message: ReturnType<typeof fauxAssistantMessage>) => (context: Context) => {
-      const systemPrompt = getCurrentSystemPrompt(context.messages);
-      contexts.push(JSON.parse(JSON.stringify({ systemPrompt, messages: context.messages })));
-      return message;
-    };
-    t = await createTestSession({
-      files: { [path]: text, "src/api/users.ts": "export const users = [];\n" },
-      extensions: [rulebook],
-      model: {
-        kind: "faux",
-        responses: [
-          reply(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
-          reply(fauxAssistantMessage("done")),
-        ],
-      },
-    });
+    const { contexts, step: reply } = recorder();
+    const t = keep(
+      await createTestSession({
+        files: { [path]: text, "src/api/users.ts": "export const users = [];\n" },
+        extensions: [rulebook],
+        model: {
+          kind: "faux",
+          responses: [
+            reply(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
+            reply(fauxAssistantMessage("done")),
+          ],
+        },
+      }),
+    );
     await t.prompt("add an endpoint");
     const name = path.replace(/^.*\//, "").replace(/\.md$/, "");
     const description = /^description: (.*)$/m.exec(text)![1]!;
     expect(contexts[0]!.systemPrompt).toContain(`<rule name="${name}">\n<description>${description}</description>`);
-    const result = contexts[1]!.messages.filter((m) => m.role === "toolResult").map((m) => JSON.stringify(m.content));
-    expect(result[0]).toContain(`<rule name=\\"${name}\\"`);
+    expect(toolResults(contexts[1]!)[0]!.text).toContain(`<rule name="${name}"`);
     expect(t.extensionErrors).toEqual([]);
   });
 
@@ -65,25 +57,19 @@ describe("the README's first screen", () => {
       disabledRules: string[];
       disabledProviders: string[];
     };
-    const contexts: Context[] = [];
-    t = await createTestSession({
-      files: {
-        [`.pi/rules/${disabledRules[0]}.md`]: "---\nalwaysApply: true\n---\nOFF BY NAME",
-        [`.${disabledProviders[0]}/rules/style.md`]: "---\ntrigger: always_on\n---\nOFF BY TOOL",
-        ".pi/rules/kept.md": "---\nalwaysApply: true\n---\nKEPT",
-      },
-      projectSettings: settings,
-      extensions: [rulebook],
-      model: {
-        kind: "faux",
-        responses: [
-          (context: Context) => {
-            contexts.push({ systemPrompt: getCurrentSystemPrompt(context.messages), messages: [] } as Context);
-            return fauxAssistantMessage("ok");
-          },
-        ],
-      },
-    });
+    const { contexts, step } = recorder();
+    const t = keep(
+      await createTestSession({
+        files: {
+          [`.pi/rules/${disabledRules[0]}.md`]: "---\nalwaysApply: true\n---\nOFF BY NAME",
+          [`.${disabledProviders[0]}/rules/style.md`]: "---\ntrigger: always_on\n---\nOFF BY TOOL",
+          ".pi/rules/kept.md": "---\nalwaysApply: true\n---\nKEPT",
+        },
+        projectSettings: settings,
+        extensions: [rulebook],
+        model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
+      }),
+    );
     await t.prompt("hi");
     expect(contexts[0]!.systemPrompt).toContain("KEPT");
     expect(contexts[0]!.systemPrompt).not.toContain("OFF BY NAME");

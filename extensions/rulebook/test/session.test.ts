@@ -1,20 +1,21 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Context, getCurrentSystemPrompt } from "@earendil-works/pi-ai";
+import type { Context } from "@earendil-works/pi-ai";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { readSessionEntries, type SessionEntryType } from "@pi-rails/agent-core/kit";
+import { readSessionEntries, sessionBranch } from "@pi-rails/agent-core/kit";
 import {
+  closeAfterEach,
   createTestSession,
   fauxAssistantMessage,
   fauxToolCall,
-  type ModelServer,
-  messageText,
   startModelServer,
-  type TestSession,
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import rulebook, { ATTACHED_ENTRY, PROMPT_SECTION, WARNINGS_ENTRY } from "../src/extension.ts";
+import rulebook from "../src/extension.ts";
 import { TTSR_STATUS_EVENT, type TtsrStatusPayload } from "../src/handoff/ttsr.ts";
+import { PROMPT_SECTION } from "../src/prompt/render.ts";
+import { ATTACHED_ENTRY } from "../src/session/entries.ts";
+import { attachedIn, recorder, systemOf, toolResults, toolTextsOf, warnedIn } from "./support.ts";
 
 /** Rule files of several formats, written into the test project. */
 const FILES: Record<string, string> = {
@@ -35,38 +36,7 @@ const ttsrAnnouncer = (pi: ExtensionAPI) => {
   });
 };
 
-let t: TestSession | undefined;
-let server: ModelServer | undefined;
-afterEach(async () => {
-  await t?.dispose();
-  await server?.close();
-  t = undefined;
-  server = undefined;
-});
-
-/** Faux responses that record every context the model was sent. */
-function recorder() {
-  const contexts: Context[] = [];
-  const step = (message: ReturnType<typeof fauxAssistantMessage>) => (context: Context) => {
-    // pi 1.6 sends the prompt as system messages (the first, then section patches): the prompt the model has is
-    // their replay; tools carry schemas that structuredClone cannot copy, the messages are plain data
-    const systemPrompt = getCurrentSystemPrompt(context.messages);
-    contexts.push(JSON.parse(JSON.stringify({ systemPrompt, messages: context.messages })));
-    return message;
-  };
-  return { contexts, step };
-}
-
-const toolResults = (context: Context) =>
-  context.messages
-    .filter((m) => m.role === "toolResult")
-    .map((m) => ({
-      text: m.content.map((c) => (c.type === "text" ? c.text : "")).join(""),
-      isError: m.isError,
-    }));
-
-const customEntries = <T>(session: TestSession, type: SessionEntryType<T>) =>
-  readSessionEntries(session.session.sessionManager.getEntries(), type);
+const keep = closeAfterEach(afterEach);
 
 const PROMPT_WITHOUT_TTSR = `# Always-apply rules
 
@@ -99,11 +69,13 @@ Read a rule with the read_rule tool (its name, or rule://<name>) when your task 
 describe("rulebook in a real pi session", () => {
   it("sends the model the exact system prompt: base, always-apply contents, then the Rules section", async () => {
     const { contexts, step } = recorder();
-    t = await createTestSession({
-      files: FILES,
-      extensions: [rulebook],
-      model: { kind: "faux", responses: [step(fauxAssistantMessage("ok")), step(fauxAssistantMessage("ok"))] },
-    });
+    const t = keep(
+      await createTestSession({
+        files: FILES,
+        extensions: [rulebook],
+        model: { kind: "faux", responses: [step(fauxAssistantMessage("ok")), step(fauxAssistantMessage("ok"))] },
+      }),
+    );
     const base = t.session.systemPrompt;
     expect(base).not.toContain("# Rules");
     await t.prompt("hello");
@@ -119,18 +91,20 @@ describe("rulebook in a real pi session", () => {
     expect(patches(contexts[0]!)).toHaveLength(1);
     expect(patches(contexts[1]!)).toEqual(patches(contexts[0]!));
     // the stream-condition warning is shown once per session, even over two prompts
-    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
+    const warned = warnedIn(t);
     expect(warned.filter((m) => m.includes("pi-ttsr is not loaded"))).toHaveLength(1);
     expect(warned.filter((m) => m.includes('"no-console"'))).toHaveLength(1);
   });
 
   it("leaves stream-condition rules to pi-ttsr when it announces itself on the event bus", async () => {
     const { contexts, step } = recorder();
-    t = await createTestSession({
-      files: FILES,
-      extensions: [rulebook, ttsrAnnouncer],
-      model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
-    });
+    const t = keep(
+      await createTestSession({
+        files: FILES,
+        extensions: [rulebook, ttsrAnnouncer],
+        model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
+      }),
+    );
     const base = t.session.systemPrompt;
     await t.prompt("hello");
     const withoutTtsr = PROMPT_WITHOUT_TTSR.replace(
@@ -138,32 +112,34 @@ describe("rulebook in a real pi session", () => {
       "",
     );
     expect(contexts[0]!.systemPrompt).toBe(`${base}\n\n<rulebook>\n${withoutTtsr}\n</rulebook>`);
-    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
+    const warned = warnedIn(t);
     expect(warned.some((m) => m.includes("pi-ttsr"))).toBe(false);
   });
 
   it("read_rule returns rule contents by name or rule:// and errors with the available names otherwise", async () => {
     const { contexts, step } = recorder();
-    t = await createTestSession({
-      files: FILES,
-      extensions: [rulebook, ttsrAnnouncer],
-      model: {
-        kind: "faux",
-        responses: [
-          step(
-            fauxAssistantMessage([
-              fauxToolCall("read_rule", { name: "rule://api" }),
-              fauxToolCall("read_rule", { name: "style" }),
-              fauxToolCall("read_rule", { name: "nope" }),
-              fauxToolCall("read_rule", { name: "no-console" }),
-              fauxToolCall("read_rule", { name: "manual" }),
-              fauxToolCall("read_rule", { name: "../.pi/rules/style.md" }),
-            ]),
-          ),
-          step(fauxAssistantMessage("done")),
-        ],
-      },
-    });
+    const t = keep(
+      await createTestSession({
+        files: FILES,
+        extensions: [rulebook, ttsrAnnouncer],
+        model: {
+          kind: "faux",
+          responses: [
+            step(
+              fauxAssistantMessage([
+                fauxToolCall("read_rule", { name: "rule://api" }),
+                fauxToolCall("read_rule", { name: "style" }),
+                fauxToolCall("read_rule", { name: "nope" }),
+                fauxToolCall("read_rule", { name: "no-console" }),
+                fauxToolCall("read_rule", { name: "manual" }),
+                fauxToolCall("read_rule", { name: "../.pi/rules/style.md" }),
+              ]),
+            ),
+            step(fauxAssistantMessage("done")),
+          ],
+        },
+      }),
+    );
     await t.prompt("read rules");
     const available = "Available rules: style, api, tests";
     expect(toolResults(contexts[1]!)).toEqual([
@@ -179,26 +155,28 @@ describe("rulebook in a real pi session", () => {
 
   it("attaches a glob rule once per session to the result of a read or edit of a matching file", async () => {
     const { contexts, step } = recorder();
-    t = await createTestSession({
-      files: FILES,
-      extensions: [rulebook],
-      model: {
-        kind: "faux",
-        responses: [
-          step(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
-          step(
-            fauxAssistantMessage([
-              fauxToolCall("read", { path: "src/api/orders.ts" }),
-              fauxToolCall("edit", {
-                path: "src/a.test.ts",
-                edits: [{ oldText: "test('x'", newText: "test('y'" }],
-              }),
-            ]),
-          ),
-          step(fauxAssistantMessage("done")),
-        ],
-      },
-    });
+    const t = keep(
+      await createTestSession({
+        files: FILES,
+        extensions: [rulebook],
+        model: {
+          kind: "faux",
+          responses: [
+            step(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
+            step(
+              fauxAssistantMessage([
+                fauxToolCall("read", { path: "src/api/orders.ts" }),
+                fauxToolCall("edit", {
+                  path: "src/a.test.ts",
+                  edits: [{ oldText: "test('x'", newText: "test('y'" }],
+                }),
+              ]),
+            ),
+            step(fauxAssistantMessage("done")),
+          ],
+        },
+      }),
+    );
     await t.prompt("work");
     const first = toolResults(contexts[1]!);
     expect(first).toHaveLength(1);
@@ -212,7 +190,7 @@ describe("rulebook in a real pi session", () => {
     expect(later[1]!.text).toContain(
       '<rule name="tests" reason="auto-attached: src/a.test.ts matches its globs">\nUse vitest.\n</rule>',
     );
-    expect(customEntries(t, ATTACHED_ENTRY)).toEqual([
+    expect(attachedIn(t)).toEqual([
       { names: ["api"], path: "src/api/users.ts" },
       { names: ["tests"], path: "src/a.test.ts" },
     ]);
@@ -220,50 +198,55 @@ describe("rulebook in a real pi session", () => {
 
   it("after a reload (new extension instance, same session) attached rules are not repeated and new rule files appear", async () => {
     // reload() resets pi-ai's API registry, which drops the faux provider: use the loopback server instead
-    server = await startModelServer({
-      script: [
-        { toolCalls: [{ name: "read", arguments: { path: "src/api/users.ts" } }] },
-        { text: "done" },
-        { toolCalls: [{ name: "read", arguments: { path: "src/api/orders.ts" } }] },
-        { text: "done" },
-      ],
-    });
-    t = await createTestSession({ files: FILES, extensions: [rulebook], model: { kind: "loopback", server } });
+    const server = keep(
+      await startModelServer({
+        script: [
+          { toolCalls: [{ name: "read", arguments: { path: "src/api/users.ts" } }] },
+          { text: "done" },
+          { toolCalls: [{ name: "read", arguments: { path: "src/api/orders.ts" } }] },
+          { text: "done" },
+        ],
+      }),
+    );
+    const t = keep(
+      await createTestSession({ files: FILES, extensions: [rulebook], model: { kind: "loopback", server } }),
+    );
     await t.prompt("first");
-    const toolText = (i: number) =>
-      server!.requests[i]!.messages.filter((m) => m.role === "tool").map((m) => messageText(m.content));
+    const toolText = (i: number) => toolTextsOf(server, i);
     expect(toolText(1)[0]).toContain('<rule name="api"');
     writeFileSync(join(t.cwd, ".pi/rules/new.md"), "---\ndescription: Added later\n---\nNew rule.");
     await t.session.reload();
     const second = await t.prompt("second");
     expect(second?.errorMessage).toBeUndefined();
-    const system = messageText(server.requests[2]!.messages.find((m) => m.role === "system")?.content);
+    const system = systemOf(server, 2);
     expect(system).toContain('<rule name="new">\n<description>Added later</description>\n</rule>');
     expect(toolText(3)).toEqual([expect.stringContaining('<rule name="api"'), "export const orders = [];\n"]);
   });
 
   it("damaged rulebook:attached entries in the session file are skipped, not fatal; usable names still count", async () => {
-    server = await startModelServer({
-      script: [
-        {
-          toolCalls: [
-            { name: "read", arguments: { path: "src/api/users.ts" } },
-            { name: "read", arguments: { path: "src/a.test.ts" } },
-          ],
-        },
-        { text: "done" },
-      ],
-    });
-    t = await createTestSession({ files: FILES, extensions: [rulebook], model: { kind: "loopback", server } });
+    const server = keep(
+      await startModelServer({
+        script: [
+          {
+            toolCalls: [
+              { name: "read", arguments: { path: "src/api/users.ts" } },
+              { name: "read", arguments: { path: "src/a.test.ts" } },
+            ],
+          },
+          { text: "done" },
+        ],
+      }),
+    );
+    const t = keep(
+      await createTestSession({ files: FILES, extensions: [rulebook], model: { kind: "loopback", server } }),
+    );
     const manager = t.session.sessionManager;
     manager.appendCustomEntry(ATTACHED_ENTRY.customType, "not an object");
     manager.appendCustomEntry(ATTACHED_ENTRY.customType, { names: "api" });
     manager.appendCustomEntry(ATTACHED_ENTRY.customType, { names: [7, "tests"], path: 3 });
     await t.session.reload(); // a new extension instance reads the entries at session_start
     expect((await t.prompt("work"))?.errorMessage).toBeUndefined();
-    const [users, test] = server.requests[1]!.messages.filter((m) => m.role === "tool").map((m) =>
-      messageText(m.content),
-    );
+    const [users, test] = toolTextsOf(server, 1);
     expect(users).toContain('<rule name="api"'); // `names: "api"` is not a list: skipped
     expect(test).not.toContain("<rule"); // "tests" came from the usable part of the third entry
     expect(t.extensionErrors).toEqual([]);
@@ -271,24 +254,26 @@ describe("rulebook in a real pi session", () => {
 
   it("glob attach can be switched off in settings; bad settings are reported with file and key, not a crash", async () => {
     const { contexts, step } = recorder();
-    t = await createTestSession({
-      files: FILES,
-      extensions: [rulebook],
-      projectSettings: { rulebook: { globAttach: false, disabledRules: ["style"], typo: true } },
-      model: {
-        kind: "faux",
-        responses: [
-          step(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
-          step(fauxAssistantMessage("done")),
-        ],
-      },
-    });
+    const t = keep(
+      await createTestSession({
+        files: FILES,
+        extensions: [rulebook],
+        projectSettings: { rulebook: { globAttach: false, disabledRules: ["style"], typo: true } },
+        model: {
+          kind: "faux",
+          responses: [
+            step(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
+            step(fauxAssistantMessage("done")),
+          ],
+        },
+      }),
+    );
     await t.prompt("work");
     expect(toolResults(contexts[1]!)[0]!.text).not.toContain("<rule");
     expect(contexts[0]!.systemPrompt).not.toContain("Use two spaces.");
     expect(contexts[0]!.systemPrompt).not.toContain('<rule name="tests">');
     expect(t.extensionErrors).toEqual([]);
-    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
+    const warned = warnedIn(t);
     expect(warned).toContainEqual(expect.stringMatching(/\.pi\/settings\.json: rulebook\.typo: unknown key/));
   });
 });
@@ -296,11 +281,13 @@ describe("rulebook in a real pi session", () => {
 describe("rulebook on pi 1.6's prompt and tools", () => {
   it("a run started by a custom message (pi.sendMessage with triggerTurn) gets the rules too", async () => {
     const { contexts, step } = recorder();
-    t = await createTestSession({
-      files: FILES,
-      extensions: [rulebook],
-      model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
-    });
+    const t = keep(
+      await createTestSession({
+        files: FILES,
+        extensions: [rulebook],
+        model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
+      }),
+    );
     await t.session.sendCustomMessage({ customType: "ping", content: "go", display: false }, { triggerTurn: true });
     await t.session.waitForIdle();
     expect(contexts).toHaveLength(1);
@@ -312,30 +299,34 @@ describe("rulebook on pi 1.6's prompt and tools", () => {
     const replacer = (pi: ExtensionAPI) => {
       pi.on("before_agent_start", () => ({ systemPrompt: "A prompt of my own." }));
     };
-    t = await createTestSession({
-      files: FILES,
-      extensions: [replacer, rulebook],
-      model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
-    });
+    const t = keep(
+      await createTestSession({
+        files: FILES,
+        extensions: [replacer, rulebook],
+        model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
+      }),
+    );
     await t.prompt("hello");
     expect(contexts[0]!.systemPrompt).toBe(`A prompt of my own.\n\n${PROMPT_WITHOUT_TTSR}\n`);
   });
 
   it("project settings count only while pi trusts the project; ignoring them is said once", async () => {
     const { contexts, step } = recorder();
-    t = await createTestSession({
-      files: FILES,
-      extensions: [rulebook],
-      projectSettings: { rulebook: { disabledRules: ["style"] }, ttsr: { disabledRules: ["api"] } },
-      model: {
-        kind: "faux",
-        responses: [
-          step(fauxAssistantMessage("ok")),
-          step(fauxAssistantMessage("ok")),
-          step(fauxAssistantMessage("ok")),
-        ],
-      },
-    });
+    const t = keep(
+      await createTestSession({
+        files: FILES,
+        extensions: [rulebook],
+        projectSettings: { rulebook: { disabledRules: ["style"] }, ttsr: { disabledRules: ["api"] } },
+        model: {
+          kind: "faux",
+          responses: [
+            step(fauxAssistantMessage("ok")),
+            step(fauxAssistantMessage("ok")),
+            step(fauxAssistantMessage("ok")),
+          ],
+        },
+      }),
+    );
     await t.prompt("trusted");
     expect(contexts[0]!.systemPrompt).not.toContain("Use two spaces.");
     expect(contexts[0]!.systemPrompt).not.toContain('<rule name="api">');
@@ -345,7 +336,7 @@ describe("rulebook on pi 1.6's prompt and tools", () => {
     await t.prompt("again");
     expect(contexts[1]!.systemPrompt).toContain('<rule name="style">\nUse two spaces.\n</rule>');
     expect(contexts[1]!.systemPrompt).toContain('<rule name="api">');
-    const warned = customEntries(t, WARNINGS_ENTRY).flatMap((d) => d.messages);
+    const warned = warnedIn(t);
     expect(warned.filter((m) => m.includes("trust"))).toEqual([
       `${join(t.cwd, ".pi", "settings.json")}: rulebook, ttsr.disabledRules: ignored: pi does not trust this project (trust it with /trust, or --approve for one run)`,
     ]);
@@ -366,24 +357,61 @@ describe("rulebook on pi 1.6's prompt and tools", () => {
         },
       });
     };
-    t = await createTestSession({
-      files: FILES,
-      extensions: [rulebook, peek],
-      model: {
-        kind: "faux",
-        responses: [
-          step(fauxAssistantMessage([fauxToolCall("peek", { path: "src/api/users.ts" })])),
-          step(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
-          step(fauxAssistantMessage("done")),
-        ],
-      },
-    });
+    const t = keep(
+      await createTestSession({
+        files: FILES,
+        extensions: [rulebook, peek],
+        model: {
+          kind: "faux",
+          responses: [
+            step(fauxAssistantMessage([fauxToolCall("peek", { path: "src/api/users.ts" })])),
+            step(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
+            step(fauxAssistantMessage("done")),
+          ],
+        },
+      }),
+    );
     await t.prompt("work");
     const [peeked] = toolResults(contexts[1]!);
     expect(peeked!.text).toContain("export const users = [];"); // the nested read ran and reached peek
     expect(peeked!.text).not.toContain("<rule");
     const read = toolResults(contexts[2]!)[1]!;
     expect(read.text).toContain('<rule name="api" reason="auto-attached: src/api/users.ts matches its globs">');
-    expect(customEntries(t, ATTACHED_ENTRY)).toEqual([{ names: ["api"], path: "src/api/users.ts" }]);
+    expect(attachedIn(t)).toEqual([{ names: ["api"], path: "src/api/users.ts" }]);
+  });
+});
+
+describe("rulebook on a branch of the session tree", () => {
+  it("a rule attached on another branch is attached again here, after /tree and after a reload on this branch", async () => {
+    // reload() resets pi-ai's API registry, which drops the faux provider: use the loopback server instead
+    const readUsers = { toolCalls: [{ name: "read", arguments: { path: "src/api/users.ts" } }] };
+    const script = [readUsers, { text: "done" }, readUsers, { text: "done" }, readUsers, { text: "done" }];
+    const server = keep(await startModelServer({ script }));
+    const t = keep(
+      await createTestSession({ files: FILES, extensions: [rulebook], model: { kind: "loopback", server } }),
+    );
+    const manager = t.session.sessionManager;
+    /** /tree to the newest user message: the branch continues from before it, its read and the attachment behind. */
+    const backBeforeLastPrompt = async () => {
+      const users = manager.getBranch().filter((e) => e.type === "message" && e.message.role === "user");
+      expect((await t.session.navigateTree(users.at(-1)!.id)).cancelled).toBe(false);
+    };
+    const attachedApi = (request: number) =>
+      toolTextsOf(server, request).map((text) => text.includes('<rule name="api"'));
+    await t.prompt("first");
+    expect(attachedApi(1)).toEqual([true]);
+    await backBeforeLastPrompt(); // in-process: pi fires session_tree
+    await t.prompt("second");
+    expect(attachedApi(3)).toEqual([true]); // this branch's model never saw the rule
+    await backBeforeLastPrompt();
+    await t.session.reload(); // a new extension instance reads the branch at session_start
+    await t.prompt("third");
+    expect(attachedApi(5)).toEqual([true]);
+    // three attachments on three branches in the file; the current branch holds its own one
+    expect(attachedIn(t)).toHaveLength(3);
+    expect(readSessionEntries(sessionBranch(manager), ATTACHED_ENTRY)).toEqual([
+      { names: ["api"], path: "src/api/users.ts" },
+    ]);
+    expect(t.extensionErrors).toEqual([]);
   });
 });

@@ -3,6 +3,12 @@ import type { Rule } from "../rule.ts";
 
 import { escapeXml } from "./escape.ts";
 
+/**
+ * The section of pi's structured system prompt that holds the rules; pi renders it as `<rulebook>...</rulebook>`
+ * after its own sections.
+ */
+export const PROMPT_SECTION = "rulebook";
+
 /** A description longer than this is cut in the list (the rule itself is read whole with `read_rule`). */
 export const MAX_LISTED_DESCRIPTION = 500;
 

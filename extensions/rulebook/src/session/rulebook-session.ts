@@ -1,0 +1,158 @@
+import type {
+  BeforeAgentStartEvent,
+  BeforeAgentStartEventResult,
+  ExtensionAPI,
+  ExtensionContext,
+  SessionStartEvent,
+  ToolResultEvent,
+  ToolResultEventResult,
+} from "@earendil-works/pi-coding-agent";
+import { readSessionEntries, sessionBranch, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import {
+  FILE_TOOLS,
+  planAttachments,
+  rankMatches,
+  renderAttachment,
+  renderOmitted,
+  toCwdRelative,
+} from "../attach/match.ts";
+import { doctorReport, formatDoctor } from "../cli/report.ts";
+import { streamConditionProblem } from "../conditions/stream.ts";
+import { isTtsrStatusPayload, ttsrSkippedRules } from "../handoff/ttsr.ts";
+import { appendToSystemPrompt, PROMPT_SECTION } from "../prompt/render.ts";
+import { sessionLoadWarnings } from "../report/messages.ts";
+import type { Rule } from "../rule.ts";
+import { READ_RULE_TOOL } from "../tools/read-rule.ts";
+import { ATTACHED_ENTRY, WARNINGS_ENTRY } from "./entries.ts";
+import { type RuleView, readSessionRules, ruleView, type SessionRules, type TtsrView } from "./rules.ts";
+import { SessionWarnings } from "./warnings.ts";
+
+/** One session's rules and the ones auto-attached on its current branch. */
+interface SessionState extends SessionRules {
+  attached: Set<string>;
+  /** Derived from the rules and pi-ttsr's status; rebuilt when either changes. */
+  view?: RuleView;
+}
+
+/** The rules attached on the branch `ctx` is on: an attachment on another branch was never seen by this one. */
+const attachedOnBranch = (ctx: ExtensionContext) =>
+  new Set(readSessionEntries(sessionBranch(ctx.sessionManager), ATTACHED_ENTRY).flatMap((entry) => entry.names));
+
+/**
+ * rulebook in one pi session: discovers the rules once per session start (never per turn), puts them in pi's
+ * prompt, attaches glob rules to file tool results, answers `read_rule` and `/rulebook`, and says its warnings once.
+ * It follows pi-ttsr's status on the event bus: while pi-ttsr is active, stream rules are left to it.
+ */
+export class RulebookSession {
+  readonly #pi: ExtensionAPI;
+  readonly #warnings: SessionWarnings;
+  #ttsr: TtsrView = { active: false, streamProblem: streamConditionProblem };
+  #state: SessionState | undefined;
+
+  constructor(pi: ExtensionAPI) {
+    this.#pi = pi;
+    this.#warnings = new SessionWarnings(pi);
+  }
+
+  /** pi-ttsr's status: whether it is active, and the rules it skipped with its reasons (its word decides those). */
+  ttsrStatus(payload: unknown): void {
+    if (!isTtsrStatusPayload(payload)) return;
+    const skipped = ttsrSkippedRules(payload);
+    this.#ttsr = { active: payload.active, streamProblem: (r) => skipped.get(r.name) ?? streamConditionProblem(r) };
+    if (this.#state) this.#state.view = undefined;
+  }
+
+  async start(reason: SessionStartEvent["reason"], ctx: ExtensionContext): Promise<void> {
+    this.#state = await this.#load(ctx);
+    this.#warnings.forget();
+    // a /reload is the same session: what it already said (its warnings entries, on any branch: they were said to
+    // the user, not the model) is not said again; a file broken since is new, and said once
+    if (reason === "reload") {
+      this.#warnings.recall(
+        readSessionEntries(ctx.sessionManager.getEntries(), WARNINGS_ENTRY).flatMap((e) => e.messages),
+      );
+    }
+    this.#warnings.say(ctx, sessionLoadWarnings(this.#state.result));
+  }
+
+  /** `/tree` moved to another branch: the rules attached are the ones its model saw. */
+  branchChanged(ctx: ExtensionContext): void {
+    if (this.#state) this.#state.attached = attachedOnBranch(ctx);
+  }
+
+  /** The rules `read_rule` may return now. */
+  readable(): readonly Rule[] {
+    return this.#state ? this.#view(this.#state).buckets.readable : [];
+  }
+
+  /** `/rulebook`: where each rule came from, its bucket, and why rules were shadowed or skipped. */
+  async doctor(ctx: ExtensionContext): Promise<void> {
+    const s = await this.#ensure(ctx);
+    const { active, streamProblem } = this.#ttsr;
+    const report = doctorReport(s.result, s.settings, { ttsrActive: active, streamProblem });
+    ctx.ui.notify(formatDoctor(report), "info");
+  }
+
+  /**
+   * Every run, whether a prompt or a custom message started it (pi 1.6 fires this for both). The rules are one named
+   * section of pi's structured prompt: pi sends it once and patches it only when it changes, so the prompt stays
+   * byte-stable turn to turn and another extension's sections and tool changes keep pi's incremental updates.
+   */
+  async beforeAgentStart(
+    event: BeforeAgentStartEvent,
+    ctx: ExtensionContext,
+  ): Promise<BeforeAgentStartEventResult | undefined> {
+    const s = await this.#ensure(ctx);
+    const v = this.#view(s);
+    // the same words doctor uses for the same files (report/messages.ts)
+    this.#warnings.say(ctx, [...sessionLoadWarnings(s.result), ...v.warnings]);
+    if (!v.promptText) return undefined;
+    const options = event.systemPromptOptions;
+    // an earlier handler replaced the whole prompt: sections are no longer rendered, so append to its text
+    if (options.forceSystemPrompt !== undefined)
+      return { systemPrompt: appendToSystemPrompt(event.systemPrompt, v.promptText) };
+    options.sections[PROMPT_SECTION] = v.promptText;
+    return undefined;
+  }
+
+  /** A read, edit or write of a file the model asked for: the glob rules it matches, not attached yet, go with it. */
+  toolResult(event: ToolResultEvent, ctx: ExtensionContext): ToolResultEventResult | undefined {
+    const s = this.#state;
+    if (!s?.settings.globAttach || event.isError || !FILE_TOOLS.has(event.toolName)) return undefined;
+    // a call another tool made (a codemode script): its result reaches that tool, not the model, so a rule attached
+    // here could be recorded as attached without the model seeing it; the model's own read of the file attaches it
+    if (event.parentToolCallId !== undefined) return undefined;
+    const path = (event.input as { path?: unknown }).path;
+    const rel = typeof path === "string" ? toCwdRelative(ctx.cwd, path) : undefined;
+    if (!rel) return undefined;
+    const fresh = rankMatches(this.#view(s).matchers, rel).filter((m) => !s.attached.has(m.rule.name));
+    if (!fresh.length) return undefined;
+    // one tool result gets at most attachBudgetChars of rules; the rest are named for read_rule
+    const budget = s.settings.attachBudgetChars;
+    const plan = planAttachments(fresh, budget, rel);
+    for (const r of plan.attached) s.attached.add(r.name);
+    if (plan.attached.length) {
+      writeSessionEntry(this.#pi, ATTACHED_ENTRY, { names: plan.attached.map((r) => r.name), path: rel });
+    }
+    const blocks = plan.attached.map((r) => renderAttachment(r, rel));
+    if (plan.omitted.length) blocks.push(renderOmitted(plan.omitted, rel, budget, READ_RULE_TOOL));
+    return { content: [...event.content, { type: "text", text: `\n\n${blocks.join("\n\n")}` }] };
+  }
+
+  async #load(ctx: ExtensionContext): Promise<SessionState> {
+    return { ...(await readSessionRules(ctx.cwd, ctx.isProjectTrusted())), attached: attachedOnBranch(ctx) };
+  }
+
+  /** The rules, read again when the folder or pi's trust changed since (the same session: what was said stays said). */
+  async #ensure(ctx: ExtensionContext): Promise<SessionState> {
+    const s = this.#state;
+    if (s && s.cwd === ctx.cwd && s.trusted === ctx.isProjectTrusted()) return s;
+    this.#state = await this.#load(ctx);
+    return this.#state;
+  }
+
+  #view(s: SessionState): RuleView {
+    s.view ??= ruleView(s, this.#ttsr);
+    return s.view;
+  }
+}
