@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseSettingsSection } from "@pi-rails/agent-core/kit";
 import {
   type CliHome,
   closeAfterEach,
@@ -10,7 +11,7 @@ import {
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLOCK_OFFSET_ENV } from "../src/extension.ts";
-import { checkSection } from "../src/settings/settings.ts";
+import { CacheTtlSettingsSchema } from "../src/settings/settings.ts";
 import { PACKAGE_DIR } from "./cli-scenario.ts";
 import { bigFile, json } from "./helpers.ts";
 
@@ -60,7 +61,13 @@ describe("the README's first screen", () => {
     for (const text of [block("json"), ...FIRST_SCREEN.matchAll(/`(\{ "cacheTtl": .*? \})`/g)].map((m) =>
       typeof m === "string" ? m : (m[1] as string),
     )) {
-      expect(checkSection(JSON.parse(text).cacheTtl, "README"), text).toEqual([]);
+      const { issues } = parseSettingsSection(
+        JSON.parse(text).cacheTtl,
+        "README",
+        "cacheTtl",
+        CacheTtlSettingsSchema.shape,
+      );
+      expect(issues, text).toEqual([]);
     }
   });
 

@@ -20,6 +20,19 @@ export const RESTORE_PARAMETERS = {
   },
 } as const;
 
+/** `context_restore` as pi registers it (its `execute` is the session's `restore`). */
+export const RESTORE_TOOL_INFO = {
+  name: RESTORE_TOOL,
+  label: "Restore context",
+  description:
+    "Show again the original of blocks that were pruned from the context after the prompt cache expired. " +
+    "Pass the ids shown as id=… in [TRUNCATED] texts or in pruned tool summaries. By default the originals are " +
+    "appended here, at the end of the conversation (the cached prefix stays valid); inPlace: true puts them " +
+    "back where they were from the next request on (this re-writes the prompt cache from that point).",
+  promptSnippet: "Restore pruned context blocks by id (ids from [TRUNCATED] texts)",
+  parameters: RESTORE_PARAMETERS,
+};
+
 /** What `context_restore` is called with (validated against `RESTORE_PARAMETERS` by pi before it runs). */
 export interface RestoreParams {
   ids: string[];

@@ -1,8 +1,13 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseSettingsSection } from "@pi-rails/agent-core/kit";
 import { describe, expect, it } from "vitest";
-import { checkSection, loadCacheTtlSettings } from "./settings.ts";
+import { CacheTtlSettingsSchema, loadCacheTtlSettings } from "./settings.ts";
+
+/** The problems of one `cacheTtl` section, as the extension's loader finds them (the kit's settings rule). */
+const problemsOf = (section: unknown, file: string) =>
+  parseSettingsSection(section, file, "cacheTtl", CacheTtlSettingsSchema.shape).issues;
 
 function homes(user: string | undefined, project: string | undefined) {
   const root = mkdtempSync(join(tmpdir(), "cache-ttl-"));
@@ -154,13 +159,13 @@ describe("loadCacheTtlSettings", () => {
   it("treats settings as data: prototype-ish keys are unknown keys, never a crash", () => {
     const raw =
       '{"constructor":1,"toString":"x","hasOwnProperty":2,"__proto__":{"enabled":false},"pins":{"valueOf":[]}}';
-    const keys = checkSection(JSON.parse(raw), "s.json").map((p) => p.key);
+    const keys = problemsOf(JSON.parse(raw), "s.json").map((p) => p.key);
     expect(keys.sort()).toEqual(
       [
         "cacheTtl.__proto__",
         "cacheTtl.constructor",
         "cacheTtl.hasOwnProperty",
-        "cacheTtl.pins.valueOf",
+        "cacheTtl.pins",
         "cacheTtl.toString",
       ].sort(),
     );
@@ -177,9 +182,9 @@ describe("loadCacheTtlSettings", () => {
   });
 
   it("accepts ttlSeconds <= 0 (it means off) and rejects non-numbers", () => {
-    expect(checkSection({ ttlSeconds: 0 }, "f")).toEqual([]);
-    expect(checkSection({ ttlSeconds: "300" }, "f")[0]?.key).toBe("cacheTtl.ttlSeconds");
-    expect(checkSection({ pins: { paths: [""] } }, "f")[0]?.key).toBe("cacheTtl.pins.paths.0");
+    expect(problemsOf({ ttlSeconds: 0 }, "f")).toEqual([]);
+    expect(problemsOf({ ttlSeconds: "300" }, "f")[0]?.key).toBe("cacheTtl.ttlSeconds");
+    expect(problemsOf({ pins: { paths: [""] } }, "f")[0]?.key).toBe("cacheTtl.pins[paths][0]");
   });
 });
 

@@ -117,32 +117,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Validate one `cacheTtl` section (data from a file: every key is an own key, `constructor` is just a name). */
-export function checkSection(section: unknown, file: string): SettingsProblem[] {
-  if (!isRecord(section)) return [{ file, key: "cacheTtl", message: "must be an object" }];
-  const parsed = CacheTtlSettingsSchema.safeParse(section);
-  if (parsed.success) return [];
-  const problems: SettingsProblem[] = [];
-  for (const issue of parsed.error.issues) {
-    const base = issue.path.map(String);
-    if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) {
-        problems.push({ file, key: ["cacheTtl", ...base, key].join("."), message: "unknown key" });
-      }
-    } else {
-      problems.push({ file, key: ["cacheTtl", ...base].join("."), message: issue.message });
-    }
-  }
-  return problems;
-}
-
-/** The `cacheTtl` key of pi's settings files under the kit's settings rule. */
-export const CACHE_TTL_SETTINGS = {
-  section: "cacheTtl",
-  defaults: defaultSettings(),
-  fields: () => CacheTtlSettingsSchema.shape,
-};
-
 /**
  * A settings file as pi 1.6 reads it (`SettingsManager`: a leading BOM stripped, then `JSON.parse`): its JSON, or
  * `undefined` when it is missing or pi cannot load it. pi itself reports a file it cannot load (a trailing comma,
@@ -186,7 +160,7 @@ export function loadCacheTtlSettings(
         ]
       : [];
   const problems: SettingsProblem[] = [...untrusted];
-  const merged: Record<string, unknown> = { ...CACHE_TTL_SETTINGS.defaults };
+  const merged: Record<string, unknown> = defaultSettings();
   for (const file of files) {
     const json = readAsPi(file);
     if (json === undefined || !Object.hasOwn(json, "cacheTtl")) continue;

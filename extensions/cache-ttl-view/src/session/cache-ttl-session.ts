@@ -1,0 +1,216 @@
+import type { AgentToolResult, ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import {
+  NoticeBoard,
+  readSessionEntries,
+  resolveAgentDir,
+  sessionBranch,
+  writeSessionEntry,
+} from "@pi-rails/agent-core/kit";
+import { cacheRetention, decideTtl, type ResolvedTtl } from "../clock/ttl.ts";
+import { type RenderResult, SessionView } from "../engine/session-view.ts";
+import type { UsageLike, ViewMessage } from "../model/messages.ts";
+import { builderOf } from "../model/session-context.ts";
+import { statusReport } from "../report/status.ts";
+import { type RestoreParams, restoredContent, restoreNotes } from "../restore/restore.ts";
+import { parsePinCommand } from "../settings/pin-command.ts";
+import { defaultSettings, loadCacheTtlSettings, type SettingsProblem } from "../settings/settings.ts";
+import { STATE_ENTRY, type StateEntry } from "../state/entries.ts";
+import { modelKey, saidFile, ttlNoticeDue } from "../state/said.ts";
+
+/** How long after a session change `prepare` waits: past pi's own start-up work, well before a user's first prompt. */
+const PREPARE_DELAY_MS = 50;
+
+const stateOfBranch = (ctx: ExtensionContext) => readSessionEntries(sessionBranch(ctx.sessionManager), STATE_ENTRY);
+/** The session's current context, built as pi builds it (what the next request starts from). */
+const messagesOf = (ctx: ExtensionContext): ViewMessage[] => builderOf(sessionBranch(ctx.sessionManager)).messages();
+
+/**
+ * cache-ttl-view in one pi process: the view of the current session and what is said about it (settings problems,
+ * "pruning is off" once per model), and what each of pi's events, the `context_restore` tool and `/cache-ttl` do to
+ * them. The extension's entry only wires pi's events here, so every path through it is one method to read and test.
+ */
+export class CacheTtlSession {
+  readonly #pi: ExtensionAPI;
+  readonly #now: () => number;
+  readonly #onRender?: ((result: RenderResult) => void) | undefined;
+  readonly #notices = new NoticeBoard("cache-ttl-view");
+  #view = new SessionView(defaultSettings());
+  #problems: SettingsProblem[] = [];
+  /** False while the settings' fields conflict: nothing new is pruned, and what was pruned before stays pruned. */
+  #settingsValid = true;
+  /** Per model, the reason this process last checked the said-file for (`undefined`: the TTL was known). */
+  readonly #checked = new Map<string, string | undefined>();
+  #preparing: NodeJS.Timeout | undefined;
+  /**
+   * Ids whose originals a `context_restore` call of the current turn appended: pi runs a turn's tool calls together,
+   * so a second call for the same id does not see the first one's result in the session yet.
+   */
+  readonly #appending = new Set<string>();
+
+  constructor(pi: ExtensionAPI, now: () => number, onRender?: (result: RenderResult) => void) {
+    [this.#pi, this.#now, this.#onRender] = [pi, now, onRender];
+  }
+
+  /** A session began (start, resume, `/new`, `/reload`, fork): its settings, its persisted state, a prepared pass. */
+  start(ctx: ExtensionContext): void {
+    this.#notices.reset();
+    // pi 1.6 reads a project's settings only in a trusted project: so does the view.
+    const loaded = loadCacheTtlSettings(ctx.cwd, undefined, { projectTrusted: ctx.isProjectTrusted() });
+    this.#problems = loaded.problems;
+    for (const p of this.#problems) this.#notices.once(ctx, `${p.file}:${p.key}`, `${p.file}: ${p.key}: ${p.message}`);
+    // Conflicting fields turn pruning off, not the view: the blocks pruned before keep their bytes (the cached
+    // prefix stays valid, and nothing pruned comes back at full size because of a typo).
+    this.#settingsValid = loaded.valid;
+    this.#view = new SessionView(loaded.settings, ctx.cwd);
+    this.#view.load(stateOfBranch(ctx));
+    this.#prepareSoon(ctx);
+  }
+
+  shutdown(): void {
+    clearTimeout(this.#preparing);
+  }
+
+  compacted(ctx: ExtensionContext): void {
+    this.#view.invalidate();
+    this.#prepareSoon(ctx);
+  }
+
+  /** Another branch: its own prunes, pins and restores (never the prune set of the branch left behind). */
+  branchChanged(ctx: ExtensionContext): void {
+    this.#view.switchBranch(stateOfBranch(ctx));
+    this.#prepareSoon(ctx);
+  }
+
+  /**
+   * The view of one request's full transcript (`context_with_system`): `undefined` leaves pi's messages untouched
+   * (the view is patched into them only at the very end, so a failure sends them unpruned).
+   */
+  render(messages: ViewMessage[], ctx: ExtensionContext): ViewMessage[] | undefined {
+    clearTimeout(this.#preparing);
+    const ttl = this.#ttl(ctx);
+    this.#tellTtl(ctx, ttl);
+    let result: RenderResult;
+    try {
+      result = this.#view.render(messages, {
+        now: this.#now(),
+        ttlSeconds: ttl.seconds,
+        ...(ctx.model?.api !== undefined ? { api: ctx.model.api } : {}),
+      });
+    } catch (error) {
+      this.#notices.once(
+        ctx,
+        "render-error",
+        `could not build the view, sending it unpruned: ${(error as Error).message}`,
+      );
+      return undefined;
+    }
+    this.#onRender?.(result);
+    for (const entry of result.entries) this.#persist(entry);
+    if (result.plan && ctx.hasUI) {
+      const { ids, savedTokens } = result.plan;
+      ctx.ui.notify(`cache-ttl-view: cache expired, pruned ${ids.length} blocks (~${savedTokens} tokens)`, "info");
+    }
+    return result.messages;
+  }
+
+  /** The request is on its way (its answer began): a prune it made is folded into the state (`SessionView.settle`). */
+  requestSent(): void {
+    this.#view.settle();
+  }
+
+  /** An answer's usage counters: evidence about how long the provider kept the cache (`observeUsage`). */
+  messageEnded(message: { role: string; usage?: UsageLike }): void {
+    if (message.role === "assistant") this.#persist(this.#view.observeUsage(message.usage));
+  }
+
+  agentEnded(): void {
+    this.#persist(this.#view.touchEntry());
+  }
+
+  turnStarted(): void {
+    this.#appending.clear();
+  }
+
+  /** `context_restore`: append the originals at the tail, or (`inPlace`) unprune them from the next request on. */
+  restore(params: RestoreParams, ctx: ExtensionContext): AgentToolResult<unknown> {
+    const branch = builderOf(sessionBranch(ctx.sessionManager));
+    // Ids another call of this turn appends count as shown, for an in-place restore too: pi runs the turn's calls
+    // together, and restoring in place what is appended at the tail would send the original twice.
+    const ids = this.#view.originals(params.ids, branch.messages(), branch.history(), this.#appending);
+    const { alreadyShown, notPruned, missing } = ids;
+    if (ids.found.length + alreadyShown.length === 0 && notPruned.length === 0) {
+      throw new Error(restoreNotes(ids).join(" "));
+    }
+    const restored = ids.found.map((f) => f.id);
+    const details = { ids: restored, alreadyShown, notPruned, missing, inPlace: params.inPlace === true };
+    if (!params.inPlace) {
+      for (const id of restored) this.#appending.add(id);
+      return { content: restoredContent(ids.found, restoreNotes(ids)), details };
+    }
+    // Only what is pruned and not shown in full at the tail: restoring an id twice, one never pruned, or one an
+    // earlier restore appended (still in view there) changes nothing and says so: one copy is sent.
+    if (restored.length > 0) this.#persist(this.#view.apply({ kind: "restore", at: this.#now(), ids: restored }));
+    const lines = restored.length > 0 ? [`Restored in place from the next request on: ${restored.join(", ")}.`] : [];
+    lines.push(...restoreNotes({ notPruned, alreadyShown, missing }));
+    return { content: [{ type: "text", text: lines.join("\n") }], details };
+  }
+
+  /** `/cache-ttl [pin|unpin <target>]`: the status report, or a pin persisted in the session. */
+  command(args: string, ctx: ExtensionContext): void {
+    const command = parsePinCommand(args);
+    let text: string;
+    if (command.kind === "error") text = command.message;
+    else if (command.kind === "pin" || command.kind === "unpin") {
+      this.#persist(this.#view.apply({ kind: command.kind, at: this.#now(), ...command.target }));
+      text = `cache-ttl-view: ${command.kind === "pin" ? "pinned" : "unpinned"} ${command.label}`;
+    } else {
+      const messages = messagesOf(ctx);
+      const input = { now: this.#now(), ttl: this.#ttl(ctx), messages, model: ctx.model, problems: this.#problems };
+      text = statusReport(this.#view, input);
+    }
+    if (ctx.hasUI) ctx.ui.notify(text, "info");
+    else process.stdout.write(`${text}\n`);
+  }
+
+  #persist(entry: StateEntry | undefined): void {
+    if (entry) writeSessionEntry(this.#pi, STATE_ENTRY, entry);
+  }
+
+  /** The TTL for the current model: the package's one decision (`cache-ttl report` asks the same). */
+  #ttl(ctx: ExtensionContext): ResolvedTtl {
+    return decideTtl(this.#view.settings, this.#settingsValid, ctx.model, cacheRetention());
+  }
+
+  /**
+   * "Pruning is off" for a model whose TTL is not known: said once per agent dir and model, and again only when the
+   * reason changes or the TTL was known in between (see state/said.ts), not on every `pi -p`, `/new` or `/reload`.
+   */
+  #tellTtl(ctx: ExtensionContext, ttl: ResolvedTtl): void {
+    if (ttl.source === "disabled") return;
+    const model = modelKey(ctx.model);
+    const reason = ttl.seconds === undefined ? ttl.reason : undefined;
+    if (this.#checked.has(model) && this.#checked.get(model) === reason) return;
+    this.#checked.set(model, reason);
+    if (ttlNoticeDue(saidFile(resolveAgentDir()), model, reason)) {
+      this.#notices.once(ctx, `ttl-off:${reason}`, `pruning is off: ${reason}`, "info");
+    }
+  }
+
+  /**
+   * A cold pass's work, done while pi waits for the user (a resumed 100k-message session: about 250 ms that the
+   * first request would otherwise wait for). Cancelled when a request comes first; a failure only means that
+   * request does the work itself.
+   */
+  #prepareSoon(ctx: ExtensionContext): void {
+    clearTimeout(this.#preparing);
+    this.#preparing = setTimeout(() => {
+      this.#preparing = undefined;
+      try {
+        this.#view.prepare(messagesOf(ctx));
+      } catch {
+        this.#view.invalidate();
+      }
+    }, PREPARE_DELAY_MS);
+    this.#preparing.unref();
+  }
+}
