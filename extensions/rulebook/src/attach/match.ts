@@ -116,6 +116,25 @@ export function planAttachments(ranked: readonly RankedMatch[], budgetChars: num
   return plan;
 }
 
+/**
+ * What a tool result for `relPath` brings along: the matching rules not in `seen`, best first, as many as fit
+ * `budgetChars` (the rest named for `tool`), and the text appended to the result; undefined when none match.
+ */
+export function attachmentFor(
+  matchers: readonly GlobMatcher[],
+  relPath: string,
+  seen: ReadonlySet<string>,
+  budgetChars: number,
+  tool: string,
+): { attached: Rule[]; text: string } | undefined {
+  const fresh = rankMatches(matchers, relPath).filter((m) => !seen.has(m.rule.name));
+  if (!fresh.length) return undefined;
+  const plan = planAttachments(fresh, budgetChars, relPath);
+  const blocks = plan.attached.map((r) => renderAttachment(r, relPath));
+  if (plan.omitted.length) blocks.push(renderOmitted(plan.omitted, relPath, budgetChars, tool));
+  return { attached: plan.attached, text: `\n\n${blocks.join("\n\n")}` };
+}
+
 /** The reminder appended to a tool result when a rule is auto-attached. Name and path are escaped. */
 export function renderAttachment(rule: Rule, relPath: string): string {
   return `<rule name="${escapeXml(rule.name)}" reason="auto-attached: ${escapeXml(relPath)} matches its globs">\n${rule.content}\n</rule>`;

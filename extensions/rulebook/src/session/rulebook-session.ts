@@ -1,21 +1,6 @@
-import type {
-  BeforeAgentStartEvent,
-  BeforeAgentStartEventResult,
-  ExtensionAPI,
-  ExtensionContext,
-  SessionStartEvent,
-  ToolResultEvent,
-  ToolResultEventResult,
-} from "@earendil-works/pi-coding-agent";
+import type * as Pi from "@earendil-works/pi-coding-agent";
 import { readSessionEntries, sessionBranch, writeSessionEntry } from "@pi-rails/agent-core/kit";
-import {
-  FILE_TOOLS,
-  planAttachments,
-  rankMatches,
-  renderAttachment,
-  renderOmitted,
-  toCwdRelative,
-} from "../attach/match.ts";
+import { attachmentFor, FILE_TOOLS, toCwdRelative } from "../attach/match.ts";
 import { doctorReport, formatDoctor } from "../cli/report.ts";
 import { streamConditionProblem } from "../conditions/stream.ts";
 import { isTtsrStatusPayload, ttsrSkippedRules } from "../handoff/ttsr.ts";
@@ -23,7 +8,7 @@ import { appendToSystemPrompt, PROMPT_SECTION } from "../prompt/render.ts";
 import { sessionLoadWarnings } from "../report/messages.ts";
 import type { Rule } from "../rule.ts";
 import { READ_RULE_TOOL } from "../tools/read-rule.ts";
-import { ATTACHED_ENTRY, WARNINGS_ENTRY } from "./entries.ts";
+import { ATTACHED_ENTRY } from "./entries.ts";
 import { type RuleView, readSessionRules, ruleView, type SessionRules, type TtsrView } from "./rules.ts";
 import { SessionWarnings } from "./warnings.ts";
 
@@ -35,7 +20,7 @@ interface SessionState extends SessionRules {
 }
 
 /** The rules attached on the branch `ctx` is on: an attachment on another branch was never seen by this one. */
-const attachedOnBranch = (ctx: ExtensionContext) =>
+const attachedOnBranch = (ctx: Pi.ExtensionContext) =>
   new Set(readSessionEntries(sessionBranch(ctx.sessionManager), ATTACHED_ENTRY).flatMap((entry) => entry.names));
 
 /**
@@ -44,13 +29,11 @@ const attachedOnBranch = (ctx: ExtensionContext) =>
  * It follows pi-ttsr's status on the event bus: while pi-ttsr is active, stream rules are left to it.
  */
 export class RulebookSession {
-  readonly #pi: ExtensionAPI;
   readonly #warnings: SessionWarnings;
   #ttsr: TtsrView = { active: false, streamProblem: streamConditionProblem };
   #state: SessionState | undefined;
 
-  constructor(pi: ExtensionAPI) {
-    this.#pi = pi;
+  constructor(private readonly pi: Pi.ExtensionAPI) {
     this.#warnings = new SessionWarnings(pi);
   }
 
@@ -62,21 +45,15 @@ export class RulebookSession {
     if (this.#state) this.#state.view = undefined;
   }
 
-  async start(reason: SessionStartEvent["reason"], ctx: ExtensionContext): Promise<void> {
+  /** A session starts (also a /reload, a new extension instance): its rules are discovered, and said what is wrong. */
+  async start(reason: Pi.SessionStartEvent["reason"], ctx: Pi.ExtensionContext): Promise<void> {
     this.#state = await this.#load(ctx);
-    this.#warnings.forget();
-    // a /reload is the same session: what it already said (its warnings entries, on any branch: they were said to
-    // the user, not the model) is not said again; a file broken since is new, and said once
-    if (reason === "reload") {
-      this.#warnings.recall(
-        readSessionEntries(ctx.sessionManager.getEntries(), WARNINGS_ENTRY).flatMap((e) => e.messages),
-      );
-    }
+    this.#warnings.start(reason, ctx.sessionManager.getEntries());
     this.#warnings.say(ctx, sessionLoadWarnings(this.#state.result));
   }
 
   /** `/tree` moved to another branch: the rules attached are the ones its model saw. */
-  branchChanged(ctx: ExtensionContext): void {
+  branchChanged(ctx: Pi.ExtensionContext): void {
     if (this.#state) this.#state.attached = attachedOnBranch(ctx);
   }
 
@@ -86,7 +63,7 @@ export class RulebookSession {
   }
 
   /** `/rulebook`: where each rule came from, its bucket, and why rules were shadowed or skipped. */
-  async doctor(ctx: ExtensionContext): Promise<void> {
+  async doctor(ctx: Pi.ExtensionContext): Promise<void> {
     const s = await this.#ensure(ctx);
     const { active, streamProblem } = this.#ttsr;
     const report = doctorReport(s.result, s.settings, { ttsrActive: active, streamProblem });
@@ -99,9 +76,9 @@ export class RulebookSession {
    * byte-stable turn to turn and another extension's sections and tool changes keep pi's incremental updates.
    */
   async beforeAgentStart(
-    event: BeforeAgentStartEvent,
-    ctx: ExtensionContext,
-  ): Promise<BeforeAgentStartEventResult | undefined> {
+    event: Pi.BeforeAgentStartEvent,
+    ctx: Pi.ExtensionContext,
+  ): Promise<Pi.BeforeAgentStartEventResult | undefined> {
     const s = await this.#ensure(ctx);
     const v = this.#view(s);
     // the same words doctor uses for the same files (report/messages.ts)
@@ -116,7 +93,7 @@ export class RulebookSession {
   }
 
   /** A read, edit or write of a file the model asked for: the glob rules it matches, not attached yet, go with it. */
-  toolResult(event: ToolResultEvent, ctx: ExtensionContext): ToolResultEventResult | undefined {
+  toolResult(event: Pi.ToolResultEvent, ctx: Pi.ExtensionContext): Pi.ToolResultEventResult | undefined {
     const s = this.#state;
     if (!s?.settings.globAttach || event.isError || !FILE_TOOLS.has(event.toolName)) return undefined;
     // a call another tool made (a codemode script): its result reaches that tool, not the model, so a rule attached
@@ -125,26 +102,22 @@ export class RulebookSession {
     const path = (event.input as { path?: unknown }).path;
     const rel = typeof path === "string" ? toCwdRelative(ctx.cwd, path) : undefined;
     if (!rel) return undefined;
-    const fresh = rankMatches(this.#view(s).matchers, rel).filter((m) => !s.attached.has(m.rule.name));
-    if (!fresh.length) return undefined;
+    const { attachBudgetChars } = s.settings;
+    const attachment = attachmentFor(this.#view(s).matchers, rel, s.attached, attachBudgetChars, READ_RULE_TOOL);
+    if (!attachment) return undefined;
     // one tool result gets at most attachBudgetChars of rules; the rest are named for read_rule
-    const budget = s.settings.attachBudgetChars;
-    const plan = planAttachments(fresh, budget, rel);
-    for (const r of plan.attached) s.attached.add(r.name);
-    if (plan.attached.length) {
-      writeSessionEntry(this.#pi, ATTACHED_ENTRY, { names: plan.attached.map((r) => r.name), path: rel });
-    }
-    const blocks = plan.attached.map((r) => renderAttachment(r, rel));
-    if (plan.omitted.length) blocks.push(renderOmitted(plan.omitted, rel, budget, READ_RULE_TOOL));
-    return { content: [...event.content, { type: "text", text: `\n\n${blocks.join("\n\n")}` }] };
+    const names = attachment.attached.map((r) => r.name);
+    for (const name of names) s.attached.add(name);
+    if (names.length) writeSessionEntry(this.pi, ATTACHED_ENTRY, { names, path: rel });
+    return { content: [...event.content, { type: "text", text: attachment.text }] };
   }
 
-  async #load(ctx: ExtensionContext): Promise<SessionState> {
+  async #load(ctx: Pi.ExtensionContext): Promise<SessionState> {
     return { ...(await readSessionRules(ctx.cwd, ctx.isProjectTrusted())), attached: attachedOnBranch(ctx) };
   }
 
   /** The rules, read again when the folder or pi's trust changed since (the same session: what was said stays said). */
-  async #ensure(ctx: ExtensionContext): Promise<SessionState> {
+  async #ensure(ctx: Pi.ExtensionContext): Promise<SessionState> {
     const s = this.#state;
     if (s && s.cwd === ctx.cwd && s.trusted === ctx.isProjectTrusted()) return s;
     this.#state = await this.#load(ctx);
