@@ -1,7 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname, join, parse, resolve } from "node:path";
-import { isInside, relativeInside } from "@pi-rails/agent-core/kit";
+import { homeDir, isInside, relativeInside } from "@pi-rails/agent-core/kit";
 
 /**
  * Where rule files may live once symlinks are resolved. A link inside the project to `/` or to a
@@ -38,7 +37,7 @@ export function projectRoot(cwd: string): string {
 export function createLinkPolicy(cwd: string, home: string, userRoots: readonly string[], extra: readonly string[]) {
   const reals = (paths: readonly string[]) => paths.map(realOrUndefined).filter((real) => real !== undefined);
   const allowed = new Set(reals([projectRoot(cwd), ...userRoots, ...extra]));
-  const tooBroad = new Set([parse(resolve(cwd)).root, ...reals([home, homedir()])]);
+  const tooBroad = new Set([parse(resolve(cwd)).root, ...reals([home, homeDir()])]);
   return { allowed: [...allowed], tooBroad: [...tooBroad] } satisfies LinkPolicy;
 }
 

@@ -15,9 +15,12 @@ import { PROVIDERS } from "./registry.ts";
 
 export interface LoadRulesOptions {
   cwd: string;
-  /** Default `os.homedir()`: where `~/.cursor`, `~/.codeium`, `~/.claude` live. */
+  /** Default the kit's `homeDir()` (`HOME`, `USERPROFILE` on Windows): where `~/.cursor`, `~/.claude` ... live. */
   home?: string;
-  /** Default `<home>/.pi/agent` when `home` is given, else pi's agent dir: user rules in `<agentDir>/rules`, settings in `<agentDir>/settings.json`. */
+  /**
+   * Default pi's agent dir for that home (`PI_CODING_AGENT_DIR`, else `<home>/.pi/agent`): user rules in
+   * `<agentDir>/rules`, settings in `<agentDir>/settings.json`.
+   */
   agentDir?: string;
   /**
    * Already-parsed settings. When omitted they are read from pi's settings files (user, then project),
