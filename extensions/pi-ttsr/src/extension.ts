@@ -5,15 +5,14 @@
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import {
+  emitEvent,
   formatSettingsIssue,
   hasPiPatchFeature,
-  readSessionEntries,
   resolveAgentDir,
   sessionBranch,
   TTSR_STATUS_EVENT,
-  type TtsrStatusPayload,
 } from "@pi-rails/agent-core/kit";
-import { piReportsSettingsIssue, type TtsrStatusDetails } from "@pi-rails/rulebook/discovery";
+import { piReportsSettingsIssue } from "@pi-rails/rulebook/discovery";
 import { INJECTION_ENTRY } from "./delivery/injection.ts";
 import {
   addInterrupt,
@@ -22,6 +21,7 @@ import {
   interruptCostStatus,
   interruptCostText,
 } from "./delivery/interrupt-cost.ts";
+import { readTtsrEntries } from "./delivery/session-entries.ts";
 import { DeliveryCore, type Host, tell } from "./host/delivery.ts";
 import { patchedHost } from "./host/patched.ts";
 import { STOCK_PI_NOTICE, stockHost } from "./host/stock.ts";
@@ -60,8 +60,8 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
   for (const issue of ruleIssues) tell(ctx, formatIssue(issue));
   const branch = sessionBranch(ctx.sessionManager);
   manager.setCompletedTurns(completedTurns(branch));
-  manager.restoreInjected(readSessionEntries(branch, INJECTION_ENTRY));
-  const cost = readSessionEntries(branch, COST_ENTRY).reduce((tally, e) => addInterrupt(tally, e.usage), EMPTY_TALLY);
+  manager.restoreInjected(readTtsrEntries(branch, INJECTION_ENTRY));
+  const cost = readTtsrEntries(branch, COST_ENTRY).reduce((tally, e) => addInterrupt(tally, e.usage), EMPTY_TALLY);
   const costStatus = interruptCostStatus(cost);
   if (ctx.hasUI && costStatus) ctx.ui.setStatus("pi-ttsr", costStatus);
   if (manager.active && !patched) tell(ctx, STOCK_PI_NOTICE);
@@ -69,14 +69,13 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
   const compileFailed = built.issues.flatMap((i) =>
     i.rule ? [{ name: i.rule, path: i.path, reason: i.message }] : [],
   );
-  const status: TtsrStatusPayload & TtsrStatusDetails = {
+  emitEvent(pi.events, TTSR_STATUS_EVENT, {
     active: settings.enabled,
     patched,
     rules: manager.registry.rules.map((r) => r.rule.name),
     skipped: [...loaded.skipped, ...manager.registry.skipped, ...compileFailed],
     warnings: [...settingsIssues.map(formatSettingsIssue), ...ruleIssues.map(formatIssue)],
-  };
-  pi.events.emit(TTSR_STATUS_EVENT, status);
+  });
   const core = new DeliveryCore(pi, manager, cost);
   return { core, host: patched ? patchedHost(core) : stockHost(core) };
 }

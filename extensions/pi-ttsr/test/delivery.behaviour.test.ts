@@ -11,6 +11,7 @@ import {
   type TestSession,
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { INJECTION_ENTRY } from "../src/delivery/injection.ts";
 import ttsrExtension from "../src/extension.ts";
 import { eventProbe, recorder, ruleFile, sentText } from "./helpers.ts";
 
@@ -61,7 +62,7 @@ function assistantTextDeltas(session: TestSession, messageIndex: number): string
 function injectionEntries(session: TestSession) {
   return session
     .readSessionEntries()
-    .filter((e) => e.type === "custom" && (e as { customType?: string }).customType === "ttsr-injection")
+    .filter((e) => e.type === "custom" && (e as { customType?: string }).customType === INJECTION_ENTRY.customType)
     .map((e) => (e as { data: { rules: string[]; kind: string } }).data);
 }
 

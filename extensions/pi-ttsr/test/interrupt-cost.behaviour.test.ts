@@ -1,5 +1,5 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { TTSR_COST_EVENT as COST_EVENT } from "@pi-rails/agent-core/kit";
+import { TTSR_COST_EVENT } from "@pi-rails/agent-core/kit";
 import {
   createTestSession,
   type ModelServer,
@@ -33,7 +33,7 @@ function costProbe() {
     pi.on("stream_abort", (event) => {
       aborts.push(event.usage);
     });
-    pi.events.on(COST_EVENT, (data) => said.push(data as (typeof said)[number]));
+    pi.events.on(TTSR_COST_EVENT, (data) => said.push(data as (typeof said)[number]));
   };
   return { aborts, said, factory };
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -69,6 +69,39 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
     // The rule file is named relative to the project: no absolute path (the user's home) goes to the provider.
     expect(retry).not.toContain(home.cwd);
     expect(retry).not.toContain(home.home);
+
+    const resumed = await runPi(["-e", PACKAGE_DIR, "-p", "--continue", "and now?"], { home });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    expect(server.requests[2]!.closedEarly).toBe(false);
+    expect(resumed.stdout).toContain("Again I would eval(input) here.");
+  });
+
+  it("resumes a session written with the former entry spelling (ttsr-injection): the once rule still counts", async () => {
+    server = keep(
+      await startModelServer({
+        script: [
+          { text: `Just call eval(input).${LONG_TAIL}`, chunkSize: 4, delayMs: 5 },
+          { text: "Use JSON.parse(input) instead.", chunkSize: 4 },
+          { text: "Again I would eval(input) here.", chunkSize: 4 },
+        ],
+      }),
+    );
+    home = keep(prepareCliHome({ server, files: { ".pi/rules/no-eval.md": RULE } }));
+    const first = await runPi(["-e", PACKAGE_DIR, "-p", "parse this"], { home });
+    expect(first.code, first.stderr).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    // The session file as an earlier pi-ttsr wrote it: its entry (and message) type spelled `ttsr-injection`.
+    const sessions = join(home.agentDir, "sessions");
+    const [file] = readdirSync(sessions, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"));
+    const path = join(sessions, file!);
+    const written = readFileSync(path, "utf8");
+    const entries = written
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; customType?: string });
+    expect(entries.filter((e) => e.type === "custom").map((e) => e.customType)).toEqual(["ttsr:injection"]);
+    writeFileSync(path, written.replaceAll('"customType":"ttsr:injection"', '"customType":"ttsr-injection"'));
 
     const resumed = await runPi(["-e", PACKAGE_DIR, "-p", "--continue", "and now?"], { home });
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -34,13 +34,20 @@ export {
   writeJson,
 } from "./kit/cli.ts";
 export {
+  type EventName,
+  type EventPayload,
+  type EventSink,
+  emitEvent,
   isTtsrStatusPayload,
   STEERING_EVENTS,
   TTSR_COST_EVENT,
   TTSR_MATCHED_EVENT,
   TTSR_STATUS_EVENT,
   TTSR_TRIGGERED_EVENT,
+  type TtsrCostPayload,
+  type TtsrMatchedPayload,
   type TtsrStatusPayload,
+  type TtsrTriggeredPayload,
 } from "./kit/contracts.ts";
 export {
   type CodeFingerprintOptions,

@@ -1,17 +1,16 @@
-import { defineSessionEntry, type StreamRetry, streamRetry } from "@pi-rails/agent-core/kit";
+import { type StreamRetry, streamRetry, type TtsrTriggeredPayload } from "@pi-rails/agent-core/kit";
 import type { RuleMatch } from "../manager/ttsr-manager.ts";
 import type { TtsrRule } from "../rules/types.ts";
 import type { TtsrSettings } from "../settings/schema.ts";
+import { defineTtsrEntry } from "./session-entries.ts";
 import { dedupeRules, renderInterrupt, renderReminder } from "./templates.ts";
 
 /** customType of the hidden message the model sees (interrupt retry and prose follow-up). */
-export const INJECTION_MESSAGE_TYPE = "ttsr-injection";
-/** customType of the session entry that records which rules were injected (restored on resume). */
-export const INJECTION_ENTRY_TYPE = "ttsr-injection";
+export const INJECTION_MESSAGE_TYPE = "ttsr:injection";
 /** pi.events channel announcing each trigger. */
 export { TTSR_TRIGGERED_EVENT as TRIGGERED_EVENT } from "@pi-rails/agent-core/kit";
 
-export type DeliveryKind = "interrupt" | "follow-up" | "tool-reminder" | "tool-block";
+export type DeliveryKind = TtsrTriggeredPayload["kind"];
 
 /** Kind of a persisted entry: a delivery, or `revoked` when the loop's abort cap dropped an interrupt's retry. */
 export type InjectionEntryKind = DeliveryKind | "revoked";
@@ -25,17 +24,18 @@ export interface InjectionEntryData {
   toolCallId?: string;
 }
 
-/** The injection entries of a session, read back at session start so a resumed session keeps its repeat policy. */
-export const INJECTION_ENTRY = defineSessionEntry<InjectionEntryData>(INJECTION_ENTRY_TYPE, (data) =>
+/**
+ * The `ttsr:injection` entries that record which rules were injected, read back at session start so a resumed
+ * session keeps its repeat policy.
+ */
+export const INJECTION_ENTRY = defineTtsrEntry<InjectionEntryData>("injection", (data) =>
   Array.isArray((data as Partial<InjectionEntryData> | undefined)?.rules) ? (data as InjectionEntryData) : undefined,
 );
+/** customType of the session entry that records which rules were injected. */
+export const INJECTION_ENTRY_TYPE = INJECTION_ENTRY.customType;
 
-export interface TriggeredPayload {
-  rules: Array<{ name: string; path: string; content: string; description?: string }>;
-  kind: DeliveryKind;
-  source: RuleMatch["source"];
-  toolCallId?: string;
-}
+/** What `pi-rails:ttsr:triggered` carries (the kit's contracts). */
+export type TriggeredPayload = TtsrTriggeredPayload;
 
 export function rulesOf(matches: readonly RuleMatch[]): TtsrRule[] {
   return dedupeRules(matches.map((m) => m.rule));
@@ -43,7 +43,7 @@ export function rulesOf(matches: readonly RuleMatch[]): TtsrRule[] {
 
 /**
  * The `retry` of a stream_text abort (agent-core's `streamRetry`: pi has no type or wording of its own): one hidden
- * `ttsr-injection` message carrying every matched rule, and what the session records of the aborted attempt.
+ * `ttsr:injection` message carrying every matched rule, and what the session records of the aborted attempt.
  */
 export function interruptRetry(
   matches: readonly RuleMatch[],

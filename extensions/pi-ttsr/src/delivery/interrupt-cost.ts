@@ -4,7 +4,8 @@
  * aborted attempt's pi-ai `Usage` on `stream_abort` as `usage`; stock pi and older patches do not, and then this
  * says nothing rather than "0 tokens". Pure functions: the extension only feeds events in and shows the text.
  */
-import { defineSessionEntry } from "@pi-rails/agent-core/kit";
+import type { TtsrCostPayload } from "@pi-rails/agent-core/kit";
+import { defineTtsrEntry } from "./session-entries.ts";
 
 /** The part of pi-ai's `Usage` an aborted attempt reports, read defensively. */
 export interface AttemptUsage {
@@ -18,19 +19,8 @@ export interface AttemptUsage {
   cost?: number;
 }
 
-/** A session's running total. */
-export interface InterruptCostTally {
-  /** Interrupts seen (aborts whose retry is pi-ttsr's). */
-  interrupts: number;
-  /** Of those, how many reported usage. */
-  withUsage: number;
-  tokens: number;
-  cacheWrite: number;
-  /** Dollars, summed over the attempts that had a cost. */
-  cost: number;
-  /** True once an attempt reported a cost. */
-  costKnown: boolean;
-}
+/** A session's running total: what `pi-rails:ttsr:cost` carries (the kit's contracts), less the text. */
+export type InterruptCostTally = Omit<TtsrCostPayload, "text">;
 
 export const EMPTY_TALLY: InterruptCostTally = Object.freeze({
   interrupts: 0,
@@ -74,8 +64,8 @@ export function readAttemptUsage(value: unknown): AttemptUsage | undefined {
   };
 }
 
-/** Session entry with the usage of one aborted attempt, so a resumed session keeps counting from its total. */
-export const COST_ENTRY = defineSessionEntry<{ usage: AttemptUsage }>("ttsr-interrupt-cost", (data) => {
+/** `ttsr:interrupt-cost`: the usage of one aborted attempt, so a resumed session keeps counting from its total. */
+export const COST_ENTRY = defineTtsrEntry<{ usage: AttemptUsage }>("interrupt-cost", (data) => {
   const usage = readAttemptUsage((data as { usage?: unknown } | undefined)?.usage);
   return usage ? { usage } : undefined;
 });
@@ -108,6 +98,12 @@ export function interruptCostText(tally: InterruptCostTally): string | undefined
   const partial =
     tally.withUsage < tally.interrupts ? `; ${tally.withUsage} of ${tally.interrupts} interrupts reported usage` : "";
   return `interrupts cost ${tally.tokens.toLocaleString("en-US")} tokens this session${money}${partial}`;
+}
+
+/** The `pi-rails:ttsr:cost` payload of a tally, or `undefined` when no interrupt reported usage (nothing to say). */
+export function interruptCostPayload(tally: InterruptCostTally): TtsrCostPayload | undefined {
+  const text = interruptCostText(tally);
+  return text === undefined ? undefined : { ...tally, text };
 }
 
 /** The short form for pi's footer status line: "TTSR interrupts: 1,234 tok ($0.01)". */

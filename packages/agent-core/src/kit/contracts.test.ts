@@ -16,4 +16,14 @@ describe("contracts", () => {
     expect(contracts.isTtsrStatusPayload({ active: "yes" })).toBe(false);
     expect(contracts.isTtsrStatusPayload(null)).toBe(false);
   });
+
+  it("emits a typed event as its plain name, with the payload checked against the name's type", () => {
+    const sent: Array<[string, unknown]> = [];
+    const events = { emit: (channel: string, data: unknown) => sent.push([channel, data]) };
+    contracts.emitEvent(events, contracts.TTSR_MATCHED_EVENT, { rules: ["a"], deferred: true });
+    // @ts-expect-error: the status event carries a TtsrStatusPayload, not a matched one
+    contracts.emitEvent(events, contracts.TTSR_STATUS_EVENT, { rules: ["a"], deferred: true });
+    expect(sent[0]).toEqual(["pi-rails:ttsr:matched", { rules: ["a"], deferred: true }]);
+    expect(typeof contracts.TTSR_COST_EVENT).toBe("string");
+  });
 });
