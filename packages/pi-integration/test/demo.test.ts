@@ -32,7 +32,7 @@ describe("pnpm demo", () => {
     expect(stdout).toContain('injected: <system-interrupt reason="rule_violation" rule="no-legacy-fetch"');
     expect(stdout).toContain("the dropped partial sent again: no");
     expect(stdout).toContain('fetchV2("/api/user"');
-    expect(stdout).toMatch(/custom_message \(ttsr-injection, hidden from the UI, seen by the model\)/);
+    expect(stdout).toMatch(/custom_message \(ttsr:injection, hidden from the UI, seen by the model\)/);
     // Stage 2: cache-ttl-view prunes the expired view; the session file keeps the original.
     expect(stdout).toContain("the 50 KB file is in the request: no");
     expect(stdout).toMatch(/\[SYSTEM MESSAGE\] Context was pruned because the prompt cache TTL \(300s\) was exceeded/);
