@@ -8,7 +8,7 @@ import { clearParseCache } from "../src/discovery/parse-cache.ts";
 import rulebook from "../src/extension.ts";
 import { DEFAULT_SETTINGS } from "../src/settings/defaults.ts";
 import { tempWorld, writeTree } from "../src/testing/tree.ts";
-import { ALIAS_BOMB, cli, recorder, toolResults, warnedIn } from "./support.ts";
+import { ALIAS_BOMB, cli, recordedSession, toolResults, warnedIn } from "./support.ts";
 
 /** Issue 25: what hostile and real inputs (and users arriving from oh-my-pi) still broke. */
 
@@ -21,9 +21,16 @@ beforeEach(async () => {
 
 describe("disabledRules: either key turns a rule off everywhere", () => {
   it("ttsr.disabledRules (the reference's key) and rulebook.disabledRules drop rules from every bucket of a real session", async () => {
-    const { contexts, step } = recorder();
-    const t = keep(
-      await createTestSession({
+    const { t, contexts } = await recordedSession(
+      keep,
+      [
+        fauxAssistantMessage([
+          fauxToolCall("read", { path: "src/api/users.ts" }),
+          fauxToolCall("read_rule", { name: "api" }),
+        ]),
+        fauxAssistantMessage("done"),
+      ],
+      {
         files: {
           ".pi/rules/style.md": "---\nalwaysApply: true\n---\nUse two spaces.",
           ".pi/rules/legacy.md": "---\nalwaysApply: true\n---\nLEGACY-CONTENT",
@@ -33,20 +40,7 @@ describe("disabledRules: either key turns a rule off everywhere", () => {
           "src/api/users.ts": "export const users = [];\n",
         },
         projectSettings: { ttsr: { disabledRules: ["api", "watch"] }, rulebook: { disabledRules: ["legacy"] } },
-        extensions: [rulebook],
-        model: {
-          kind: "faux",
-          responses: [
-            step(
-              fauxAssistantMessage([
-                fauxToolCall("read", { path: "src/api/users.ts" }),
-                fauxToolCall("read_rule", { name: "api" }),
-              ]),
-            ),
-            step(fauxAssistantMessage("done")),
-          ],
-        },
-      }),
+      },
     );
     await t.prompt("work");
     const prompt = contexts[0]!.systemPrompt;

@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
-import { closeAfterEach, createTestSession, fauxAssistantMessage, fauxToolCall } from "@pi-rails/testkit";
+import { closeAfterEach, fauxAssistantMessage, fauxToolCall } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import rulebook from "../src/extension.ts";
-import { recorder, toolResults } from "./support.ts";
+import { recordedSession, toolResults } from "./support.ts";
 
 // The README's first screen, as a new user follows it: its example rule file and its first setting, in a real pi
 // session. If the README's example changes, this runs the new one.
@@ -29,19 +28,10 @@ const keep = closeAfterEach(afterEach);
 describe("the README's first screen", () => {
   it("its example rule is listed with its description and attached to a read of a matching file", async () => {
     const { path, text } = exampleRule();
-    const { contexts, step: reply } = recorder();
-    const t = keep(
-      await createTestSession({
-        files: { [path]: text, "src/api/users.ts": "export const users = [];\n" },
-        extensions: [rulebook],
-        model: {
-          kind: "faux",
-          responses: [
-            reply(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
-            reply(fauxAssistantMessage("done")),
-          ],
-        },
-      }),
+    const { t, contexts } = await recordedSession(
+      keep,
+      [fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })]), fauxAssistantMessage("done")],
+      { files: { [path]: text, "src/api/users.ts": "export const users = [];\n" } },
     );
     await t.prompt("add an endpoint");
     const name = path.replace(/^.*\//, "").replace(/\.md$/, "");
@@ -57,19 +47,14 @@ describe("the README's first screen", () => {
       disabledRules: string[];
       disabledProviders: string[];
     };
-    const { contexts, step } = recorder();
-    const t = keep(
-      await createTestSession({
-        files: {
-          [`.pi/rules/${disabledRules[0]}.md`]: "---\nalwaysApply: true\n---\nOFF BY NAME",
-          [`.${disabledProviders[0]}/rules/style.md`]: "---\ntrigger: always_on\n---\nOFF BY TOOL",
-          ".pi/rules/kept.md": "---\nalwaysApply: true\n---\nKEPT",
-        },
-        projectSettings: settings,
-        extensions: [rulebook],
-        model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
-      }),
-    );
+    const { t, contexts } = await recordedSession(keep, [fauxAssistantMessage("ok")], {
+      files: {
+        [`.pi/rules/${disabledRules[0]}.md`]: "---\nalwaysApply: true\n---\nOFF BY NAME",
+        [`.${disabledProviders[0]}/rules/style.md`]: "---\ntrigger: always_on\n---\nOFF BY TOOL",
+        ".pi/rules/kept.md": "---\nalwaysApply: true\n---\nKEPT",
+      },
+      projectSettings: settings,
+    });
     await t.prompt("hi");
     expect(contexts[0]!.systemPrompt).toContain("KEPT");
     expect(contexts[0]!.systemPrompt).not.toContain("OFF BY NAME");

@@ -9,13 +9,14 @@ import {
   fauxAssistantMessage,
   fauxToolCall,
   startModelServer,
+  type TestSessionOptions,
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import rulebook from "../src/extension.ts";
 import { TTSR_STATUS_EVENT, type TtsrStatusPayload } from "../src/handoff/ttsr.ts";
 import { PROMPT_SECTION } from "../src/prompt/render.ts";
 import { ATTACHED_ENTRY } from "../src/session/entries.ts";
-import { attachedIn, recorder, systemOf, toolResults, toolTextsOf, warnedIn } from "./support.ts";
+import { attachedIn, recordedSession, systemOf, toolResults, toolTextsOf, warnedIn } from "./support.ts";
 
 /** Rule files of several formats, written into the test project. */
 const FILES: Record<string, string> = {
@@ -37,6 +38,9 @@ const ttsrAnnouncer = (pi: ExtensionAPI) => {
 };
 
 const keep = closeAfterEach(afterEach);
+/** A recorded session in the project of FILES. */
+const session = (replies: Parameters<typeof recordedSession>[1], options: TestSessionOptions = {}) =>
+  recordedSession(keep, replies, { files: FILES, ...options });
 
 const PROMPT_WITHOUT_TTSR = `# Always-apply rules
 
@@ -68,14 +72,7 @@ Read a rule with the read_rule tool (its name, or rule://<name>) when your task 
 
 describe("rulebook in a real pi session", () => {
   it("sends the model the exact system prompt: base, always-apply contents, then the Rules section", async () => {
-    const { contexts, step } = recorder();
-    const t = keep(
-      await createTestSession({
-        files: FILES,
-        extensions: [rulebook],
-        model: { kind: "faux", responses: [step(fauxAssistantMessage("ok")), step(fauxAssistantMessage("ok"))] },
-      }),
-    );
+    const { t, contexts } = await session([fauxAssistantMessage("ok"), fauxAssistantMessage("ok")]);
     const base = t.session.systemPrompt;
     expect(base).not.toContain("# Rules");
     await t.prompt("hello");
@@ -97,14 +94,7 @@ describe("rulebook in a real pi session", () => {
   });
 
   it("leaves stream-condition rules to pi-ttsr when it announces itself on the event bus", async () => {
-    const { contexts, step } = recorder();
-    const t = keep(
-      await createTestSession({
-        files: FILES,
-        extensions: [rulebook, ttsrAnnouncer],
-        model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
-      }),
-    );
+    const { t, contexts } = await session([fauxAssistantMessage("ok")], { extensions: [rulebook, ttsrAnnouncer] });
     const base = t.session.systemPrompt;
     await t.prompt("hello");
     const withoutTtsr = PROMPT_WITHOUT_TTSR.replace(
@@ -117,28 +107,19 @@ describe("rulebook in a real pi session", () => {
   });
 
   it("read_rule returns rule contents by name or rule:// and errors with the available names otherwise", async () => {
-    const { contexts, step } = recorder();
-    const t = keep(
-      await createTestSession({
-        files: FILES,
-        extensions: [rulebook, ttsrAnnouncer],
-        model: {
-          kind: "faux",
-          responses: [
-            step(
-              fauxAssistantMessage([
-                fauxToolCall("read_rule", { name: "rule://api" }),
-                fauxToolCall("read_rule", { name: "style" }),
-                fauxToolCall("read_rule", { name: "nope" }),
-                fauxToolCall("read_rule", { name: "no-console" }),
-                fauxToolCall("read_rule", { name: "manual" }),
-                fauxToolCall("read_rule", { name: "../.pi/rules/style.md" }),
-              ]),
-            ),
-            step(fauxAssistantMessage("done")),
-          ],
-        },
-      }),
+    const { t, contexts } = await session(
+      [
+        fauxAssistantMessage([
+          fauxToolCall("read_rule", { name: "rule://api" }),
+          fauxToolCall("read_rule", { name: "style" }),
+          fauxToolCall("read_rule", { name: "nope" }),
+          fauxToolCall("read_rule", { name: "no-console" }),
+          fauxToolCall("read_rule", { name: "manual" }),
+          fauxToolCall("read_rule", { name: "../.pi/rules/style.md" }),
+        ]),
+        fauxAssistantMessage("done"),
+      ],
+      { extensions: [rulebook, ttsrAnnouncer] },
     );
     await t.prompt("read rules");
     const available = "Available rules: style, api, tests";
@@ -154,29 +135,17 @@ describe("rulebook in a real pi session", () => {
   });
 
   it("attaches a glob rule once per session to the result of a read or edit of a matching file", async () => {
-    const { contexts, step } = recorder();
-    const t = keep(
-      await createTestSession({
-        files: FILES,
-        extensions: [rulebook],
-        model: {
-          kind: "faux",
-          responses: [
-            step(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
-            step(
-              fauxAssistantMessage([
-                fauxToolCall("read", { path: "src/api/orders.ts" }),
-                fauxToolCall("edit", {
-                  path: "src/a.test.ts",
-                  edits: [{ oldText: "test('x'", newText: "test('y'" }],
-                }),
-              ]),
-            ),
-            step(fauxAssistantMessage("done")),
-          ],
-        },
-      }),
-    );
+    const { t, contexts } = await session([
+      fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })]),
+      fauxAssistantMessage([
+        fauxToolCall("read", { path: "src/api/orders.ts" }),
+        fauxToolCall("edit", {
+          path: "src/a.test.ts",
+          edits: [{ oldText: "test('x'", newText: "test('y'" }],
+        }),
+      ]),
+      fauxAssistantMessage("done"),
+    ]);
     await t.prompt("work");
     const first = toolResults(contexts[1]!);
     expect(first).toHaveLength(1);
@@ -253,20 +222,9 @@ describe("rulebook in a real pi session", () => {
   });
 
   it("glob attach can be switched off in settings; bad settings are reported with file and key, not a crash", async () => {
-    const { contexts, step } = recorder();
-    const t = keep(
-      await createTestSession({
-        files: FILES,
-        extensions: [rulebook],
-        projectSettings: { rulebook: { globAttach: false, disabledRules: ["style"], typo: true } },
-        model: {
-          kind: "faux",
-          responses: [
-            step(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
-            step(fauxAssistantMessage("done")),
-          ],
-        },
-      }),
+    const { t, contexts } = await session(
+      [fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })]), fauxAssistantMessage("done")],
+      { projectSettings: { rulebook: { globAttach: false, disabledRules: ["style"], typo: true } } },
     );
     await t.prompt("work");
     expect(toolResults(contexts[1]!)[0]!.text).not.toContain("<rule");
@@ -280,14 +238,7 @@ describe("rulebook in a real pi session", () => {
 
 describe("rulebook on pi 1.6's prompt and tools", () => {
   it("a run started by a custom message (pi.sendMessage with triggerTurn) gets the rules too", async () => {
-    const { contexts, step } = recorder();
-    const t = keep(
-      await createTestSession({
-        files: FILES,
-        extensions: [rulebook],
-        model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
-      }),
-    );
+    const { t, contexts } = await session([fauxAssistantMessage("ok")]);
     await t.session.sendCustomMessage({ customType: "ping", content: "go", display: false }, { triggerTurn: true });
     await t.session.waitForIdle();
     expect(contexts).toHaveLength(1);
@@ -295,37 +246,18 @@ describe("rulebook on pi 1.6's prompt and tools", () => {
   });
 
   it("after an extension that replaced the whole prompt, the rules are appended to its text", async () => {
-    const { contexts, step } = recorder();
     const replacer = (pi: ExtensionAPI) => {
       pi.on("before_agent_start", () => ({ systemPrompt: "A prompt of my own." }));
     };
-    const t = keep(
-      await createTestSession({
-        files: FILES,
-        extensions: [replacer, rulebook],
-        model: { kind: "faux", responses: [step(fauxAssistantMessage("ok"))] },
-      }),
-    );
+    const { t, contexts } = await session([fauxAssistantMessage("ok")], { extensions: [replacer, rulebook] });
     await t.prompt("hello");
     expect(contexts[0]!.systemPrompt).toBe(`A prompt of my own.\n\n${PROMPT_WITHOUT_TTSR}\n`);
   });
 
   it("project settings count only while pi trusts the project; ignoring them is said once", async () => {
-    const { contexts, step } = recorder();
-    const t = keep(
-      await createTestSession({
-        files: FILES,
-        extensions: [rulebook],
-        projectSettings: { rulebook: { disabledRules: ["style"] }, ttsr: { disabledRules: ["api"] } },
-        model: {
-          kind: "faux",
-          responses: [
-            step(fauxAssistantMessage("ok")),
-            step(fauxAssistantMessage("ok")),
-            step(fauxAssistantMessage("ok")),
-          ],
-        },
-      }),
+    const { t, contexts } = await session(
+      [fauxAssistantMessage("ok"), fauxAssistantMessage("ok"), fauxAssistantMessage("ok")],
+      { projectSettings: { rulebook: { disabledRules: ["style"] }, ttsr: { disabledRules: ["api"] } } },
     );
     await t.prompt("trusted");
     expect(contexts[0]!.systemPrompt).not.toContain("Use two spaces.");
@@ -343,7 +275,6 @@ describe("rulebook on pi 1.6's prompt and tools", () => {
   });
 
   it("a read another tool makes (a codemode-style nested call) attaches nothing; the model's own read does", async () => {
-    const { contexts, step } = recorder();
     const peek = (pi: ExtensionAPI) => {
       pi.registerTool({
         name: "peek",
@@ -357,19 +288,13 @@ describe("rulebook on pi 1.6's prompt and tools", () => {
         },
       });
     };
-    const t = keep(
-      await createTestSession({
-        files: FILES,
-        extensions: [rulebook, peek],
-        model: {
-          kind: "faux",
-          responses: [
-            step(fauxAssistantMessage([fauxToolCall("peek", { path: "src/api/users.ts" })])),
-            step(fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })])),
-            step(fauxAssistantMessage("done")),
-          ],
-        },
-      }),
+    const { t, contexts } = await session(
+      [
+        fauxAssistantMessage([fauxToolCall("peek", { path: "src/api/users.ts" })]),
+        fauxAssistantMessage([fauxToolCall("read", { path: "src/api/users.ts" })]),
+        fauxAssistantMessage("done"),
+      ],
+      { extensions: [rulebook, peek] },
     );
     await t.prompt("work");
     const [peeked] = toolResults(contexts[1]!);

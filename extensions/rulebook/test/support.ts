@@ -1,8 +1,17 @@
 import { readFileSync } from "node:fs";
 import { type Context, getCurrentSystemPrompt } from "@earendil-works/pi-ai";
 import { readSessionEntries } from "@pi-rails/agent-core/kit";
-import { type fauxAssistantMessage, type ModelServer, messageText, type TestSession } from "@pi-rails/testkit";
+import {
+  type closeAfterEach,
+  createTestSession,
+  type fauxAssistantMessage,
+  type ModelServer,
+  messageText,
+  type TestSession,
+  type TestSessionOptions,
+} from "@pi-rails/testkit";
 import { runCli } from "../src/cli/main.ts";
+import rulebook from "../src/extension.ts";
 import { ATTACHED_ENTRY, WARNINGS_ENTRY } from "../src/session/entries.ts";
 
 /** What rulebook's tests share: what a session said and sent, a file discovery must skip, and the CLI in-process. */
@@ -24,6 +33,21 @@ export function recorder() {
     return message;
   };
   return { contexts, step };
+}
+
+/**
+ * A real pi session (rulebook alone unless `options.extensions` says otherwise) whose faux model answers `replies`
+ * in order and records what it was sent; `keep` (the test file's `closeAfterEach`) disposes of it after the test.
+ */
+export async function recordedSession(
+  keep: ReturnType<typeof closeAfterEach>,
+  replies: ReturnType<typeof fauxAssistantMessage>[],
+  options: TestSessionOptions = {},
+) {
+  const { contexts, step } = recorder();
+  const model = { kind: "faux", responses: replies.map(step) } as const;
+  const t = keep(await createTestSession({ extensions: [rulebook], ...options, model }));
+  return { t, contexts };
 }
 
 /** The tool results of a recorded context: their text, and whether each was an error. */
