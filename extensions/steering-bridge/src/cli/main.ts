@@ -1,13 +1,12 @@
 import {
+  type CliArgs,
+  type CliFailure,
+  type CliIo,
   type CliOutput,
+  defineCli,
   EXIT,
-  formatHelp,
-  invocationCwd,
-  parseCliArgs,
-  processOutput,
   resolveAgentDir,
   UsageError,
-  writeJson,
 } from "@pi-rails/agent-core/kit";
 import {
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -21,7 +20,21 @@ import * as protocol from "../protocol/protocol.ts";
 import type { Ack } from "../queue/types.ts";
 import { formatCheckpoint } from "../seams/seam-log.ts";
 
-type Values = ReturnType<typeof parse>["values"];
+/** pi-steer's options besides the common ones. */
+const OPTIONS = {
+  session: { type: "string" },
+  mode: { type: "string" },
+  "dedupe-key": { type: "string" },
+  id: { type: "string" },
+  ttl: { type: "string" },
+  leftover: { type: "string" },
+  reason: { type: "string" },
+  timeout: { type: "string" },
+  "no-reminder": { type: "boolean" },
+  count: { type: "string" },
+  "request-timeout": { type: "string" },
+} as const;
+type Values = CliArgs<typeof OPTIONS>["values"];
 type Out = (value: unknown, human: string) => void;
 /** What a long-running command waits on besides its own work: settled once stdout's reader is gone. */
 type Until = { stdoutClosed: Promise<void> };
@@ -201,48 +214,30 @@ export const COMMANDS = {
  */
 export const ALIASES: Readonly<Record<string, Name>> = { send: "inject" };
 
-export const USAGE = formatHelp({
-  title: "pi-steer: steer a running pi session (steering-bridge)",
-  commands: [["pi-steer sessions", "live sessions of this user"], ...Object.values(COMMANDS).map((c) => c.usage)],
-  options: [
-    ["--session <id>", "optional with one live session in this directory or a parent of it"],
-    ["--request-timeout MS", "default 10000; a suspended pi never answers"],
-  ],
-  notes: `Modes: interrupt_immediate (stops the next tool batch), finish_step (next iteration boundary),
+/** pi-steer (the kit's `runCli` around its commands); `--json` errors add what the socket or the session said. */
+export const cli = defineCli({
+  bin: "pi-steer",
+  help: {
+    title: "pi-steer: steer a running pi session (steering-bridge)",
+    commands: [["pi-steer sessions", "live sessions of this user"], ...Object.values(COMMANDS).map((c) => c.usage)],
+    options: [
+      ["--session <id>", "optional with one live session in this directory or a parent of it"],
+      ["--request-timeout MS", "default 10000; a suspended pi never answers"],
+    ],
+    notes: `Modes: interrupt_immediate (stops the next tool batch), finish_step (next iteration boundary),
        audit_only (written to the session at loop exit, never sent to the model).`,
-  exit1:
-    "refused (no live session, unknown id, call not found, cancel timed out, feature unavailable, queue full, no answer in time)",
-});
-
-export interface CliIo extends CliOutput {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** Calls `listener` once stdout's reader is gone (a closed pipe); a long-running command then stops. */
-  onStdoutClosed?: (listener: () => void) => void;
-}
-
-/** Runs pi-steer; returns the kit's exit code. Never throws. With `--json`, errors are JSON on stdout too. */
-export async function main(argv: string[], io: CliIo): Promise<number> {
-  const json = argv.includes("--json");
-  const fail = (code: number, message: string, error: Record<string, unknown> = {}, usage = false) => {
-    io.stderr(`pi-steer: ${message}\n${usage ? `\n${USAGE}` : ""}`);
-    if (json) writeJson(io.stdout, { error: { ...error, message } });
-    return code;
-  };
-  const out = (value: unknown, human: string) => io.stdout(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
-  try {
-    const { values, positionals } = parse(argv);
-    if (values.help) {
-      io.stdout(USAGE);
-      return EXIT.ok;
-    }
+    exit1:
+      "refused (no live session, unknown id, call not found, cancel timed out, feature unavailable, queue full, no answer in time)",
+  },
+  options: OPTIONS,
+  run: async ({ values, positionals }, io) => {
     const [typed, ...args] = positionals;
     const command = typed !== undefined && Object.hasOwn(ALIASES, typed) ? ALIASES[typed] : typed;
     const agentDir = resolveAgentDir(io.env);
     if (command === "sessions") {
       const sessions = findSessions({ agentDir });
       const lines = sessions.map((s) => `${s.sessionId}  pid ${s.pid}  ${s.cwd}  since ${s.startedAt}`);
-      out(sessions, sessions.length === 0 ? "no live pi session with the steering bridge" : lines.join("\n"));
+      io.result(sessions, sessions.length === 0 ? "no live pi session with the steering bridge" : lines.join("\n"));
       return EXIT.ok;
     }
     const spec = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command as Name] : undefined;
@@ -255,28 +250,34 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     const params = spec.params(args, values);
     const requestTimeoutMs = integer("--request-timeout", values["request-timeout"]) ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const { socket } = resolveSession({ agentDir, cwd: io.cwd, sessionId: values.session });
-    const stdoutClosed = new Promise<void>((resolve) => io.onStdoutClosed?.(resolve));
-    const run = (client: SteeringClient) => spec.run(client, params, out, values, { stdoutClosed });
+    const run = (client: SteeringClient) => spec.run(client, params, io.result, values, io);
     return await withSteeringClient(socket, run, { requestTimeoutMs, timeoutMs: requestTimeoutMs });
-  } catch (error) {
-    if (error instanceof UsageError) return fail(EXIT.usage, error.message, { kind: "usage" }, true);
-    if (error instanceof protocol.SteeringRpcError) {
-      const refused = error.code === protocol.ERROR_CODES.unavailable || error.code === protocol.ERROR_CODES.queueFull;
-      const { code, data } = error;
-      return fail(refused ? EXIT.refused : EXIT.usage, error.message, { kind: "rpc", code, data });
-    }
-    if (error instanceof SessionChoiceError) {
-      // Several sessions and no --session is a usage error; no live session is a refusal.
-      const exit = error.candidates.length > 1 ? EXIT.usage : EXIT.refused;
-      return fail(exit, error.message, { kind: "session", candidates: error.candidates.map((s) => s.sessionId) });
-    }
-    if (error instanceof RequestTimeoutError) {
-      return fail(EXIT.refused, error.message, { kind: "timeout", method: error.method, timeoutMs: error.timeoutMs });
-    }
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code) return fail(EXIT.refused, (error as Error).message, { kind: "connection", errno: code });
-    return fail(EXIT.internal, error instanceof Error ? error.message : String(error), { kind: "internal" });
+  },
+  failure: steeringFailure,
+});
+
+export const USAGE = cli.usage;
+
+/** Runs pi-steer with `io` (a test's buffers and folder); returns the kit's exit code. Never throws. */
+export const main = (argv: readonly string[], io: CliOutput & Partial<CliIo>): Promise<number> => cli.run(argv, io);
+
+/** What the socket, the session choice or the connection said, as an exit code and the JSON error's fields. */
+function steeringFailure(error: unknown): CliFailure | undefined {
+  if (error instanceof protocol.SteeringRpcError) {
+    const refused = error.code === protocol.ERROR_CODES.unavailable || error.code === protocol.ERROR_CODES.queueFull;
+    return { exit: refused ? EXIT.refused : EXIT.usage, kind: "rpc", details: { code: error.code, data: error.data } };
   }
+  if (error instanceof SessionChoiceError) {
+    // Several sessions and no --session is a usage error; no live session is a refusal.
+    const exit = error.candidates.length > 1 ? EXIT.usage : EXIT.refused;
+    return { exit, kind: "session", details: { candidates: error.candidates.map((s) => s.sessionId) } };
+  }
+  if (error instanceof RequestTimeoutError) {
+    return { exit: EXIT.refused, kind: "timeout", details: { method: error.method, timeoutMs: error.timeoutMs } };
+  }
+  const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof errno === "string") return { exit: EXIT.refused, kind: "connection", details: { errno } };
+  return undefined;
 }
 
 function formatStatus(status: BridgeStatus): string {
@@ -308,32 +309,4 @@ function integer(flag: string, value: string | undefined): number | undefined {
   const n = Number(value);
   if (Number.isInteger(n) && n > 0) return n;
   throw new UsageError(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
-}
-
-function parse(argv: string[]) {
-  return parseCliArgs(argv, {
-    session: { type: "string" },
-    mode: { type: "string" },
-    "dedupe-key": { type: "string" },
-    id: { type: "string" },
-    ttl: { type: "string" },
-    leftover: { type: "string" },
-    reason: { type: "string" },
-    timeout: { type: "string" },
-    "no-reminder": { type: "boolean" },
-    count: { type: "string" },
-    "request-timeout": { type: "string" },
-  });
-}
-
-/** The process-backed IO for the bin: quiet on a closed pipe, in the folder `pnpm pi-steer` was typed in. */
-export function processIo(): CliIo {
-  const listeners: (() => void)[] = [];
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") for (const l of listeners.splice(0)) l();
-  });
-  const onStdoutClosed = (listener: () => void) => {
-    listeners.push(listener);
-  };
-  return { ...processOutput(), cwd: invocationCwd("pi-steer"), env: process.env, onStdoutClosed };
 }
