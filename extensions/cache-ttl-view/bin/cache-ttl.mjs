@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// cache-ttl report <session.jsonl> [--json] [--ttl <seconds>]: runs the built library (pnpm build first).
-import { invocationCwd, processOutput } from "@pi-rails/agent-core/kit";
-import { main } from "../dist/report/cli.js";
+// cache-ttl: what pruning would have saved in a recorded session. Runs the built CLI (a checkout: `pnpm build`).
+import { existsSync } from "node:fs";
 
-// `pnpm cache-ttl` runs in the repository root: resolve paths where the user typed the command.
-process.chdir(invocationCwd("cache-ttl"));
-process.exitCode = await main(process.argv.slice(2), processOutput());
+const entry = new URL("../dist/report/cli.js", import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write("cache-ttl: dist/ is missing; run `pnpm build` in this package first.\n");
+  process.exit(3);
+}
+await (await import(entry.href)).cli.main();

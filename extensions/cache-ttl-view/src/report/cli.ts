@@ -1,15 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import {
-  type CliOutput,
-  EXIT,
-  formatHelp,
-  parseCliArgs,
-  RefusedError,
-  resolveAgentDir,
-  runCommand,
-  UsageError,
-} from "@pi-rails/agent-core/kit";
+import { join, resolve } from "node:path";
+import { type CliOutput, defineCli, RefusedError, resolveAgentDir, UsageError } from "@pi-rails/agent-core/kit";
 import { cacheRetention, type TtlModel } from "../clock/ttl.ts";
 import { defaultSettings, loadCacheTtlSettings } from "../settings/settings.ts";
 import { formatUsd, type Prices } from "./prices.ts";
@@ -133,20 +124,6 @@ function table(report: ReplayReport): string {
   return lines.join("\n");
 }
 
-export const USAGE = formatHelp({
-  title: "cache-ttl: what pruning after the prompt cache expired would have saved in a recorded session",
-  commands: [
-    ["cache-ttl report <session.jsonl> [--ttl <seconds>]", "replay the session's requests with and without pruning"],
-  ],
-  options: [
-    [
-      "--ttl <seconds>",
-      "the provider's cache TTL (default: the one the extension stored, else the model's API's); simulates what the extension would do with it",
-    ],
-  ],
-  exit1: "the session file cannot be read",
-});
-
 /** The longest `--ttl` taken: a year (no provider keeps a prompt cache for more than a day). */
 const MAX_TTL_SECONDS = 365 * 86_400;
 
@@ -175,59 +152,72 @@ function readJson(file: string): Record<string, unknown> | undefined {
   }
 }
 
-/** `cache-ttl report <session.jsonl> [--json] [--ttl <s>]`; returns the kit's exit code. Never throws. */
-export async function main(argv: string[], io: CliOutput): Promise<number> {
-  return runCommand("cache-ttl", { ...io, json: argv.includes("--json"), usage: USAGE }, () => runReport(argv, io));
-}
+/** The cache-ttl bin (the kit's `runCli` around `report`): exit 0 done, 1 the session file cannot be read, 2 usage. */
+export const cli = defineCli({
+  bin: "cache-ttl",
+  help: {
+    title: "cache-ttl: what pruning after the prompt cache expired would have saved in a recorded session",
+    commands: [
+      ["cache-ttl report <session.jsonl> [--ttl <seconds>]", "replay the session's requests with and without pruning"],
+    ],
+    options: [
+      [
+        "--ttl <seconds>",
+        "the provider's cache TTL (default: the one the extension stored, else the model's API's); simulates what the extension would do with it",
+      ],
+    ],
+    exit1: "the session file cannot be read",
+  },
+  options: { ttl: { type: "string" } },
+  run: async ({ values, positionals }, io) => {
+    const [command, file, ...extra] = positionals;
+    if (command !== "report") throw new UsageError(command ? `unknown command "${command}"` : "no command given");
+    if (!file) throw new UsageError("report: missing <session.jsonl>");
+    if (extra.length > 0) throw new UsageError(`report takes one session file (got also ${extra.join(", ")})`);
+    const ttl = values.ttl === undefined ? undefined : parseTtl(values.ttl);
+    let session: ReturnType<typeof parseSessionFile>;
+    try {
+      session = parseSessionFile(readFileSync(resolve(io.cwd, file), "utf8"), file);
+    } catch (error) {
+      throw new RefusedError((error as Error).message);
+    }
+    if (session.skippedLines.length > 0) {
+      const lines = session.skippedLines;
+      io.stderr(
+        `cache-ttl: ${file}: skipped ${lines.length} line(s) that are not JSON (as pi does): ${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", ..." : ""}\n`,
+      );
+    }
+    const agentDir = resolve(io.cwd, resolveAgentDir(io.env));
+    // pi's own models (models.json) or its trust decision can matter only when there is a models.json, or a cacheTtl
+    // section in the project's settings.
+    const needPi =
+      existsSync(join(agentDir, "models.json")) ||
+      (session.cwd !== undefined && readJson(join(session.cwd, ".pi", "settings.json"))?.["cacheTtl"] !== undefined);
+    const host = await piHost(agentDir, readJson(join(agentDir, "settings.json")), needPi);
+    // The settings as the extension would read them in that project: the same files, the same trust.
+    const loaded = session.cwd
+      ? loadCacheTtlSettings(session.cwd, agentDir, { projectTrusted: host.projectTrusted(session.cwd) })
+      : undefined;
+    for (const p of loaded?.problems ?? []) io.stderr(`cache-ttl: ${p.file}: ${p.key}: ${p.message}\n`);
+    const settings = loaded?.settings ?? defaultSettings();
+    const last = session.requests.at(-1);
+    const catalog = catalogFor(host, session.requests);
+    const none = { input: 0, cacheRead: 0, cacheWrite: 0 };
+    const report = replaySession(session, {
+      // `--ttl` asks what the extension would do with that TTL: on, whatever the settings say.
+      settings: ttl !== undefined ? { ...settings, enabled: true } : settings,
+      settingsValid: loaded?.valid ?? true,
+      ...(ttl !== undefined ? { ttlSeconds: ttl } : {}),
+      retention: cacheRetention(),
+      prices: catalog.get(`${last?.provider}/${last?.model}`)?.cost ?? none,
+      catalog,
+    });
+    io.result({ file, ...report }, table(report));
+    return 0;
+  },
+});
 
-async function runReport(argv: string[], io: CliOutput): Promise<number> {
-  const { values, positionals } = parseCliArgs(argv, { ttl: { type: "string" } });
-  if (values.help) {
-    io.stdout(USAGE);
-    return EXIT.ok;
-  }
-  const [command, file, ...extra] = positionals;
-  if (command !== "report") throw new UsageError(command ? `unknown command "${command}"` : "no command given");
-  if (!file) throw new UsageError("report: missing <session.jsonl>");
-  if (extra.length > 0) throw new UsageError(`report takes one session file (got also ${extra.join(", ")})`);
-  const ttl = values.ttl === undefined ? undefined : parseTtl(values.ttl);
-  let session: ReturnType<typeof parseSessionFile>;
-  try {
-    session = parseSessionFile(readFileSync(file, "utf8"), file);
-  } catch (error) {
-    throw new RefusedError((error as Error).message);
-  }
-  if (session.skippedLines.length > 0) {
-    const lines = session.skippedLines;
-    io.stderr(
-      `cache-ttl: ${file}: skipped ${lines.length} line(s) that are not JSON (as pi does): ${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", ..." : ""}\n`,
-    );
-  }
-  const agentDir = resolveAgentDir();
-  // pi's own models (models.json) or its trust decision can matter only when there is a models.json, or a cacheTtl
-  // section in the project's settings.
-  const needPi =
-    existsSync(join(agentDir, "models.json")) ||
-    (session.cwd !== undefined && readJson(join(session.cwd, ".pi", "settings.json"))?.["cacheTtl"] !== undefined);
-  const host = await piHost(agentDir, readJson(join(agentDir, "settings.json")), needPi);
-  // The settings as the extension would read them in that project: the same files, the same trust.
-  const loaded = session.cwd
-    ? loadCacheTtlSettings(session.cwd, agentDir, { projectTrusted: host.projectTrusted(session.cwd) })
-    : undefined;
-  for (const p of loaded?.problems ?? []) io.stderr(`cache-ttl: ${p.file}: ${p.key}: ${p.message}\n`);
-  const settings = loaded?.settings ?? defaultSettings();
-  const last = session.requests.at(-1);
-  const catalog = catalogFor(host, session.requests);
-  const none = { input: 0, cacheRead: 0, cacheWrite: 0 };
-  const report = replaySession(session, {
-    // `--ttl` asks what the extension would do with that TTL: on, whatever the settings say.
-    settings: ttl !== undefined ? { ...settings, enabled: true } : settings,
-    settingsValid: loaded?.valid ?? true,
-    ...(ttl !== undefined ? { ttlSeconds: ttl } : {}),
-    retention: cacheRetention(),
-    prices: catalog.get(`${last?.provider}/${last?.model}`)?.cost ?? none,
-    catalog,
-  });
-  io.stdout(`${values.json ? JSON.stringify({ file, ...report }, null, 2) : table(report)}\n`);
-  return 0;
-}
+export const USAGE = cli.usage;
+
+/** `cache-ttl report <session.jsonl> [--json] [--ttl <s>]` with `io`; returns the kit's exit code. Never throws. */
+export const main = (argv: readonly string[], io: CliOutput): Promise<number> => cli.run(argv, io);
