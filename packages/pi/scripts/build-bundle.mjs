@@ -240,7 +240,11 @@ const plugin = {
   },
 };
 
-const external = (id) => isBuiltin(id) || EXTERNAL.has(packageOf(id));
+// jiti and jiti/static are the plugin's (the lazy module above), never external: left external, pi's
+// `import("jiti/static")` loaded jiti's static entry, which imports its 1.5 MB Babel build at once (about 0.5 s of
+// CPU at every start with an extension: Babel's evaluation plus Node's CJS lexer over it) although an extension
+// built as ES modules is imported natively and never transformed.
+const external = (id) => isBuiltin(id) || (!id.startsWith("jiti") && EXTERNAL.has(packageOf(id)));
 const commonInput = {
   platform: "node",
   external,
