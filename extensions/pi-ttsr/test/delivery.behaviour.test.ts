@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import {
+  closeAfterEach,
   createTestSession,
   type FauxModelOption,
   fauxText,
@@ -24,11 +25,7 @@ const NO_ANY_TS = ruleFile(
   "Do not use the any type; use unknown and narrow it.",
 );
 
-let t: TestSession | undefined;
-afterEach(async () => {
-  await t?.dispose();
-  t = undefined;
-});
+const keep = closeAfterEach(afterEach);
 
 /** pi-ttsr alone in a session on the faux model, which answers `responses` in order (most tests here). */
 function ttsrSession(options: {
@@ -43,7 +40,7 @@ function ttsrSession(options: {
     extensions: [ttsrExtension],
     ...(options.persist ? { persist: true } : {}),
     model: { kind: "faux", responses: options.responses },
-  });
+  }).then(keep);
 }
 
 function assistantTextDeltas(session: TestSession, messageIndex: number): string[] {
@@ -76,7 +73,7 @@ describe("interrupting prose match (patched pi)", () => {
         seen.push({ chunk: e.chunk, attempt: e.attempt });
         return undefined;
       });
-    t = await createTestSession({
+    const t = await createTestSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },
       extensions: [observer, ttsrExtension, probe.factory],
       persist: true,
@@ -87,7 +84,7 @@ describe("interrupting prose match (patched pi)", () => {
           r.reply("Sure. I will call log.info(value)."),
         ],
       },
-    });
+    }).then(keep);
     const final = await t.prompt("print the value");
     expect(final?.content).toEqual([{ type: "text", text: "Sure. I will call log.info(value)." }]);
     expect(r.contexts).toHaveLength(2);
@@ -116,7 +113,7 @@ describe("interrupting prose match (patched pi)", () => {
 
   it("watches the thinking stream when the scope says so", async () => {
     const r = recorder();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: {
         ".pi/rules/no-rm.md": ruleFile({ condition: "rm -rf /", scope: "thinking" }, "Never plan to delete the root."),
       },
@@ -130,7 +127,7 @@ describe("interrupting prose match (patched pi)", () => {
         ],
       },
       thinkingLevel: "low",
-    });
+    }).then(keep);
     const final = await t.prompt("clean up");
     expect(r.contexts).toHaveLength(2);
     expect(sentText(r.contexts[1])).toContain("Never plan to delete the root.");
@@ -139,7 +136,7 @@ describe("interrupting prose match (patched pi)", () => {
 
   it("keeps the partial before the reminder with contextMode keep", async () => {
     const r = recorder();
-    t = await ttsrSession({
+    const t = await ttsrSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },
       ttsr: { contextMode: "keep" },
       responses: [r.reply("Plan: console.log(x) then more."), r.reply("Plan: log.info(x).")],
@@ -152,7 +149,7 @@ describe("interrupting prose match (patched pi)", () => {
 
   it("contextMode keep keeps only the partial's text, never its thinking (a partial thinking block is unsigned)", async () => {
     const r = recorder();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },
       projectSettings: { ttsr: { contextMode: "keep" } },
       extensions: [ttsrExtension],
@@ -165,7 +162,7 @@ describe("interrupting prose match (patched pi)", () => {
           r.reply("Plan: log.info(x)."),
         ],
       },
-    });
+    }).then(keep);
     await t.prompt("go");
     const kept = r.contexts[1]!.messages.filter((m) => m.role === "assistant");
     expect(kept).toHaveLength(1);
@@ -176,7 +173,7 @@ describe("interrupting prose match (patched pi)", () => {
 
   it("fires a once rule a single time per session", async () => {
     const r = recorder();
-    t = await ttsrSession({
+    const t = await ttsrSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },
       responses: [r.reply("a console.log(1)"), r.reply("fixed"), r.reply("again console.log(2) here")],
     });
@@ -188,7 +185,7 @@ describe("interrupting prose match (patched pi)", () => {
 
   it("fires again after the gap in after-gap mode", async () => {
     const r = recorder();
-    t = await ttsrSession({
+    const t = await ttsrSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },
       ttsr: { repeatMode: "after-gap", repeatGap: 1 },
       responses: [r.reply("a console.log(1)"), r.reply("fixed"), r.reply("again console.log(2)"), r.reply("fixed 2")],
@@ -203,7 +200,7 @@ describe("interrupting prose match (patched pi)", () => {
     const r = recorder();
     const files: Record<string, string> = {};
     for (const n of [1, 2, 3, 4]) files[`.pi/rules/r${n}.md`] = ruleFile({ condition: `BAD${n}!` }, `Rule ${n}.`);
-    t = await ttsrSession({
+    const t = await ttsrSession({
       files,
       persist: true,
       responses: [
@@ -235,12 +232,12 @@ describe("interrupting prose match (patched pi)", () => {
   it("does nothing when ttsr.enabled is false", async () => {
     const r = recorder();
     const probe = eventProbe();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },
       projectSettings: { ttsr: { enabled: false } },
       extensions: [ttsrExtension, probe.factory],
       model: { kind: "faux", responses: [r.reply("a console.log(1)")] },
-    });
+    }).then(keep);
     await t.prompt("one");
     expect(r.contexts).toHaveLength(1);
     expect(probe.status).toEqual([expect.objectContaining({ active: false, patched: true, rules: [] })]);
@@ -252,12 +249,12 @@ describe("with rulebook installed", () => {
     const rulebookDir = dirname(createRequire(import.meta.url).resolve("@pi-rails/rulebook/package.json"));
     const listed = ruleFile({ description: "Describe the logging policy", alwaysApply: true }, "ALWAYS-RULE-BODY");
     const r = recorder();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE, ".pi/rules/always.md": listed },
       extensionPaths: [rulebookDir],
       extensions: [ttsrExtension],
       model: { kind: "faux", responses: [r.reply("x console.log(1) y"), r.reply("ok")] },
-    });
+    }).then(keep);
     await t.prompt("go");
     expect(r.contexts).toHaveLength(2);
     expect(r.contexts[0]?.systemPrompt).toContain("ALWAYS-RULE-BODY"); // rulebook is active
@@ -270,7 +267,7 @@ describe("with rulebook installed", () => {
 describe("non-interrupting matches", () => {
   it("queues a prose match and sends a hidden follow-up after the message", async () => {
     const r = recorder();
-    t = await ttsrSession({
+    const t = await ttsrSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },
       ttsr: { interruptMode: "tool-only" },
       persist: true,
@@ -287,7 +284,7 @@ describe("non-interrupting matches", () => {
 
   it("does not take `any` of `anything` for `\\bany\\b`; a match only the end settles comes as a follow-up", async () => {
     const r = recorder();
-    t = await ttsrSession({
+    const t = await ttsrSession({
       files: { ".pi/rules/no-any.md": ruleFile({ condition: "\\bany\\b" }, "Say which type, not any.") },
       responses: [r.reply("Is there anything else? It returns any"), r.reply("It returns a number.")],
     });
@@ -300,7 +297,7 @@ describe("non-interrupting matches", () => {
 
   it("prepends a reminder to exactly one sibling tool call's result, before the tool ran unchanged", async () => {
     const r = recorder();
-    t = await ttsrSession({
+    const t = await ttsrSession({
       files: { ".pi/rules/no-any.md": NO_ANY_TS },
       ttsr: { interruptMode: "prose-only" },
       persist: true,
@@ -327,7 +324,7 @@ describe("non-interrupting matches", () => {
 
   it("a reminder for a call that produced no result (unknown tool) is dropped: the rule stays eligible", async () => {
     const r = recorder();
-    t = await ttsrSession({
+    const t = await ttsrSession({
       files: { ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool" }, "Say which type.") },
       ttsr: { interruptMode: "never" },
       persist: true,
@@ -368,12 +365,12 @@ describe("non-interrupting matches", () => {
         },
       });
     };
-    t = await createTestSession({
+    const t = await createTestSession({
       files: { ".pi/rules/no-secret.md": ruleFile({ condition: "SECRET-\\d+", scope: "tool" }, "Never send secrets.") },
       projectSettings: { ttsr: { interruptMode: "prose-only" } },
       extensions: [counter, ttsrExtension],
       model: { kind: "faux", responses: [r.reply([fauxToolCall("count", { text: "SECRET-42" })]), r.reply("done")] },
-    });
+    }).then(keep);
     await t.prompt("count it");
     const result = t.session.messages.find((m) => m.role === "toolResult");
     expect(result?.content.map((c) => (c.type === "text" ? c.text : ""))).toEqual([
@@ -389,7 +386,7 @@ describe("non-interrupting matches", () => {
 describe("interrupting tool match", () => {
   it("aborts a tool call whose streamed arguments match, before the tool runs; the path glob gates it", async () => {
     const r = recorder();
-    t = await ttsrSession({
+    const t = await ttsrSession({
       files: { ".pi/rules/no-any.md": NO_ANY_TS },
       responses: [
         r.reply([
@@ -418,7 +415,7 @@ describe("interrupting tool match", () => {
 describe("tool arguments", () => {
   it("matches what an edit writes, not the text it removes", async () => {
     const r = recorder();
-    t = await ttsrSession({
+    const t = await ttsrSession({
       files: {
         ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool:edit(*.ts)" }, "Never use any."),
         "src/a.ts": "export let x: any = 1;\n",
@@ -438,7 +435,7 @@ describe("tool arguments", () => {
 describe("repeat policy per rule", () => {
   it("maxFirings lets a once rule fire that many times per session", async () => {
     const r = recorder();
-    t = await ttsrSession({
+    const t = await ttsrSession({
       files: { ".pi/rules/twice.md": ruleFile({ condition: "BAD!", maxFirings: 2 }, "Not BAD!") },
       responses: [r.reply("a BAD! b"), r.reply("ok 1"), r.reply("a BAD! b"), r.reply("ok 2"), r.reply("a BAD! third")],
     });
@@ -455,7 +452,7 @@ describe("robustness", () => {
     const r = recorder();
     const probe = eventProbe();
     const adversarial = `${"a".repeat(30_000)}!`;
-    t = await createTestSession({
+    const t = await createTestSession({
       files: {
         ".pi/rules/redos.md": ruleFile({ condition: "(a+)+$" }, "exponential"),
         ".pi/rules/nested.md": ruleFile({ condition: "(a|aa)+b" }, "runs on the automaton"),
@@ -463,7 +460,7 @@ describe("robustness", () => {
       },
       extensions: [ttsrExtension, probe.factory],
       model: { kind: "faux", tokenSize: 8, responses: [r.reply(adversarial)] },
-    });
+    }).then(keep);
     const started = performance.now();
     const final = await t.prompt("go");
     expect(performance.now() - started).toBeLessThan(10_000);
@@ -482,11 +479,11 @@ describe("robustness", () => {
     await onStockPi(async () => {
       const r = recorder();
       const probe = eventProbe();
-      t = await createTestSession({
+      const t = await createTestSession({
         files: { ".pi/rules/no-console.md": NO_CONSOLE },
         extensions: [ttsrExtension, probe.factory],
         model: { kind: "faux", responses: [r.reply("I used console.log(x)."), r.reply("ok")] },
-      });
+      }).then(keep);
       await t.prompt("go");
       // The reminder starts a run of its own once pi settled: wait for it.
       await expect.poll(() => r.contexts.length).toBe(2);
@@ -501,7 +498,7 @@ describe("robustness", () => {
   it("on stock pi blocks an interrupting tool call instead", async () => {
     await onStockPi(async () => {
       const r = recorder();
-      t = await ttsrSession({
+      const t = await ttsrSession({
         files: { ".pi/rules/no-any.md": NO_ANY_TS },
         persist: true,
         responses: [r.reply([fauxToolCall("write", { path: "a.ts", content: "let x: any;\n" })]), r.reply("ok")],
@@ -516,7 +513,7 @@ describe("robustness", () => {
   it("on stock pi a non-interrupting tool match is a reminder on that call's result, after the tool ran", async () => {
     await onStockPi(async () => {
       const r = recorder();
-      t = await ttsrSession({
+      const t = await ttsrSession({
         files: { ".pi/rules/no-any.md": NO_ANY_TS },
         ttsr: { interruptMode: "prose-only" },
         persist: true,

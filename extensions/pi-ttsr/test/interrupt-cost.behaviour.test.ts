@@ -1,8 +1,8 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { TTSR_COST_EVENT } from "@pi-rails/agent-core/kit";
 import {
+  closeAfterEach,
   createTestSession,
-  type ModelServer,
   startProviderServer,
   type TestSession,
   type WireFormat,
@@ -16,14 +16,7 @@ import { recorder, ruleFile } from "./helpers.ts";
 const NO_CONSOLE = ruleFile({ condition: "console\\.log\\(", scope: "text" }, "Use the project logger.");
 const NO_EVAL = ruleFile({ condition: "\\beval\\(", scope: "text" }, "Never eval.");
 
-let t: TestSession | undefined;
-let server: ModelServer | undefined;
-afterEach(async () => {
-  await t?.dispose();
-  await server?.close();
-  t = undefined;
-  server = undefined;
-});
+const keep = closeAfterEach(afterEach);
 
 /** An observer of the real events: what pi reported on stream_abort, and what pi-ttsr said of it. */
 function costProbe() {
@@ -48,7 +41,7 @@ describe("what interrupts cost (patched pi reports the aborted attempt's usage o
   it("adds up the usage pi reported for each aborted attempt, says it, and keeps it in the session", async () => {
     const r = recorder();
     const { aborts, said, factory } = costProbe();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE, ".pi/rules/no-eval.md": NO_EVAL },
       extensions: [factory, ttsrExtension],
       persist: true,
@@ -61,7 +54,7 @@ describe("what interrupts cost (patched pi reports the aborted attempt's usage o
           r.reply("Then JSON.parse(code)."),
         ],
       },
-    });
+    }).then(keep);
     await t.prompt("one");
     await t.prompt("two");
     expect(r.contexts).toHaveLength(4);
@@ -99,7 +92,7 @@ describe("on each provider's wire format, the tally is what the server billed fo
     ["anthropic-messages", "message_start usage, cache write included; priced"],
     ["google-generative-ai", "usage with every chunk; priced"],
   ] as Array<[WireFormat, string]>)("%s (%s)", async (format) => {
-    server = await startProviderServer(format, {
+    const server = await startProviderServer(format, {
       strict: true,
       script: [
         {
@@ -113,14 +106,14 @@ describe("on each provider's wire format, the tally is what the server billed fo
         },
         { text: "I call log.info(value)." },
       ],
-    });
+    }).then(keep);
     const { said, factory } = costProbe();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: { ".pi/rules/no-console.md": NO_CONSOLE },
       extensions: [factory, ttsrExtension],
       persist: true,
       model: { kind: "provider", server },
-    });
+    }).then(keep);
     await t.prompt("print the value");
     const [aborted, retried] = server.requests;
     expect(aborted?.closedEarly).toBe(true);
@@ -140,20 +133,20 @@ describe("on each provider's wire format, the tally is what the server billed fo
   it.each([["openai-responses"], ["openai-completions"]] as Array<[WireFormat]>)(
     "%s sends usage only at the end: an aborted attempt reports none, and nothing is said",
     async (format) => {
-      server = await startProviderServer(format, {
+      const server = await startProviderServer(format, {
         strict: true,
         script: [
           { text: VIOLATING, delayMs: 5, usage: { prompt_tokens: 1200, completion_tokens: 40 } },
           { text: "I call log.info(value)." },
         ],
-      });
+      }).then(keep);
       const { said, factory } = costProbe();
-      t = await createTestSession({
+      const t = await createTestSession({
         files: { ".pi/rules/no-console.md": NO_CONSOLE },
         extensions: [factory, ttsrExtension],
         persist: true,
         model: { kind: "provider", server },
-      });
+      }).then(keep);
       await t.prompt("print the value");
       expect(server.requests).toHaveLength(2);
       expect(server.requests[0]!.closedEarly).toBe(true);

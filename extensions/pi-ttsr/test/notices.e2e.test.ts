@@ -2,14 +2,7 @@ import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  type CliHome,
-  closeAfterEach,
-  type ModelServer,
-  prepareCliHome,
-  runPi,
-  startModelServer,
-} from "@pi-rails/testkit";
+import { closeAfterEach, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { ruleFile } from "./helpers.ts";
 import { rpcSession } from "./rpc.ts";
@@ -29,18 +22,16 @@ const BAD_REGEX = ruleFile({ description: "no TODO fixes", condition: "TODO((fix
 const count = (texts: readonly string[], needle: string) => texts.filter((t) => t.includes(needle)).length;
 
 const keep = closeAfterEach(afterEach);
-let server: ModelServer | undefined;
-let home: CliHome | undefined;
 
+/** A CLI home on a loopback model answering `ok <n>`, both closed after the test. */
 async function loopbackHome(files: Record<string, string>, projectSettings?: Record<string, unknown>) {
-  server = keep(await startModelServer({ script: (_request, index) => ({ text: `ok ${index}` }) }));
-  home = keep(prepareCliHome({ server, files, ...(projectSettings ? { projectSettings } : {}) }));
-  return home;
+  const server = keep(await startModelServer({ script: (_request, index) => ({ text: `ok ${index}` }) }));
+  return { server, home: keep(prepareCliHome({ server, files, ...(projectSettings ? { projectSettings } : {}) })) };
 }
 
 describe("notices across /reload (real pi CLI, RPC mode, pi-ttsr + rulebook)", { timeout: E2E_TIMEOUT_MS }, () => {
   it("a rule broken before /reload is announced once, by one extension; a reload repeats nothing", async () => {
-    const h = await loopbackHome({ ".pi/rules/good.md": GOOD }, { rulebook: { typo: 1 } });
+    const { server, home: h } = await loopbackHome({ ".pi/rules/good.md": GOOD }, { rulebook: { typo: 1 } });
     const run = await rpcSession(
       h,
       [...BOTH, RELOAD_NOW],
@@ -62,8 +53,8 @@ describe("notices across /reload (real pi CLI, RPC mode, pi-ttsr + rulebook)", {
     );
     // rulebook's own warning was said at the start and not again by either reload
     expect(count(warnings, "rulebook.typo: unknown key"), warnings.join("\n---\n")).toBe(1);
-    expect(server!.requests).toHaveLength(3);
-    expect(JSON.stringify(server!.requests[2]!.messages)).not.toContain("no TODO(fix)");
+    expect(server.requests).toHaveLength(3);
+    expect(JSON.stringify(server.requests[2]!.messages)).not.toContain("no TODO(fix)");
     // `/rulebook` gives pi-ttsr's answer
     const doctor = run.notices.filter((n) => n.type === "info").at(-1)?.message ?? "";
     expect(doctor).toMatch(/bad-regex {2}\[neither \(not delivered\)\]/);
@@ -72,7 +63,7 @@ describe("notices across /reload (real pi CLI, RPC mode, pi-ttsr + rulebook)", {
 
   it("/rulebook says 'not delivered' for a rule only pi-ttsr's compiler refuses, with pi-ttsr's reason", async () => {
     const redos = ruleFile({ description: "catastrophic", condition: "(a+)+$" }, "Exponential.");
-    const h = await loopbackHome({ ".pi/rules/good.md": GOOD, ".pi/rules/redos.md": redos });
+    const { home: h } = await loopbackHome({ ".pi/rules/good.md": GOOD, ".pi/rules/redos.md": redos });
     const run = await rpcSession(h, BOTH, [{ type: "prompt", message: "/rulebook" }]);
     const doctor = run.notices.filter((n) => n.type === "info").at(-1)?.message ?? "";
     expect(doctor).toMatch(/redos {2}\[neither \(not delivered\)\]/);
@@ -82,7 +73,7 @@ describe("notices across /reload (real pi CLI, RPC mode, pi-ttsr + rulebook)", {
 
 describe("a settings file pi cannot load (real pi CLI, pi -p)", { timeout: E2E_TIMEOUT_MS }, () => {
   it("a trailing comma in .pi/settings.json: pi says so; rulebook and pi-ttsr add nothing", async () => {
-    const h = await loopbackHome({ ".pi/rules/good.md": GOOD });
+    const { home: h } = await loopbackHome({ ".pi/rules/good.md": GOOD });
     const file = join(h.cwd, ".pi", "settings.json");
     writeFileSync(file, '{ "rulebook": { "globAttach": false }, "ttsr": { "interruptMode": "never" }, }\n');
     const run = await runPi([...BOTH.flatMap((e) => ["-e", e]), "-p", "hello"], { home: h, timeoutMs: 120_000 });
@@ -93,7 +84,7 @@ describe("a settings file pi cannot load (real pi CLI, pi -p)", { timeout: E2E_T
   });
 
   it("a bad key of their own sections is said once each", async () => {
-    const h = await loopbackHome(
+    const { home: h } = await loopbackHome(
       { ".pi/rules/good.md": GOOD },
       { rulebook: { typo: 1 }, ttsr: { interruptMod: "never" } },
     );

@@ -1,14 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  type CliHome,
-  closeAfterEach,
-  type ModelServer,
-  prepareCliHome,
-  runPi,
-  startModelServer,
-} from "@pi-rails/testkit";
+import { closeAfterEach, prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { ruleFile } from "./helpers.ts";
 
@@ -22,8 +15,6 @@ const RULE = ruleFile(
 );
 
 const keep = closeAfterEach(afterEach);
-let server: ModelServer | undefined;
-let home: CliHome | undefined;
 
 /**
  * What streams after the point a rule fires: long enough (seconds at the scripted pace) that the abort reaches
@@ -37,7 +28,7 @@ function userText(messages: Array<{ role: string; content?: unknown }>): string 
 
 describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEOUT_MS }, () => {
   it("interrupts, retries with the rule, and a resumed session does not fire the once rule again", async () => {
-    server = keep(
+    const server = keep(
       await startModelServer({
         script: [
           {
@@ -50,7 +41,7 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
         ],
       }),
     );
-    home = keep(prepareCliHome({ server, files: { ".pi/rules/no-eval.md": RULE } }));
+    const home = keep(prepareCliHome({ server, files: { ".pi/rules/no-eval.md": RULE } }));
 
     const first = await runPi(["-e", PACKAGE_DIR, "-p", "parse this"], { home });
     expect(first.code, first.stderr).toBe(0);
@@ -78,7 +69,7 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
   });
 
   it("resumes a session written with the former entry spelling (ttsr-injection): the once rule still counts", async () => {
-    server = keep(
+    const server = keep(
       await startModelServer({
         script: [
           { text: `Just call eval(input).${LONG_TAIL}`, chunkSize: 4, delayMs: 5 },
@@ -87,7 +78,7 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
         ],
       }),
     );
-    home = keep(prepareCliHome({ server, files: { ".pi/rules/no-eval.md": RULE } }));
+    const home = keep(prepareCliHome({ server, files: { ".pi/rules/no-eval.md": RULE } }));
     const first = await runPi(["-e", PACKAGE_DIR, "-p", "parse this"], { home });
     expect(first.code, first.stderr).toBe(0);
     expect(server.requests).toHaveLength(2);
@@ -111,7 +102,7 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
   });
 
   it("delivers a non-interrupting prose rule as a hidden follow-up, and pi -p prints the continued answer", async () => {
-    server = keep(
+    const server = keep(
       await startModelServer({
         script: [
           { text: "Just eval(input) it.", chunkSize: 4 },
@@ -119,7 +110,7 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
         ],
       }),
     );
-    home = keep(
+    const home = keep(
       prepareCliHome({
         server,
         files: { ".pi/rules/no-eval.md": RULE },
@@ -137,7 +128,7 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
   });
 
   it("stops a streaming tool call whose arguments break a path-scoped rule, before the tool runs", async () => {
-    server = keep(
+    const server = keep(
       await startModelServer({
         script: [
           {
@@ -155,7 +146,7 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
         ],
       }),
     );
-    home = keep(
+    const home = keep(
       prepareCliHome({
         server,
         files: {
@@ -173,8 +164,8 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
   });
 
   it("says what is wrong with a rule file and goes on", async () => {
-    server = keep(await startModelServer({ script: [{ text: "fine" }] }));
-    home = keep(
+    const server = keep(await startModelServer({ script: [{ text: "fine" }] }));
+    const home = keep(
       prepareCliHome({
         server,
         files: { ".pi/rules/broken.md": ruleFile({ condition: "(unclosed" }, "x"), ".pi/rules/no-eval.md": RULE },
@@ -187,7 +178,7 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
   });
 
   it("names a user rule ~/... to the provider, never by its absolute path", async () => {
-    server = keep(
+    const server = keep(
       await startModelServer({
         script: [
           { text: `Sure, eval(input) does it.${LONG_TAIL}`, chunkSize: 4, delayMs: 5 },
@@ -195,7 +186,7 @@ describe("pi -p with pi-ttsr (patched pi, loopback model)", { timeout: E2E_TIMEO
         ],
       }),
     );
-    home = keep(prepareCliHome({ server, agentFiles: { "rules/no-eval.md": RULE } }));
+    const home = keep(prepareCliHome({ server, agentFiles: { "rules/no-eval.md": RULE } }));
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse this"], { home });
     expect(run.code, run.stderr).toBe(0);
     expect(server.requests[0]!.closedEarly).toBe(true);

@@ -1,17 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTestSession, fauxText, fauxToolCall, type TestSession } from "@pi-rails/testkit";
+import { closeAfterEach, createTestSession, fauxText, fauxToolCall, type TestSession } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import ttsrExtension from "../src/extension.ts";
 import { eventProbe, recorder, ruleFile, sentText } from "./helpers.ts";
 
 // Rules written for the reference TTSR (oh-my-pi) and for other engines, in a real pi session (patched pi).
 
-let t: TestSession | undefined;
-afterEach(async () => {
-  await t?.dispose();
-  t = undefined;
-});
+const keep = closeAfterEach(afterEach);
 
 function toolRuns(session: TestSession): string[] {
   return session.events.flatMap((e) => (e.type === "tool_execution_start" ? [JSON.stringify(e.args)] : []));
@@ -20,7 +16,7 @@ function toolRuns(session: TestSession): string[] {
 describe("the reference's rule keys", () => {
   it("interruptMode: never on a rule is honoured while the setting says always: no abort, a follow-up", async () => {
     const r = recorder();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: {
         ".pi/rules/no-eval.md": ruleFile(
           { condition: "\\beval\\(", scope: "text", interruptMode: "never" },
@@ -33,7 +29,7 @@ describe("the reference's rule keys", () => {
         kind: "faux",
         responses: [r.reply("Just eval(input) it and keep going."), r.reply("Use JSON.parse instead.")],
       },
-    });
+    }).then(keep);
     await t.prompt("go");
     expect(r.contexts).toHaveLength(2);
     const second = sentText(r.contexts[1]);
@@ -44,7 +40,7 @@ describe("the reference's rule keys", () => {
 
   it("interruptMode: tool-only on a rule: a text match is a follow-up, a tool-call match aborts the call", async () => {
     const r = recorder();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: {
         ".pi/rules/no-secret.md": ruleFile(
           { condition: "SECRET-\\d+", interruptMode: "tool-only", maxFirings: 2 },
@@ -61,7 +57,7 @@ describe("the reference's rule keys", () => {
           r.reply("done"),
         ],
       },
-    });
+    }).then(keep);
     await t.prompt("go");
     expect(r.contexts).toHaveLength(4);
     // The text went through whole (no abort on prose) and the rule followed it as a reminder.
@@ -75,7 +71,7 @@ describe("the reference's rule keys", () => {
 
   it("a file-glob condition (`*.rs`) stops a write of a matching path before it runs, not of another", async () => {
     const r = recorder();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: { ".pi/rules/rust.md": ruleFile({ condition: "*.rs" }, "Rust files are generated; edit the schema.") },
       extensions: [ttsrExtension],
       model: {
@@ -86,7 +82,7 @@ describe("the reference's rule keys", () => {
           r.reply("I will edit the schema instead."),
         ],
       },
-    });
+    }).then(keep);
     await t.prompt("go");
     expect(readFileSync(join(t.cwd, "notes.go"), "utf8")).toBe("package main\n");
     expect(existsSync(join(t.cwd, "src", "main.rs"))).toBe(false);
@@ -96,7 +92,7 @@ describe("the reference's rule keys", () => {
 
   it("a bare tool name in scope (`scope: bash`) watches that tool only", async () => {
     const r = recorder();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: { ".pi/rules/no-rm.md": ruleFile({ condition: "rm -rf", scope: "bash" }, "Do not delete trees.") },
       extensions: [ttsrExtension],
       model: {
@@ -107,7 +103,7 @@ describe("the reference's rule keys", () => {
           r.reply("ok, I will not."),
         ],
       },
-    });
+    }).then(keep);
     await t.prompt("go");
     expect(readFileSync(join(t.cwd, "n.md"), "utf8")).toBe("rm -rf x\n"); // not the bash tool: untouched
     expect(toolRuns(t).filter((a) => a.includes("rm -rf build"))).toEqual([]);
@@ -118,11 +114,11 @@ describe("the reference's rule keys", () => {
 describe("rules written for other engines", () => {
   it("a leading (?i) is a flag: the rule fires on any case", async () => {
     const r = recorder();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: { ".pi/rules/todo.md": ruleFile({ condition: "(?i)\\btodo\\b", scope: "text" }, "Finish the work.") },
       extensions: [ttsrExtension],
       model: { kind: "faux", responses: [r.reply("I left a ToDo here for later work."), r.reply("Done fully.")] },
-    });
+    }).then(keep);
     await t.prompt("go");
     expect(r.contexts).toHaveLength(2);
     expect(sentText(r.contexts[1])).toContain("Finish the work.");
@@ -131,11 +127,11 @@ describe("rules written for other engines", () => {
   it("a Windsurf rule in .pi/rules is no stream regex: writing its trigger word does not interrupt", async () => {
     const r = recorder();
     const probe = eventProbe();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: { ".pi/rules/style.md": "---\ntrigger: always_on\n---\nUse tabs.\n" },
       extensions: [ttsrExtension, probe.factory],
       model: { kind: "faux", responses: [r.reply("Set the rule to always_on and model_decision.")] },
-    });
+    }).then(keep);
     await t.prompt("go");
     expect(r.contexts).toHaveLength(1);
     expect(probe.status).toEqual([expect.objectContaining({ rules: expect.not.arrayContaining(["style"]) })]);
@@ -144,7 +140,7 @@ describe("rules written for other engines", () => {
   it("settings keys named like object members are reported by file and key; TTSR stays on", async () => {
     const r = recorder();
     const probe = eventProbe();
-    t = await createTestSession({
+    const t = await createTestSession({
       files: {
         ".pi/rules/no-eval.md": ruleFile({ condition: "\\beval\\(", scope: "text" }, "Never call eval()."),
         ".pi/settings.json":
@@ -155,7 +151,7 @@ describe("rules written for other engines", () => {
         kind: "faux",
         responses: [r.reply("Just eval(input) and then much more text."), r.reply("JSON.parse.")],
       },
-    });
+    }).then(keep);
     await t.prompt("go");
     expect(r.contexts).toHaveLength(2);
     expect(sentText(r.contexts[1])).toContain("system-interrupt");
