@@ -12,7 +12,7 @@ export default function rulebook(pi: ExtensionAPI): void {
     description: "Show where each rule came from, its bucket, and why rules were shadowed or skipped",
     handler: (_args, ctx) => session.doctor(ctx),
   });
-  pi.on("session_start", (event, ctx) => session.start(event.reason, ctx));
+  pi.on("session_start", (_event, ctx) => session.start(ctx));
   pi.on("session_tree", (_event, ctx) => session.branchChanged(ctx));
   pi.on("before_agent_start", (event, ctx) => session.beforeAgentStart(event, ctx));
   pi.on("tool_result", (event, ctx) => session.toolResult(event, ctx));

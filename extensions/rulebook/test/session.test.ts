@@ -192,6 +192,23 @@ describe("rulebook in a real pi session", () => {
     expect(toolText(3)).toEqual([expect.stringContaining('<rule name="api"'), "export const orders = [];\n"]);
   });
 
+  it("a reload repeats none of the warnings already said; a rule file broken since is said once", async () => {
+    const server = keep(await startModelServer({ script: [{ text: "one" }, { text: "two" }, { text: "three" }] }));
+    const t = keep(
+      await createTestSession({ files: FILES, extensions: [rulebook], model: { kind: "loopback", server } }),
+    );
+    await t.prompt("one");
+    writeFileSync(join(t.cwd, ".pi/rules/bad.md"), '---\nalwaysApply: "yes"\n---\nBad.');
+    for (const prompt of ["two", "three"]) {
+      await t.session.reload(); // a new extension instance, the same session
+      await t.prompt(prompt);
+    }
+    const warned = warnedIn(t);
+    expect(warned.filter((m) => m.includes("pi-ttsr is not loaded"))).toHaveLength(1);
+    expect(warned.filter((m) => m.includes("bad.md: alwaysApply"))).toHaveLength(1);
+    expect(server.requests).toHaveLength(3);
+  });
+
   it("damaged rulebook:attached entries in the session file are skipped, not fatal; usable names still count", async () => {
     const server = keep(
       await startModelServer({

@@ -46,9 +46,8 @@ export class RulebookSession {
   }
 
   /** A session starts (also a /reload, a new extension instance): its rules are discovered, and said what is wrong. */
-  async start(reason: Pi.SessionStartEvent["reason"], ctx: Pi.ExtensionContext): Promise<void> {
+  async start(ctx: Pi.ExtensionContext): Promise<void> {
     this.#state = await this.#load(ctx);
-    this.#warnings.start(reason, ctx.sessionManager.getEntries());
     this.#warnings.say(ctx, sessionLoadWarnings(this.#state.result));
   }
 

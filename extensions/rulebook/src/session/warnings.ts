@@ -1,8 +1,8 @@
 import {
   NoticeBoard,
-  type NoticeContext,
-  readSessionEntries,
   type SessionEntryWriter,
+  type SessionNoticeContext,
+  SessionNotices,
   writeSessionEntry,
 } from "@pi-rails/agent-core/kit";
 import { stripControl } from "../prompt/escape.ts";
@@ -11,42 +11,29 @@ import { WARNINGS_ENTRY } from "./entries.ts";
 /** At most this many warnings are listed in one notice; the rest are counted, for `/rulebook` to show. */
 const LISTED = 8;
 
-/** Takes a notice without showing it: the board only remembers the warning, which is said with the others. */
-const UNSHOWN: NoticeContext = { hasUI: true, ui: { notify: () => {} } };
-
 /**
- * rulebook's warnings to the user, each said once per session, the rule every pi-rails extension follows: the kit's
- * NoticeBoard remembers what was said until the next session starts. The new warnings of one moment are said
- * together (a notification with UI, stderr without) and written to the session as a `rulebook:warnings` entry.
+ * rulebook's warnings to the user, under the kit's one rule for notices (`SessionNotices`): each is said once per
+ * session, and a `/reload` (the same session) repeats none; a new session says again what is true for it. The new
+ * warnings of one moment are said together (a notification with UI, stderr without) and written to the session as
+ * a `rulebook:warnings` entry, so its file tells what it said.
  */
 export class SessionWarnings {
+  readonly #said = new SessionNotices("rulebook");
   readonly #board = new NoticeBoard("rulebook");
 
   constructor(private readonly pi: SessionEntryWriter) {}
 
-  /**
-   * A session starts: nothing said yet. A `/reload` is the same session in a new extension instance: what its
-   * warnings entries say was said (on any branch: they were said to the user, not the model) stays said.
-   */
-  start(reason: string, entries: readonly unknown[]): void {
-    this.#board.reset();
-    if (reason !== "reload") return;
-    for (const { messages } of readSessionEntries(entries, WARNINGS_ENTRY)) messages.forEach(this.#remember);
-  }
-
-  /** Says those of `messages` not said yet this session, in one notice. */
-  say(ctx: NoticeContext, messages: readonly string[]): void {
-    const fresh = messages.filter(this.#remember);
+  /** Says those of `messages` not said yet in `ctx`'s session, in one notice. */
+  say(ctx: SessionNoticeContext, messages: readonly string[]): void {
+    // each is remembered on its own, not shown on its own: the new ones are shown together below
+    const unshown = { hasUI: true, ui: { notify: () => {} }, sessionManager: ctx.sessionManager };
+    const fresh = messages.filter((message) => this.#said.once(unshown, message, message));
     if (!fresh.length) return;
     const lines = [`${fresh.length} warning(s)`, ...fresh.slice(0, LISTED).map((m) => `- ${m}`)];
     if (fresh.length > LISTED)
       lines.push(`- ... and ${fresh.length - LISTED} more: run /rulebook or \`rulebook doctor\``);
-    // file names can carry ESC sequences: never pass them to the terminal. No warning starts with a newline: the
-    // notice's key is never a warning's.
-    this.#board.once(ctx, `\n${fresh.join("\n")}`, stripControl(lines.join("\n")).replace(/\r/g, ""));
+    // file names can carry ESC sequences: never pass them to the terminal
+    this.#board.show(ctx, stripControl(lines.join("\n")).replace(/\r/g, ""));
     writeSessionEntry(this.pi, WARNINGS_ENTRY, { messages: fresh });
   }
-
-  /** Marks `message` said; whether it was new. */
-  readonly #remember = (message: string): boolean => this.#board.once(UNSHOWN, message, message);
 }
