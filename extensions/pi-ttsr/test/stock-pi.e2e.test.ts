@@ -3,8 +3,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   type CliHome,
+  closeAfterEach,
   installStockPi,
-  type ModelServer,
   prepareCliHome,
   readSessionFile,
   runPi,
@@ -32,31 +32,28 @@ const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 // The published pi (the testkit's STOCK_PI_VERSION, 1.6.0) as a user has it, without the pi-rails patch.
 describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TIMEOUT_MS }, () => {
   let stock: StockPi;
-  let server: ModelServer | undefined;
-  let home: CliHome | undefined;
+  const keep = closeAfterEach(afterEach);
 
   beforeAll(() => {
     stock = installStockPi({ shared: true });
   }, 300_000);
   afterAll(() => stock?.dispose(), E2E_TIMEOUT_MS);
-  afterEach(async () => {
-    await server?.close();
-    home?.dispose();
-  }, E2E_TIMEOUT_MS);
 
   it("says once what is degraded, and blocks a tool call whose streamed arguments break a rule", async () => {
-    server = await startModelServer({
+    const server = await startModelServer({
       script: [
         { toolCalls: [{ name: "write", arguments: { path: "src/a.ts", content: "let x: any = 1;\n" } }], chunkSize: 4 },
         { text: "Understood, I will not use any." },
       ],
-    });
-    home = prepareCliHome({
-      server,
-      files: {
-        ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool:write(*.ts)" }, "Never use any."),
-      },
-    });
+    }).then(keep);
+    const home = keep(
+      prepareCliHome({
+        server,
+        files: {
+          ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool:write(*.ts)" }, "Never use any."),
+        },
+      }),
+    );
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "write it"], { home, piCli: stock.cli });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr.split("\n").filter((l) => l.includes("pi-ttsr:") && /stock pi/i.test(l))).toHaveLength(1);
@@ -69,16 +66,18 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
   });
 
   it("interrupts a prose rule's response: the run stops and starts again with the rule, without the partial", async () => {
-    server = await startModelServer({
+    const server = await startModelServer({
       script: [
         { text: "Sure. Just call eval(input) and return the result; that is the quickest way.", chunkSize: 4 },
         { text: "Use JSON.parse(input): it only parses data." },
       ],
-    });
-    home = prepareCliHome({
-      server,
-      files: { ".pi/rules/no-eval.md": ruleFile({ condition: "\\beval\\(" }, "Never call eval().") },
-    });
+    }).then(keep);
+    const home = keep(
+      prepareCliHome({
+        server,
+        files: { ".pi/rules/no-eval.md": ruleFile({ condition: "\\beval\\(" }, "Never call eval().") },
+      }),
+    );
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse it"], { home, piCli: stock.cli });
     expect(run.code, run.stderr).toBe(0);
     // The first response was aborted (the session keeps it, for its usage), the second answered.
@@ -99,16 +98,16 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
       text: `Call ${name}Call(input) now, it is the quickest way to do it.`,
       chunkSize: 4,
     });
-    server = await startModelServer({
+    const server = await startModelServer({
       script: [...names.map(says), { text: "Correction: no such calls." }],
-    });
+    }).then(keep);
     const files = Object.fromEntries(
       names.map((name) => [
         `.pi/rules/no-${name}.md`,
         ruleFile({ condition: `\\b${name}Call\\(` }, `Never call ${name}Call().`),
       ]),
     );
-    home = prepareCliHome({ server, files });
+    const home = keep(prepareCliHome({ server, files }));
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "do it"], { home, piCli: stock.cli });
     expect(run.code, run.stderr).toBe(0);
     expect(assistantStops(home)).toEqual(["aborted", "aborted", "aborted", "stop", "stop"]);
@@ -119,16 +118,18 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
   });
 
   it("reads no ttsr settings from a project pi does not trust, and says so once", async () => {
-    server = await startModelServer({
+    const server = await startModelServer({
       script: [{ text: "Just eval(input) it.", chunkSize: 4 }, { text: "Correction: use JSON.parse." }],
-    });
-    home = prepareCliHome({
-      server,
-      // pi 1.6 asks before trusting a project; -p cannot ask, and "never" declines.
-      settings: { defaultProjectTrust: "never" },
-      projectSettings: { ttsr: { enabled: false } },
-      files: { ".pi/rules/no-eval.md": ruleFile({ condition: "\\beval\\(" }, "Never call eval().") },
-    });
+    }).then(keep);
+    const home = keep(
+      prepareCliHome({
+        server,
+        // pi 1.6 asks before trusting a project; -p cannot ask, and "never" declines.
+        settings: { defaultProjectTrust: "never" },
+        projectSettings: { ttsr: { enabled: false } },
+        files: { ".pi/rules/no-eval.md": ruleFile({ condition: "\\beval\\(" }, "Never call eval().") },
+      }),
+    );
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse it"], { home, piCli: stock.cli });
     expect(run.code, run.stderr).toBe(0);
     const ignored = run.stderr.split("\n").filter((l) => l.includes("pi does not trust this project"));
