@@ -152,10 +152,14 @@ export class SteeringBridge {
     });
   }
 
-  /** Without seams: hand every pending item to the host now (at accept, and items restored at session start). */
+  /**
+   * Without seams: hand every pending item to the host now (at accept, items restored at session start, and at each
+   * start and end of a run those whose settle could not be journaled before). False when this host has seams.
+   */
   handOff(): boolean {
     if (!this.#host.handoff) return false;
-    if (this.queue.size > 0) this.#host.handoff(this.queue.takeAll("pi_queue", this.#iteration), this.#running);
+    const items = this.queue.size > 0 ? this.queue.takeAll("pi_queue", this.#iteration) : [];
+    if (items.length > 0) this.#host.handoff(items, this.#running);
     return true;
   }
 
@@ -165,7 +169,7 @@ export class SteeringBridge {
     if (duplicate) return { id: item.id, duplicate: true };
     const result: InjectResult = { id: item.id };
     if (replaced !== undefined) result.replaced = replaced;
-    if (this.handOff()) result.handedToPi = true;
+    if (this.handOff() && this.queue.settledState(item.id) !== undefined) result.handedToPi = true;
     return result;
   }
 
@@ -240,6 +244,7 @@ export class SteeringBridge {
   setRunning(running: boolean): void {
     this.#running = running;
     if (!running) this.tools.clear();
+    this.handOff();
   }
 
   async cancelToolCall(callId: string, options: CancelToolCallOptions = {}): Promise<CancelToolCallResult> {

@@ -166,9 +166,21 @@ export class SteeringSession {
       return;
     }
     if (store) {
+      const { journal } = store;
       this.#cleanups.push(
-        queue.onAccept((item) => store.journal.accept(item)),
-        bridge.onAck((ack) => store.journal.settle(ack)),
+        queue.onAccept((item) => journal.accept(item)),
+        // What is handed to pi is on disk as settled first: if that write fails, the items stay pending.
+        queue.onDeliver((acks) => {
+          try {
+            journal.settleNow(acks);
+          } catch (error) {
+            const why = `their delivery could not be written to ${journal.path}: ${(error as Error).message}`;
+            const next = "they are tried again at the next hand-over, or by the next pi of this session";
+            this.#notify("journal-settle", `steering items stay queued, not handed to pi, because ${why}; ${next}`);
+            throw error;
+          }
+        }),
+        bridge.onAck((ack) => journal.settle(ack)),
       );
       for (const [i, notice] of store.state.notices.entries()) this.#notify(`journal-${i}`, notice, "warning");
       queue.rememberSettled(store.state.settled);

@@ -19,6 +19,24 @@ function queue(start = 1000) {
 }
 
 describe("SteeringQueue", () => {
+  it("a deliver listener that refuses (its journal write failed) keeps the items pending, unacknowledged", () => {
+    const { q, acks } = queue();
+    q.enqueue({ content: "a", mode: "finish_step", kind: "message" });
+    let refuse = true;
+    const seen: string[][] = [];
+    q.onDeliver((pending) => {
+      seen.push(pending.map((ack) => `${ack.id}:${ack.state}`));
+      if (refuse) throw new Error("EFBIG");
+    });
+    expect(q.takeMode("finish_step", "post_tool_dispatch", 1)).toEqual([]);
+    expect(q.takeAll("pi_queue", 1)).toEqual([]);
+    expect([q.size, acks]).toEqual([1, []]);
+    refuse = false;
+    expect(q.takeMode("finish_step", "iteration_end", 2).map((i) => i.content)).toEqual(["a"]);
+    expect(acks).toMatchObject([{ id: "id1", state: "delivered", seam: "iteration_end" }]);
+    expect(seen).toEqual([["id1:delivered"], ["id1:delivered"], ["id1:delivered"]]);
+  });
+
   it("hands over one mode at a time, in arrival order, and acknowledges each once", () => {
     const { q, acks } = queue();
     q.enqueue({ content: "a", mode: "finish_step", kind: "message" });

@@ -55,6 +55,7 @@ export interface SteeringQueueOptions {
 
 type AckListener = (ack: Ack) => void;
 type AcceptListener = (item: SteeringItem) => void;
+type DeliverListener = (acks: readonly Ack[]) => void;
 
 /**
  * One session's steering queue: pending items in arrival order, each ending in exactly one acknowledged state.
@@ -70,6 +71,7 @@ export class SteeringQueue {
   #settledBefore = new Map<string, AckState>();
   readonly #listeners = new Set<AckListener>();
   readonly #acceptListeners = new Set<AcceptListener>();
+  readonly #deliverListeners = new Set<DeliverListener>();
   readonly #now: () => number;
   readonly #newId: () => string;
   readonly #settledLimit: number;
@@ -105,6 +107,17 @@ export class SteeringQueue {
   onAccept(listener: AcceptListener): () => void {
     this.#acceptListeners.add(listener);
     return () => this.#acceptListeners.delete(listener);
+  }
+
+  /**
+   * Listen to every hand-over (a seam's drain, stock pi's hand-off to its own queue) before the items leave the
+   * queue, with the acks they are about to get: the journal writes them here, so an item that reaches pi is on disk
+   * as settled and no later process of the session delivers it again. A listener that throws keeps the items
+   * pending: nothing is handed over, and the next hand-over tries again.
+   */
+  onDeliver(listener: DeliverListener): () => void {
+    this.#deliverListeners.add(listener);
+    return () => this.#deliverListeners.delete(listener);
   }
 
   /** Remember ids settled elsewhere (a journal of an earlier run): a retry with one of them is a duplicate. */
@@ -283,15 +296,25 @@ export class SteeringQueue {
     this.#expiryTimer = undefined;
   }
 
-  /** Take the matching items, each acknowledged where it went: audit_only ones as audited, the rest delivered. */
+  /**
+   * Take the matching items, each acknowledged where it went: audit_only ones as audited, the rest delivered; none
+   * when a deliver listener refused them (they stay pending).
+   */
   #take(match: (item: SteeringItem) => boolean, seam: DeliverySite, iteration: number): SteeringItem[] {
     this.sweep();
     const taken = [...this.#pending.values()].filter(match);
+    if (taken.length === 0) return taken;
     const at = this.#now();
-    for (const item of taken) {
+    const acks = taken.map((item): Ack => {
       const state = item.mode === "audit_only" ? "audited" : "delivered";
-      this.#settle(item, { id: item.id, state, seam, iteration, at });
+      return { id: item.id, state, seam, iteration, at };
+    });
+    try {
+      for (const listener of this.#deliverListeners) listener(acks);
+    } catch {
+      return []; // not on disk as handed over: they stay pending (the listener told why)
     }
+    for (const [i, item] of taken.entries()) this.#settle(item, acks[i]!);
     return taken;
   }
 

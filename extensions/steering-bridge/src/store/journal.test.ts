@@ -70,6 +70,20 @@ describe("QueueJournal", () => {
     reopened.journal.close();
   });
 
+  it("settleNow writes before it returns; the same settle told later is not written again", () => {
+    const dir = mkdtempSync(join(tmpdir(), "journal-"));
+    dirs.push(dir);
+    const path = join(dir, "s.journal");
+    const { journal } = QueueJournal.open(path);
+    journal.accept(item("a"));
+    const ack = { id: "a", state: "delivered", seam: "iteration_start", iteration: 1, at: 2 } as const;
+    journal.settleNow([ack]);
+    expect(replayJournal(readFileSync(path, "utf8")).settled.get("a")).toBe("delivered");
+    journal.settle(ack);
+    journal.close();
+    expect(readFileSync(path, "utf8").trim().split("\n")).toHaveLength(2);
+  });
+
   it("a long journal is rewritten at open to its pending items and newest settled ids", () => {
     const dir = mkdtempSync(join(tmpdir(), "journal-"));
     dirs.push(dir);

@@ -287,6 +287,7 @@ export class QueueJournal {
    * together in one write at the end of the current job (a microtask), before the loop can send anything on.
    */
   settle(ack: Ack): void {
+    if (this.#replay.settled.get(ack.id) === ack.state) return; // written before the hand-over (`settleNow`)
     this.#replay.settle(ack.id, ack.state);
     this.#settles.push(line({ t: "settle", id: ack.id, state: ack.state }));
     if (this.#settles.length > 1) return;
@@ -297,6 +298,18 @@ export class QueueJournal {
         // Kept for the next write (accept, flush or close), which tries them again first.
       }
     });
+  }
+
+  /**
+   * Record the end states of items about to be handed to pi, synchronously, before they are: a crash after this
+   * cannot deliver them again. Throws when they cannot be written (none of them is then on disk, and the caller
+   * keeps the items). Settles not written yet go first.
+   */
+  settleNow(acks: readonly Ack[]): void {
+    this.flush();
+    this.#write(acks.map((ack) => line({ t: "settle", id: ack.id, state: ack.state })).join(""), acks.length);
+    for (const ack of acks) this.#replay.settle(ack.id, ack.state);
+    this.#maybeCompact();
   }
 
   /** Write the settles not written yet; on failure they stay, to be tried again. */
