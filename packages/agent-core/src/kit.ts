@@ -57,6 +57,8 @@ export {
   writeFileAtomicSync,
   writeJsonCache,
 } from "./kit/disk-cache.ts";
+export { type ChosenHost, chooseHost, type PiHostKind, type PiHosts, piHostKind } from "./kit/host.ts";
+export { type SessionNoticeContext, SessionNotices } from "./kit/host-notices.ts";
 export { isInside, type PathApi, relativeInside } from "./kit/paths.ts";
 export { type BranchEntry, type BranchSource, sessionBranch } from "./kit/session-branch.ts";
 export {

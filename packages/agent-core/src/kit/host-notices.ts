@@ -38,11 +38,31 @@ export class SessionNotices {
     this.#shown = options.shown ?? processMemory(extension);
   }
 
+  /**
+   * Marks `keys` as said in ctx's session and returns those not said before, in order: for one grouped notice
+   * (`show`) that must still remember each thing it names.
+   */
+  remember(ctx: SessionNoticeContext, keys: Iterable<string>): string[] {
+    const session = sessionIdOf(ctx);
+    const fresh: string[] = [];
+    for (const key of keys) {
+      const id = `${session}\n${key}`;
+      if (this.#shown.has(id)) continue;
+      this.#shown.add(id);
+      fresh.push(key);
+    }
+    return fresh;
+  }
+
+  /** Shows `message` now, with no memory (the display half of `once`). */
+  show(ctx: NoticeContext, message: string, level: NoticeLevel = "warning"): void {
+    this.#board.show(ctx, message, level);
+  }
+
   /** Show `message` unless `key` was said in this session already; returns whether it was shown. */
   once(ctx: SessionNoticeContext, key: string, message: string, level: NoticeLevel = "warning"): boolean {
-    const id = `${sessionIdOf(ctx)}\n${key}`;
-    if (this.#shown.has(id)) return false;
-    this.#shown.add(id);
-    return this.#board.once(ctx, id, message, level);
+    if (this.remember(ctx, [key]).length === 0) return false;
+    this.show(ctx, message, level);
+    return true;
   }
 }

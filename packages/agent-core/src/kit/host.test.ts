@@ -48,6 +48,18 @@ describe("SessionNotices", () => {
     expect(lines).toEqual(["warning: steering-bridge: no seams", "steering-bridge: no seams"]);
   });
 
+  it("remember marks each key of a grouped notice in its session and returns the fresh ones; show has no memory", () => {
+    const lines: string[] = [];
+    const board = new SessionNotices("rulebook", { write: (line) => lines.push(line), shown: new Set() });
+    expect(board.remember(session("a", lines), ["x", "y"])).toEqual(["x", "y"]);
+    expect(board.remember(session("a", lines), ["y", "z"])).toEqual(["z"]);
+    expect(board.remember(session("b", lines), ["y"])).toEqual(["y"]);
+    expect(board.once(session("a", lines), "x", "again")).toBe(false);
+    board.show(session("a", lines), "x and z", "info");
+    board.show(session("a", lines), "x and z", "info");
+    expect(lines).toEqual(["rulebook: x and z", "rulebook: x and z"]);
+  });
+
   it("keeps its process memory on globalThis by default", () => {
     const lines: string[] = [];
     const write = (line: string) => lines.push(line);
