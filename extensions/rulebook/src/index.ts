@@ -46,7 +46,6 @@ export {
 export {
   isTtsrStatusPayload,
   TTSR_STATUS_EVENT,
-  type TtsrStatusDetails,
   type TtsrStatusPayload,
   ttsrSkippedRules,
 } from "./handoff/ttsr.ts";

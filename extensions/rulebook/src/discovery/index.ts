@@ -21,7 +21,6 @@ export { forEachOutsideClass } from "../frontmatter/outside-class.ts";
 export { type ParsedFrontmatter, parseFrontmatter } from "../frontmatter/parse.ts";
 export { splitOutsideBrackets } from "../frontmatter/split.ts";
 export { checkGlob, type GlobCheck } from "../globs/check.ts";
-export type { TtsrStatusDetails } from "../handoff/ttsr.ts";
 export { skippedMessage } from "../report/messages.ts";
 export type {
   PiContextFile,

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { cacheDirFromEnv, codeFingerprint, writeFileAtomicSync } from "@pi-rails/agent-core/kit";
+import { cacheDirFromEnv, codeFingerprint, readJsonCache, writeJsonCache } from "@pi-rails/agent-core/kit";
 import { type CacheEntry, cacheKey, sharedParseCache } from "./parse-cache.ts";
 
 /**
@@ -55,15 +54,13 @@ export function loadParseStore(file: string | false): void {
   const cache = sharedParseCache();
   if (cache.storesLoaded.has(file)) return;
   cache.storesLoaded.add(file);
-  let data: { fingerprint?: unknown; entries?: unknown };
-  try {
-    data = JSON.parse(readFileSync(file, "utf8")) as typeof data;
-  } catch {
-    return;
-  }
-  if (data.fingerprint !== parserFingerprint() || !Array.isArray(data.entries)) return;
-  storedCounts.set(file, data.entries.length);
-  for (const e of data.entries as unknown[]) {
+  const stored = readJsonCache(file, (data) => {
+    const { fingerprint, entries } = (data ?? {}) as { fingerprint?: unknown; entries?: unknown };
+    return fingerprint === parserFingerprint() && Array.isArray(entries) ? (entries as unknown[]) : undefined;
+  });
+  if (!stored) return;
+  storedCounts.set(file, stored.length);
+  for (const e of stored) {
     if (!isStoredEntry(e)) continue;
     const { path, ...entry } = e;
     if (!cache.entries.has(cacheKey(path))) cache.entries.set(cacheKey(path), { ...entry, fromStore: true });
@@ -87,14 +84,12 @@ export function saveParseStore(file: string | false, paths: Iterable<string>): v
     entries.push({ path, mtimeMs: entry.mtimeMs, ctimeMs: entry.ctimeMs, size: entry.size, parsed: entry.parsed });
   }
   if (!changed && entries.length === storedCounts.get(file)) return;
-  try {
-    writeFileAtomicSync(file, JSON.stringify({ fingerprint: parserFingerprint(), entries }));
-    for (const e of entries) {
-      const entry = cache.entries.get(cacheKey(e.path));
-      if (entry) entry.fromStore = true;
-    }
-    storedCounts.set(file, entries.length);
-  } catch {}
+  if (!writeJsonCache(file, { fingerprint: parserFingerprint(), entries })) return;
+  for (const e of entries) {
+    const entry = cache.entries.get(cacheKey(e.path));
+    if (entry) entry.fromStore = true;
+  }
+  storedCounts.set(file, entries.length);
 }
 
 function isStoredEntry(e: unknown): e is StoredEntry {

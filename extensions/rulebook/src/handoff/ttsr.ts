@@ -3,21 +3,13 @@
  * leaves rules with a stream condition to it, and a rule pi-ttsr reports skipping is "not delivered" in every view
  * (`/rulebook` then says what `/ttsr` says, including what only pi-ttsr's compiler can judge).
  */
-export { isTtsrStatusPayload, TTSR_STATUS_EVENT, type TtsrStatusPayload } from "@pi-rails/agent-core/kit";
+import type { TtsrStatusPayload } from "@pi-rails/agent-core/kit";
 
-/** What pi-ttsr adds to its status: the rules it watches and the ones it did not load, with why. */
-export interface TtsrStatusDetails {
-  /** Names of the rules it watches. */
-  rules?: string[];
-  /** Rules it did not load because of a problem with the rule (not the ones settings turned off). */
-  skipped?: { name: string; path: string; reason: string }[];
-  /** Everything it warned about at session start, as text. */
-  warnings?: string[];
-}
+export { isTtsrStatusPayload, TTSR_STATUS_EVENT, type TtsrStatusPayload } from "@pi-rails/agent-core/kit";
 
 /** The rules a status payload says pi-ttsr skipped, by name, with the reason; empty for an older pi-ttsr. */
 export function ttsrSkippedRules(payload: unknown): Map<string, string> {
-  const skipped = (payload as TtsrStatusDetails | null | undefined)?.skipped;
+  const skipped = (payload as Partial<TtsrStatusPayload> | null | undefined)?.skipped;
   const out = new Map<string, string>();
   if (!Array.isArray(skipped)) return out;
   for (const entry of skipped as unknown[]) {
