@@ -5,9 +5,9 @@
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import {
+  chooseHost,
   emitEvent,
   formatSettingsIssue,
-  hasPiPatchFeature,
   resolveAgentDir,
   sessionBranch,
   TTSR_STATUS_EVENT,
@@ -23,8 +23,8 @@ import {
 } from "./delivery/interrupt-cost.ts";
 import { readTtsrEntries } from "./delivery/session-entries.ts";
 import { DeliveryCore, type Host, tell } from "./host/delivery.ts";
-import { patchedHost } from "./host/patched.ts";
-import { STOCK_PI_NOTICE, stockHost } from "./host/stock.ts";
+import { TTSR_HOSTS } from "./host/hosts.ts";
+import { STOCK_PI_NOTICE } from "./host/stock.ts";
 import { buildRegistry } from "./manager/build-registry.ts";
 import { completedTurns } from "./manager/completed-turns.ts";
 import { TtsrManager } from "./manager/ttsr-manager.ts";
@@ -34,7 +34,6 @@ import { readTtsrSettings } from "./settings/read.ts";
 
 /** Loads this session's settings and rules (saying once what is wrong) and restores what its branch recorded. */
 async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ core: DeliveryCore; host: Host }> {
-  const patched = hasPiPatchFeature("stream_text");
   const agentDir = resolveAgentDir();
   // pi 1.6 reads a project's settings only while it trusts the project; so do pi-ttsr and rulebook's discovery.
   const projectTrusted = ctx.isProjectTrusted();
@@ -64,6 +63,9 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
   const cost = readTtsrEntries(branch, COST_ENTRY).reduce((tally, e) => addInterrupt(tally, e.usage), EMPTY_TALLY);
   const costStatus = interruptCostStatus(cost);
   if (ctx.hasUI && costStatus) ctx.ui.setStatus("pi-ttsr", costStatus);
+  const core = new DeliveryCore(pi, manager, cost);
+  const { kind, host } = chooseHost(TTSR_HOSTS, core);
+  const patched = kind === "patched";
   if (manager.active && !patched) tell(ctx, STOCK_PI_NOTICE);
   // rulebook reads `skipped` so that `/rulebook` calls these rules "not delivered", with pi-ttsr's reasons
   const compileFailed = built.issues.flatMap((i) =>
@@ -76,8 +78,7 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
     skipped: [...loaded.skipped, ...manager.registry.skipped, ...compileFailed],
     warnings: [...settingsIssues.map(formatSettingsIssue), ...ruleIssues.map(formatIssue)],
   });
-  const core = new DeliveryCore(pi, manager, cost);
-  return { core, host: patched ? patchedHost(core) : stockHost(core) };
+  return { core, host };
 }
 
 export default function ttsrExtension(pi: ExtensionAPI): void {
