@@ -295,10 +295,3 @@ export function formatHelp(help: HelpText): string {
 export function writeJson(out: (text: string) => void, value: unknown): void {
   out(`${JSON.stringify(value)}\n`);
 }
-
-// Kept only until kit.ts re-exports this module whole (its list still names them): remove then.
-/** @deprecated use `processIo(bin)` */
-export const processOutput = (): CliOutput => processIo("");
-/** @deprecated use `runCli` */
-export const runCommand = (bin: string, io: CliOutput & { json: boolean }, command: () => Promise<number>) =>
-  runCli({ bin, help: { title: bin, commands: [], exit1: "refused" }, options: {}, run: command }, [], io);
