@@ -1,12 +1,12 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
-import { EXIT, isInside, relativeInside, writeJson } from "@pi-rails/agent-core/kit";
+import { type CliIo, EXIT, isInside, relativeInside, UsageError, writeJson } from "@pi-rails/agent-core/kit";
 import ignore, { type Ignore } from "ignore";
 import { TtsrManager } from "../manager/ttsr-manager.ts";
 import type { PatternMode } from "../matcher/compile.ts";
 import type { RuleScope, StreamSource } from "../rules/types.ts";
 import { type CliRules, loadCliRules } from "./context.ts";
-import { type CliIo, lineColumn, UsageError } from "./io.ts";
+import { lineColumn } from "./io.ts";
 import { fileTools, simulate, simulateTools } from "./simulate.ts";
 
 export interface CommonFlags {

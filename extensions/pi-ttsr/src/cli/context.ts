@@ -1,13 +1,12 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { formatSettingsIssue, resolveAgentDir } from "@pi-rails/agent-core/kit";
+import { type CliIo, formatSettingsIssue, resolveAgentDir, UsageError } from "@pi-rails/agent-core/kit";
 import { buildRegistry } from "../manager/build-registry.ts";
 import type { RuleRegistry } from "../manager/registry.ts";
 import { loadTtsrRules } from "../rules/load.ts";
 import { formatIssue } from "../rules/types.ts";
 import { readTtsrSettings } from "../settings/read.ts";
 import type { TtsrSettings } from "../settings/schema.ts";
-import { type CliIo, UsageError } from "./io.ts";
 
 export interface CliRules {
   registry: RuleRegistry;

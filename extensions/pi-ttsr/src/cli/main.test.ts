@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { CliIo } from "@pi-rails/agent-core/kit";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "./io.ts";
 import { main } from "./main.ts";
 
 function sandbox(files: Record<string, string>, stdin?: string) {
