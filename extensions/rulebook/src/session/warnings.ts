@@ -1,5 +1,4 @@
 import {
-  NoticeBoard,
   type SessionEntryWriter,
   type SessionNoticeContext,
   SessionNotices,
@@ -18,22 +17,20 @@ const LISTED = 8;
  * a `rulebook:warnings` entry, so its file tells what it said.
  */
 export class SessionWarnings {
-  readonly #said = new SessionNotices("rulebook");
-  readonly #board = new NoticeBoard("rulebook");
+  readonly #notices = new SessionNotices("rulebook");
 
   constructor(private readonly pi: SessionEntryWriter) {}
 
   /** Says those of `messages` not said yet in `ctx`'s session, in one notice. */
   say(ctx: SessionNoticeContext, messages: readonly string[]): void {
-    // each is remembered on its own, not shown on its own: the new ones are shown together below
-    const unshown = { hasUI: true, ui: { notify: () => {} }, sessionManager: ctx.sessionManager };
-    const fresh = messages.filter((message) => this.#said.once(unshown, message, message));
+    // each is remembered on its own, and the new ones are shown together
+    const fresh = this.#notices.remember(ctx, messages);
     if (!fresh.length) return;
     const lines = [`${fresh.length} warning(s)`, ...fresh.slice(0, LISTED).map((m) => `- ${m}`)];
     if (fresh.length > LISTED)
       lines.push(`- ... and ${fresh.length - LISTED} more: run /rulebook or \`rulebook doctor\``);
     // file names can carry ESC sequences: never pass them to the terminal
-    this.#board.show(ctx, stripControl(lines.join("\n")).replace(/\r/g, ""));
+    this.#notices.show(ctx, stripControl(lines.join("\n")).replace(/\r/g, ""));
     writeSessionEntry(this.pi, WARNINGS_ENTRY, { messages: fresh });
   }
 }
