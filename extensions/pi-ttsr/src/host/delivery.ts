@@ -1,5 +1,6 @@
 import type {
   CheckpointEventResult,
+  ContextEventResult,
   ExtensionAPI,
   ExtensionContext,
   ExtensionEvent,
@@ -35,7 +36,9 @@ export interface Host {
   stream_abort?: ExtensionHandler<EventOf<"stream_abort">>;
   message_update?: ExtensionHandler<EventOf<"message_update">>;
   message_start?: () => void;
-  message_end: (message: AssistantMessage, ctx: ExtensionContext) => void;
+  /** May replace the finalized message (stock pi: an aborted one, by an empty one). */
+  message_end: (message: AssistantMessage, ctx: ExtensionContext) => AssistantMessage | undefined | void;
+  context?: ExtensionHandler<EventOf<"context">, ContextEventResult>;
   tool_call?: ExtensionHandler<EventOf<"tool_call">, ToolCallEventResult>;
   agent_settled?: ExtensionHandler<EventOf<"agent_settled">>;
 }

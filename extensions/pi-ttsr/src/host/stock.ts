@@ -6,23 +6,24 @@ import type { DeliveryCore, Host } from "./delivery.ts";
 
 /** Said once when a session with rules runs on stock pi. */
 export const STOCK_PI_NOTICE =
-  "this pi has no stream_text hook (stock pi, without the pi-rails patch). A prose rule still interrupts the " +
-  "response, by stopping the run and starting it again with the rule (pi shows the cut-off text and " +
-  '"Operation aborted" above the retried answer); interrupting tool rules block the tool call before it runs; ' +
-  "reminders on tool results work as usual.";
+  "this pi has no stream_text hook (stock pi, without the pi-rails patch). An interrupting rule, in prose or in a " +
+  "tool call's arguments, still stops the response and starts the run again with the rule; the cut-off response " +
+  "shows while it streams and is cleared when it stops. Reminders on tool results work as usual.";
 
 /** As the patched loop's cap: past this many interrupts in a row, a prose rule follows the message instead. */
 export const MAX_CONSECUTIVE_INTERRUPTS = 3;
 
 /**
- * Stock pi (no pi-rails patch): deltas are watched on `message_update`. A prose rule that interrupts stops the run
- * (`ctx.abort()`: pi keeps the aborted message in the session but never sends it to a model), and once pi has
- * settled, the rule goes in as a hidden message that starts the run again. An interrupting tool rule blocks its
- * call at `tool_call`, before the tool runs.
+ * Stock pi (no pi-rails patch): deltas are watched on `message_update`. A rule that interrupts, in prose or in a tool
+ * call's streamed arguments, stops the run (`ctx.abort()`, before the call is dispatched), and once pi has settled
+ * the rule goes in as a hidden message that starts the run again. The aborted message is replaced at `message_end`
+ * by an empty one that ended normally (the screen drops the partial and shows no "Operation aborted"; its usage is
+ * kept), and `context` keeps empty assistant messages out of every request. A tool call that completed before the
+ * abort took effect is blocked at `tool_call`, before the tool runs.
  */
 export function stockHost(core: DeliveryCore): Host {
   const { manager, pi } = core;
-  /** Tool calls to block at `tool_call`, with the rules that matched their arguments. */
+  /** Tool calls to block at `tool_call` (when the abort comes too late), with the rules their arguments matched. */
   const blocked = new Map<string, RuleMatch[]>();
   /**
    * The rules of the response being aborted now, delivered at `agent_settled`: as an interrupt when the response
@@ -32,15 +33,15 @@ export function stockHost(core: DeliveryCore): Host {
   let consecutive = 0;
   const onDelta = (ctx: ExtensionContext, delta: DeltaInput) => {
     const interrupt = core.check(ctx, delta);
-    const prose = interrupt.filter((m) => m.source !== "tool");
-    if (prose.length > 0 && consecutive < MAX_CONSECUTIVE_INTERRUPTS) {
-      retrying = { rules: prose, completed: false };
-      consecutive++;
-      ctx.abort();
-    } else manager.queueProse(prose);
+    if (interrupt.length === 0) return;
     for (const m of interrupt) {
       if (m.source === "tool" && m.toolCallId) blocked.set(m.toolCallId, [...(blocked.get(m.toolCallId) ?? []), m]);
     }
+    if (consecutive < MAX_CONSECUTIVE_INTERRUPTS) {
+      retrying = { rules: interrupt, completed: false };
+      consecutive++;
+      ctx.abort();
+    } else manager.queueProse(interrupt.filter((m) => m.source !== "tool"));
   };
   return {
     message_update(event, ctx) {
@@ -61,7 +62,8 @@ export function stockHost(core: DeliveryCore): Host {
       manager.resetStreams();
     },
 
-    message_end({ stopReason }, ctx) {
+    message_end(message, ctx) {
+      const { stopReason } = message;
       if (retrying && stopReason !== "aborted") retrying.completed = true;
       const failed = stopReason === "aborted" || stopReason === "error";
       if (!failed) {
@@ -70,9 +72,16 @@ export function stockHost(core: DeliveryCore): Host {
       }
       const due = manager.onMessageEnd(stopReason);
       if (failed) blocked.clear();
-      if (due.length === 0 || retrying) return;
+      if (retrying && stopReason === "aborted") return { ...message, content: [], stopReason: "stop" };
+      if (due.length === 0 || retrying) return undefined;
       pi.sendMessage(followUpMessage(due), { deliverAs: "followUp", triggerTurn: true });
       core.deliver(ctx, due, "follow-up");
+      return undefined;
+    },
+
+    context(event) {
+      const kept = event.messages.filter((m) => m.role !== "assistant" || m.content.length > 0);
+      return kept.length === event.messages.length ? undefined : { messages: kept };
     },
 
     agent_settled(_event, ctx) {
@@ -81,9 +90,13 @@ export function stockHost(core: DeliveryCore): Host {
       if (!pending) return;
       const { rules, completed } = pending;
       if (completed) {
-        // The model's text reached the session whole: the rule follows it, as a reminder.
-        pi.sendMessage(followUpMessage(rules), { triggerTurn: true });
-        core.deliver(ctx, rules, "follow-up");
+        // The model's message reached the session whole: the rule follows it, as a reminder (a tool rule only when
+        // its call was not blocked at tool_call).
+        const due = rules.filter((m) => m.source !== "tool" || (m.toolCallId && blocked.has(m.toolCallId)));
+        blocked.clear();
+        if (due.length === 0) return;
+        pi.sendMessage(followUpMessage(due), { triggerTurn: true });
+        core.deliver(ctx, due, "follow-up");
         return;
       }
       const { customType, content, details } = interruptRetry(rules, manager.settings);
