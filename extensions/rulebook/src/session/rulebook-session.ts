@@ -45,7 +45,7 @@ export class RulebookSession {
     if (this.#state) this.#state.view = undefined;
   }
 
-  /** A session starts (also a /reload, a new extension instance): its rules are discovered, and said what is wrong. */
+  /** A session starts (a /reload too: a new extension instance): its rules are discovered, their warnings said. */
   async start(ctx: Pi.ExtensionContext): Promise<void> {
     this.#state = await this.#load(ctx);
     this.#warnings.say(ctx, sessionLoadWarnings(this.#state.result));
