@@ -46,6 +46,8 @@ export function createCacheTtlView(options: CacheTtlViewOptions = {}): (pi: Exte
     pi.on("message_end", (event) => session.messageEnded(event.message));
     pi.on("agent_end", () => session.agentEnded());
     pi.on("turn_start", () => session.turnStarted());
+    // pi's cache warming and the prune decide together: warm the cache, or let it expire and prune (by cost).
+    pi.on("cache_warming_decision", (event, ctx) => session.warmingDecision(event, ctx));
     pi.registerTool({
       ...RESTORE_TOOL_INFO,
       execute: async (_id, input, _signal, _onUpdate, ctx) => session.restore(input as RestoreParams, ctx),

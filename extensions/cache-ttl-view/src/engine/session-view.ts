@@ -1,6 +1,7 @@
 import { type CacheState, inferTouch, judgeCache, ttlForJudgement } from "../clock/cache-clock.ts";
 import { messageKeyAt, startsWithMessages } from "../model/ids.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
+import { messageTokens } from "../model/tokens.ts";
 import { Analysis, analyze, type Block, PrunedBlocks, toolCallOf } from "../plan/analysis.ts";
 import { type PinSet, pathArgument } from "../plan/pins.ts";
 import { type Plan, type PlanInput, Planner, planPrune, Savings } from "../plan/plan.ts";
@@ -435,6 +436,36 @@ export class SessionView {
     return this.touchEntry();
   }
 
+  /**
+   * pi's cache warming re-sent the last request at `at`: the provider's cache entry was refreshed then, so the TTL
+   * runs from there (a prune waits for the cache to really expire). Returns the touch entry to persist.
+   */
+  warmed(at: number): StateEntry | undefined {
+    const s = this.state;
+    if (s.touchAt === undefined || at > s.touchAt) s.touchAt = at;
+    return this.touchEntry();
+  }
+
+  /**
+   * What the next request would prune if the cache expired now (`messages`: the session's current context), and the
+   * prompt it would shrink (the provider's count for the last request, else the estimate). Nothing is changed or kept.
+   * `newTurn`: the next request starts a turn (pi is idle: it carries the user's next prompt), so the turn that is
+   * current now is one turn old then.
+   */
+  pruneAtExpiry(
+    context: readonly ViewMessage[],
+    options: { api?: string | undefined; newTurn: boolean },
+  ): { plan: Plan; promptTokens: number } {
+    const { api, newTurn } = options;
+    const messages = newTurn ? [...context, { role: "user" as const, content: "", timestamp: 0 }] : context;
+    const analysis = analyze(messages, this.state);
+    const input = this.#planInput(messages, analysis, (block) => this.#build(messages, block), api);
+    const plan = planPrune({ ...input, built: () => undefined });
+    let prompt = promptTokens(lastUsage(messages));
+    if (!(prompt > 0)) for (const m of messages) prompt += messageTokens(m, api);
+    return { plan, promptTokens: prompt };
+  }
+
   /** The touch entry to persist (the clock after this process's last request). */
   touchEntry(): StateEntry | undefined {
     const { touchAt, ttlSeconds, warmGapSeconds } = this.state;
@@ -445,8 +476,9 @@ export class SessionView {
   /** Apply an entry made outside `render` (restore in place, pins) and persist it through the caller. */
   apply(entry: StateEntry): StateEntry {
     foldEntry(this.state, entry);
-    // The messages did not change, so the analysis and the built replacements stay; the view is drawn again.
-    if (this.#memo) delete this.#memo.patch;
+    // The messages did not change, so the analysis and the built replacements stay; the view is drawn again (a
+    // warming choice changes nothing in it).
+    if (this.#memo && entry.kind !== "warming") delete this.#memo.patch;
     return entry;
   }
 

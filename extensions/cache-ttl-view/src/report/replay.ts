@@ -24,6 +24,11 @@ export interface RequestRow {
   warm: boolean;
   /** pi's cache-warming requests since the previous request (`usage` entries of kind `cache_warm`), when any. */
   cacheWarms?: number;
+  /**
+   * The last choice cache-ttl-view made with pi's cache warming before this request (recorded sessions): warm the
+   * cache, or let it expire and prune, and why.
+   */
+  warming?: { chosen: "warm" | "prune"; reason: string };
   /** Blocks newly pruned before this request. */
   pruned: number;
   baseline: PrefixCost;
@@ -115,6 +120,11 @@ export interface ReplayOptions {
   catalog?: ReadonlyMap<string, TtlModel>;
 }
 
+/** The line the report prints under a request made after the view's choice with pi's cache warming. */
+export function warmingNote(row: Pick<RequestRow, "warming">): string | undefined {
+  return row.warming && `pi's cache warming before it: ${row.warming.chosen}: ${row.warming.reason}`;
+}
+
 /** The cache lifetime the cost columns assume when the TTL is not known (the shortest any provider keeps one). */
 export const ASSUMED_CACHE_SECONDS = 300;
 
@@ -153,7 +163,9 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
   let lastCache = ASSUMED_CACHE_SECONDS;
   for (const [index, request] of session.requests.entries()) {
     let prunedNow = 0;
+    let warming: RequestRow["warming"];
     for (const entry of request.stateEntries) {
+      if (entry.kind === "warming") warming = { chosen: entry.chosen, reason: entry.reason };
       if (entry.kind === "touch" || entry.kind === "prune") {
         if (entry.ttlSeconds > 0) storedTtl = entry.ttlSeconds;
         if (!recorded) continue;
@@ -182,9 +194,10 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
     sizer.api = request.api;
     const idle = prevAt === undefined ? undefined : (request.at - prevAt) / 1000;
     // pi 1.6's cache warming re-sends the previous request shortly before its cache entry expires: the cache was
-    // touched then. The view's own clock does not see those requests (as in the extension), only this accounting.
+    // touched then, for this accounting and for the view's clock (as in the extension: no prune while it is warm).
     const warmedAt = request.cacheWarms?.at(-1);
     const touched = warmedAt !== undefined && prevAt !== undefined ? Math.max(prevAt, warmedAt) : prevAt;
+    if (warmedAt !== undefined && !recorded) view.warmed(warmedAt);
     const sinceTouch = touched === undefined ? undefined : (request.at - touched) / 1000;
     const warm = sinceTouch !== undefined && sinceTouch < cacheTtl;
     const base = account(sizer, request.context, prevBase, warm, options.prices);
@@ -202,6 +215,7 @@ export function replaySession(session: ParsedSession, options: ReplayOptions): R
       ...(idle !== undefined ? { idleSeconds: Math.round(idle) } : {}),
       warm,
       ...(request.cacheWarms ? { cacheWarms: request.cacheWarms.length } : {}),
+      ...(warming ? { warming } : {}),
       pruned: recorded ? prunedNow : (rendered.plan?.ids.length ?? 0),
       baseline: base.row,
       withPruning: pruned.row,

@@ -102,4 +102,22 @@ describe("statusReport (/cache-ttl)", () => {
     expect(report).toContain("(read src/big.ts)");
     expect(report).not.toContain("not in the current view");
   });
+
+  it("says which way the view went with pi's cache warming, and why (also after a reload: the choice is persisted)", () => {
+    const reason = "expiring and pruning costs less: …";
+    const live = new SessionView(defaultSettings());
+    const entry = live.apply({ kind: "warming", at: 100_000, chosen: "prune", reason });
+    const reloaded = new SessionView(defaultSettings());
+    reloaded.load([entry]);
+    for (const view of [live, reloaded]) {
+      const report = statusReport(view, {
+        now: 130_000,
+        ttl: { seconds: 300, source: "settings", reason: "" },
+        model: undefined,
+        problems: [],
+        messages: [],
+      });
+      expect(report).toContain(`pi's cache warming, 30s ago: prune: ${reason}.`);
+    }
+  });
 });

@@ -31,6 +31,11 @@ export function statusReport(view: SessionView, input: StatusInput): string {
     const clock = describeCache(view.peekClock(input.now, input.ttl.seconds));
     lines.push(`cache-ttl-view: ${clock} TTL ${input.ttl.seconds}s (${source}), buffer ${settings.bufferSeconds}s.`);
   }
+  const warming = state.warming;
+  if (warming) {
+    const ago = Math.max(0, Math.round((input.now - warming.at) / 1000));
+    lines.push(`pi's cache warming, ${ago}s ago: ${warming.chosen === "warm" ? "warm" : "prune"}: ${warming.reason}.`);
+  }
   const perRequest = view.savedPerRequest(input.messages, input.model?.api);
   lines.push(
     state.pruned.size === 0

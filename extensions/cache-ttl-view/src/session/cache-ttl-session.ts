@@ -7,6 +7,7 @@ import {
   writeSessionEntry,
 } from "@pi-rails/agent-core/kit";
 import { cacheRetention, decideTtl, type ResolvedTtl } from "../clock/ttl.ts";
+import { chooseWarmOrPrune, type WarmingChoice, type WarmingFigures } from "../clock/warming.ts";
 import { type RenderResult, SessionView } from "../engine/session-view.ts";
 import type { UsageLike, ViewMessage } from "../model/messages.ts";
 import { builderOf } from "../model/session-context.ts";
@@ -19,6 +20,16 @@ import { modelKey, saidFile, ttlNoticeDue } from "../state/said.ts";
 
 /** How long after a session change `prepare` waits: past pi's own start-up work, well before a user's first prompt. */
 const PREPARE_DELAY_MS = 50;
+
+/** pi's cache-warming refreshes since the last answer: its `usage` entries of kind `cache_warm` after it. */
+function warmsSinceAnswer(sm: ExtensionContext["sessionManager"]): number {
+  let warms = 0;
+  for (let e = sm.getEntry(sm.getLeafId() ?? ""); e; e = e.parentId ? sm.getEntry(e.parentId) : undefined) {
+    if (e.type === "message" && e.message.role === "assistant") break;
+    if (e.type === "usage" && e.kind === "cache_warm") warms++;
+  }
+  return warms;
+}
 
 const stateOfBranch = (ctx: ExtensionContext) => readSessionEntries(sessionBranch(ctx.sessionManager), STATE_ENTRY);
 /** The session's current context, built as pi builds it (what the next request starts from). */
@@ -46,6 +57,8 @@ export class CacheTtlSession {
    * so a second call for the same id does not see the first one's result in the session yet.
    */
   readonly #appending = new Set<string>();
+  /** When pi last decided a refresh (this extension's clock), and how many it had sent since the last answer then. */
+  #warmDecided: { at: number; warms: number } | undefined;
 
   constructor(pi: ExtensionAPI, now: () => number, onRender?: (result: RenderResult) => void) {
     [this.#pi, this.#now, this.#onRender] = [pi, now, onRender];
@@ -87,6 +100,8 @@ export class CacheTtlSession {
    */
   render(messages: ViewMessage[], ctx: ExtensionContext): ViewMessage[] | undefined {
     clearTimeout(this.#preparing);
+    this.#countWarm(ctx);
+    this.#warmDecided = undefined;
     const ttl = this.#ttl(ctx);
     this.#tellTtl(ctx, ttl);
     let result: RenderResult;
@@ -155,6 +170,31 @@ export class CacheTtlSession {
     return { content: [{ type: "text", text: lines.join("\n") }], details };
   }
 
+  /**
+   * pi is about to refresh the prompt cache (`cache_warming_decision`): warm it, or let it expire and have the next
+   * request prune, whichever is expected to cost less (`chooseWarmOrPrune`, with pi's own figures). The choice is
+   * persisted for `/cache-ttl` and `cache-ttl report`; `{ action: "stop" }` only when pruning is the cheaper way.
+   */
+  warmingDecision(event: WarmingFigures, ctx: ExtensionContext): { action: "stop" } | undefined {
+    this.#countWarm(ctx);
+    if (!this.#view.settings.enabled) return undefined;
+    let choice: WarmingChoice;
+    try {
+      const ttl = this.#ttl(ctx);
+      const at = { api: ctx.model?.api, newTurn: ctx.isIdle() };
+      const expiry = ttl.seconds === undefined ? undefined : this.#view.pruneAtExpiry(messagesOf(ctx), at);
+      const prefix = { promptTokens: expiry?.promptTokens ?? 0, prunableTokens: expiry?.plan.savedTokens ?? 0 };
+      choice = chooseWarmOrPrune(event, prefix);
+    } catch (error) {
+      this.#notices.once(ctx, "warming-error", `could not weigh pi's cache warming: ${(error as Error).message}`);
+      return undefined;
+    }
+    const at = this.#now();
+    this.#persist(this.#view.apply({ kind: "warming", at, chosen: choice.chosen, reason: choice.reason }));
+    this.#warmDecided = { at, warms: warmsSinceAnswer(ctx.sessionManager) };
+    return choice.answer && { action: choice.answer };
+  }
+
   /** `/cache-ttl [pin|unpin <target>]`: the status report, or a pin persisted in the session. */
   command(args: string, ctx: ExtensionContext): void {
     const command = parsePinCommand(args);
@@ -164,12 +204,24 @@ export class CacheTtlSession {
       this.#persist(this.#view.apply({ kind: command.kind, at: this.#now(), ...command.target }));
       text = `cache-ttl-view: ${command.kind === "pin" ? "pinned" : "unpinned"} ${command.label}`;
     } else {
+      this.#countWarm(ctx);
       const messages = messagesOf(ctx);
       const input = { now: this.#now(), ttl: this.#ttl(ctx), messages, model: ctx.model, problems: this.#problems };
       text = statusReport(this.#view, input);
     }
     if (ctx.hasUI) ctx.ui.notify(text, "info");
     else process.stdout.write(`${text}\n`);
+  }
+
+  /**
+   * The clock counts pi's refreshes: when one was sent since pi last decided (a new `cache_warm` usage entry), the
+   * provider's cache was touched then, and the TTL runs from there (the refresh follows the decision at once).
+   */
+  #countWarm(ctx: ExtensionContext): void {
+    const decided = this.#warmDecided;
+    if (!decided || warmsSinceAnswer(ctx.sessionManager) <= decided.warms) return;
+    this.#warmDecided = undefined;
+    this.#persist(this.#view.warmed(decided.at));
   }
 
   #persist(entry: StateEntry | undefined): void {

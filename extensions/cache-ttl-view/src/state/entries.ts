@@ -63,6 +63,8 @@ const StateEntrySchema = z
       notice: optional(NoticeSchema),
     }),
     z.object({ kind: z.literal("restore"), at: num.catch(0), ids: strings.catch([]) }),
+    /** A `cache_warming_decision` of pi's and the view's choice with it (the report says it; the clock ignores it). */
+    z.object({ kind: z.literal("warming"), at: num, chosen: z.enum(["warm", "prune"]), reason: z.string() }),
     z.object({ kind: z.literal("pin"), ...targets }),
     z.object({ kind: z.literal("unpin"), ...targets }),
   ])
@@ -76,7 +78,10 @@ const StateEntrySchema = z
     return aligned;
   });
 
-/** What cache-ttl-view persists: a touch of the cache, a prune (a delta of ids), an in-place restore, pins. */
+/**
+ * What cache-ttl-view persists: a touch of the cache, a prune (a delta of ids), an in-place restore, pins, and the
+ * choice made with pi's cache warming.
+ */
 export type StateEntry = z.output<typeof StateEntrySchema>;
 
 /** The `cache-ttl-view` custom entry: declared once, read and written only through the kit. */
@@ -101,6 +106,8 @@ export interface FoldedState {
   notices: StoredNotice[];
   prunes: { at: number; count: number; savedTokens: number }[];
   pins: { ids: Set<string>; paths: Set<string>; tools: Set<string> };
+  /** The last choice made with pi's cache warming on the branch. */
+  warming?: { at: number; chosen: "warm" | "prune"; reason: string };
 }
 
 export function emptyState(): FoldedState {
@@ -144,6 +151,9 @@ export function foldEntry(state: FoldedState, e: StateEntry): void {
       return;
     case "restore":
       for (const id of e.ids) state.pruned.delete(id);
+      return;
+    case "warming":
+      state.warming = { at: e.at, chosen: e.chosen, reason: e.reason };
       return;
     default: {
       const op = e.kind === "pin" ? "add" : "delete";
