@@ -95,8 +95,11 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
     if (event.message.role === "assistant") session?.host.message_start?.();
   });
   pi.on("message_end", (event, ctx) => {
-    if (event.message.role === "assistant") session?.host.message_end(event.message, ctx);
+    if (event.message.role !== "assistant") return undefined;
+    const message = session?.host.message_end(event.message, ctx);
+    return message ? { message } : undefined;
   });
+  pi.on("context", (event, ctx) => session?.host.context?.(event, ctx));
   pi.on("tool_call", (event, ctx) => session?.host.tool_call?.(event, ctx));
   pi.on("agent_settled", (event, ctx) => session?.host.agent_settled?.(event, ctx));
   pi.on("tool_result", (event, ctx) => session?.core.toolResult(event, ctx));
