@@ -9,13 +9,18 @@ import type {
   ToolCallEventResult,
   ToolResultEventResult,
 } from "@earendil-works/pi-coding-agent";
-import { SessionNotices, TTSR_MATCHED_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import {
+  emitEvent,
+  SessionNotices,
+  TTSR_MATCHED_EVENT,
+  TTSR_TRIGGERED_EVENT,
+  writeSessionEntry,
+} from "@pi-rails/agent-core/kit";
 import {
   type DeliveryKind,
   INJECTION_ENTRY,
   noticeText,
   rulesOf,
-  TRIGGERED_EVENT,
   triggeredPayload,
   withToolReminder,
 } from "../delivery/injection.ts";
@@ -37,7 +42,7 @@ export interface Host {
   message_update?: ExtensionHandler<EventOf<"message_update">>;
   message_start?: () => void;
   /** May replace the finalized message (stock pi: an aborted one, by an empty one). */
-  message_end: (message: AssistantMessage, ctx: ExtensionContext) => AssistantMessage | undefined | void;
+  message_end: (message: AssistantMessage, ctx: ExtensionContext) => AssistantMessage | undefined;
   context?: ExtensionHandler<EventOf<"context">, ContextEventResult>;
   tool_call?: ExtensionHandler<EventOf<"tool_call">, ToolCallEventResult>;
   agent_settled?: ExtensionHandler<EventOf<"agent_settled">>;
@@ -84,7 +89,7 @@ export class DeliveryCore {
     this.manager.markInjected(names);
     const turn = this.manager.completedTurns;
     writeSessionEntry(this.pi, INJECTION_ENTRY, { rules: names, kind, turn, ...(toolCallId ? { toolCallId } : {}) });
-    this.pi.events.emit(TRIGGERED_EVENT, triggeredPayload(matches, kind));
+    emitEvent(this.pi.events, TTSR_TRIGGERED_EVENT, triggeredPayload(matches, kind));
     // Only patched pi interrupts; its notice (naming the rules) is shown at stream_abort, once the loop has aborted.
     if (ctx.hasUI && kind !== "interrupt") ctx.ui.notify(noticeText(matches, kind), "info");
   }
@@ -107,6 +112,6 @@ export class DeliveryCore {
 
   private matched(matches: readonly RuleMatch[]): void {
     if (matches.length === 0) return;
-    this.pi.events.emit(TTSR_MATCHED_EVENT, { rules: matches.map((m) => m.rule.name), deferred: true });
+    emitEvent(this.pi.events, TTSR_MATCHED_EVENT, { rules: matches.map((m) => m.rule.name), deferred: true });
   }
 }

@@ -1,10 +1,10 @@
-import { showStreamAbortNotice, TTSR_COST_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
+import { emitEvent, showStreamAbortNotice, TTSR_COST_EVENT, writeSessionEntry } from "@pi-rails/agent-core/kit";
 import { followUpMessage, INJECTION_ENTRY, INJECTION_MESSAGE_TYPE, interruptRetry } from "../delivery/injection.ts";
 import {
   addInterrupt,
   COST_ENTRY,
+  interruptCostPayload,
   interruptCostStatus,
-  interruptCostText,
   readAttemptUsage,
 } from "../delivery/interrupt-cost.ts";
 import { ResponseBoundary } from "../manager/response-boundary.ts";
@@ -46,6 +46,7 @@ export function patchedHost(core: DeliveryCore): Host {
 
     message_end({ stopReason }) {
       if (stopReason === "aborted" || stopReason === "error") manager.dropToolBuckets();
+      return undefined;
     },
 
     stream_abort(event, ctx) {
@@ -57,11 +58,11 @@ export function patchedHost(core: DeliveryCore): Host {
       core.cost = addInterrupt(core.cost, usage);
       if (usage) {
         writeSessionEntry(pi, COST_ENTRY, { usage });
-        const text = interruptCostText(core.cost);
-        pi.events.emit(TTSR_COST_EVENT, { ...core.cost, text });
-        if (ctx.hasUI && text) {
+        const payload = interruptCostPayload(core.cost);
+        if (payload) emitEvent(pi.events, TTSR_COST_EVENT, payload);
+        if (ctx.hasUI && payload) {
           ctx.ui.setStatus("pi-ttsr", interruptCostStatus(core.cost));
-          ctx.ui.notify(`pi-ttsr: ${text}`, "info");
+          ctx.ui.notify(`pi-ttsr: ${payload.text}`, "info");
         }
       }
       // At the abort cap the loop ends the turn without sending the retry: those rules were not delivered.

@@ -18,16 +18,18 @@ export const MAX_CONSECUTIVE_INTERRUPTS = 3;
  * call's streamed arguments, stops the run (`ctx.abort()`, before the call is dispatched), and once pi has settled
  * the rule goes in as a hidden message that starts the run again. The aborted message is replaced at `message_end`
  * by an empty one that ended normally (the screen drops the partial and shows no "Operation aborted"; its usage is
- * kept), and `context` keeps empty assistant messages out of every request. A tool call that completed before the
- * abort took effect is blocked at `tool_call`, before the tool runs.
+ * kept), and `context` keeps empty assistant messages out of every request. A response with a tool rule is replaced
+ * so even when it completed before the abort took effect: its call is never dispatched. Past the cap of interrupts in
+ * a row, a tool rule blocks its call at `tool_call` instead.
  */
 export function stockHost(core: DeliveryCore): Host {
   const { manager, pi } = core;
-  /** Tool calls to block at `tool_call` (when the abort comes too late), with the rules their arguments matched. */
+  /** Tool calls to block at `tool_call` (past the cap of interrupts in a row), with the rules their arguments matched. */
   const blocked = new Map<string, RuleMatch[]>();
   /**
    * The rules of the response being aborted now, delivered at `agent_settled`: as an interrupt when the response
-   * was aborted, as a follow-up when it ended before the abort took effect (the rule matched in its last delta).
+   * was aborted (or had a tool rule), as a follow-up when its text ended before the abort took effect (the rule
+   * matched in its last delta).
    */
   let retrying: { rules: RuleMatch[]; completed: boolean } | undefined;
   let consecutive = 0;
@@ -64,15 +66,19 @@ export function stockHost(core: DeliveryCore): Host {
 
     message_end(message, ctx) {
       const { stopReason } = message;
-      if (retrying && stopReason !== "aborted") retrying.completed = true;
-      const failed = stopReason === "aborted" || stopReason === "error";
+      // A response stopped for a rule is replaced (below); one with a tool rule also when it completed before the
+      // abort took effect, so that its call is never dispatched.
+      const interrupted =
+        retrying !== undefined && (stopReason === "aborted" || retrying.rules.some((m) => m.source === "tool"));
+      if (retrying && !interrupted) retrying.completed = true;
+      const failed = interrupted || stopReason === "aborted" || stopReason === "error";
       if (!failed) {
         core.settle();
         consecutive = 0;
       }
-      const due = manager.onMessageEnd(stopReason);
+      const due = manager.onMessageEnd(failed ? "aborted" : stopReason);
       if (failed) blocked.clear();
-      if (retrying && stopReason === "aborted") return { ...message, content: [], stopReason: "stop" };
+      if (interrupted) return { ...message, content: [], stopReason: "stop" };
       if (due.length === 0 || retrying) return undefined;
       pi.sendMessage(followUpMessage(due), { deliverAs: "followUp", triggerTurn: true });
       core.deliver(ctx, due, "follow-up");
@@ -90,13 +96,9 @@ export function stockHost(core: DeliveryCore): Host {
       if (!pending) return;
       const { rules, completed } = pending;
       if (completed) {
-        // The model's message reached the session whole: the rule follows it, as a reminder (a tool rule only when
-        // its call was not blocked at tool_call).
-        const due = rules.filter((m) => m.source !== "tool" || (m.toolCallId && blocked.has(m.toolCallId)));
-        blocked.clear();
-        if (due.length === 0) return;
-        pi.sendMessage(followUpMessage(due), { triggerTurn: true });
-        core.deliver(ctx, due, "follow-up");
+        // The model's text reached the session whole: the rule follows it, as a reminder.
+        pi.sendMessage(followUpMessage(rules), { triggerTurn: true });
+        core.deliver(ctx, rules, "follow-up");
         return;
       }
       const { customType, content, details } = interruptRetry(rules, manager.settings);
