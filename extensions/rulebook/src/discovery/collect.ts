@@ -1,6 +1,6 @@
 import { basename, dirname, posix } from "node:path";
+import { stripControl } from "@pi-rails/agent-core/kit";
 import { checkGlob } from "../globs/check.ts";
-import { stripControl } from "../prompt/escape.ts";
 import type { Rule, RuleSource, RuleWarning } from "../rule.ts";
 import type { FieldContext } from "./fields.ts";
 import { type Candidate, checkRootLink, compareNames, listRuleFiles, type Problem, statIfExists } from "./fs.ts";

@@ -1,7 +1,7 @@
 import type { Stats } from "node:fs";
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { stripControl } from "@pi-rails/agent-core/kit";
 import { type ParsedFrontmatter, parseFrontmatter } from "../frontmatter/parse.ts";
-import { stripControl } from "../prompt/escape.ts";
 
 /** Files larger than this are read only up to it: a rule is text for a prompt, not a data dump. */
 export const MAX_READ_BYTES = 1024 * 1024;

@@ -30,7 +30,8 @@ function parserFingerprint(): string {
     packageName: "@pi-rails/rulebook",
     from: import.meta.url,
     sources: PARSER_SOURCES.map((file) => `src/${file}.ts`),
-    dependencies: ["gray-matter"],
+    // agent-core: the kit's stripControl cleans what is parsed
+    dependencies: ["gray-matter", "@pi-rails/agent-core"],
     salt: `${FORMAT}`,
   });
 }

@@ -2,9 +2,9 @@ import {
   type SessionEntryWriter,
   type SessionNoticeContext,
   SessionNotices,
+  stripControl,
   writeSessionEntry,
 } from "@pi-rails/agent-core/kit";
-import { stripControl } from "../prompt/escape.ts";
 import { WARNINGS_ENTRY } from "./entries.ts";
 
 /** At most this many warnings are listed in one notice; the rest are counted, for `/rulebook` to show. */
