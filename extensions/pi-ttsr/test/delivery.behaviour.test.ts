@@ -495,7 +495,7 @@ describe("robustness", () => {
     });
   });
 
-  it("on stock pi blocks an interrupting tool call instead", async () => {
+  it("on stock pi an interrupting tool call is stopped before it runs, and the run starts again with the rule", async () => {
     await onStockPi(async () => {
       const r = recorder();
       const t = await ttsrSession({
@@ -504,9 +504,12 @@ describe("robustness", () => {
         responses: [r.reply([fauxToolCall("write", { path: "a.ts", content: "let x: any;\n" })]), r.reply("ok")],
       });
       await t.prompt("go");
+      await expect.poll(() => r.contexts.length).toBe(2);
+      await t.session.agent.waitForIdle();
       expect(existsSync(join(t.cwd, "a.ts"))).toBe(false);
       expect(sentText(r.contexts[1])).toContain("rule_violation");
-      expect(injectionEntries(t)).toEqual([expect.objectContaining({ rules: ["no-any"], kind: "tool-block" })]);
+      expect(sentText(r.contexts[1])).not.toContain("let x: any");
+      expect(injectionEntries(t)).toEqual([expect.objectContaining({ rules: ["no-any"], kind: "interrupt" })]);
     });
   });
 
