@@ -4,7 +4,11 @@
  * `src/extension.ts` (bundled as the package's `pi.extensions` entry, `dist/pi/extension.js`); nothing here imports pi.
  */
 
-export { resolveAgentDir as defaultAgentDir } from "@pi-rails/agent-core/kit";
+export {
+  resolveAgentDir as defaultAgentDir,
+  TTSR_TRIGGERED_EVENT,
+  type TtsrTriggeredPayload,
+} from "@pi-rails/agent-core/kit";
 /** Moved to rulebook, which reads stream conditions for every tool; re-exported for existing callers. */
 export { type InlineFlagsResult, translateInlineFlags } from "@pi-rails/rulebook/discovery";
 export { main as runCli, processIo, USAGE } from "./cli/main.ts";
@@ -15,8 +19,6 @@ export {
   INJECTION_MESSAGE_TYPE,
   type InjectionEntryData,
   interruptRetry,
-  TRIGGERED_EVENT,
-  type TriggeredPayload,
   withToolReminder,
 } from "./delivery/injection.ts";
 export {

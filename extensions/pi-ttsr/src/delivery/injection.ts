@@ -7,8 +7,6 @@ import { dedupeRules, renderInterrupt, renderReminder } from "./templates.ts";
 
 /** customType of the hidden message the model sees (interrupt retry and prose follow-up). */
 export const INJECTION_MESSAGE_TYPE = "ttsr:injection";
-/** pi.events channel announcing each trigger. */
-export { TTSR_TRIGGERED_EVENT as TRIGGERED_EVENT } from "@pi-rails/agent-core/kit";
 
 export type DeliveryKind = TtsrTriggeredPayload["kind"];
 
@@ -33,9 +31,6 @@ export const INJECTION_ENTRY = defineTtsrEntry<InjectionEntryData>("injection", 
 );
 /** customType of the session entry that records which rules were injected. */
 export const INJECTION_ENTRY_TYPE = INJECTION_ENTRY.customType;
-
-/** What `pi-rails:ttsr:triggered` carries (the kit's contracts). */
-export type TriggeredPayload = TtsrTriggeredPayload;
 
 export function rulesOf(matches: readonly RuleMatch[]): TtsrRule[] {
   return dedupeRules(matches.map((m) => m.rule));
@@ -86,7 +81,7 @@ export function withToolReminder<T>(
   return [{ type: "text", text: renderReminder(rulesOf(matches), "tool") }, ...content];
 }
 
-export function triggeredPayload(matches: readonly RuleMatch[], kind: DeliveryKind): TriggeredPayload {
+export function triggeredPayload(matches: readonly RuleMatch[], kind: DeliveryKind): TtsrTriggeredPayload {
   const rules = rulesOf(matches).map((r) => ({
     name: r.name,
     path: r.path,
