@@ -30,7 +30,7 @@ const attachedOnBranch = (ctx: Pi.ExtensionContext) =>
  */
 export class RulebookSession {
   readonly #warnings: SessionWarnings;
-  #ttsr: TtsrView = { active: false, streamProblem: streamConditionProblem };
+  #ttsr: TtsrView = { ttsrActive: false, streamProblem: streamConditionProblem };
   #state: SessionState | undefined;
 
   constructor(private readonly pi: Pi.ExtensionAPI) {
@@ -41,7 +41,7 @@ export class RulebookSession {
   ttsrStatus(payload: unknown): void {
     if (!isTtsrStatusPayload(payload)) return;
     const skipped = ttsrSkippedRules(payload);
-    this.#ttsr = { active: payload.active, streamProblem: (r) => skipped.get(r.name) ?? streamConditionProblem(r) };
+    this.#ttsr = { ttsrActive: payload.active, streamProblem: (r) => skipped.get(r.name) ?? streamConditionProblem(r) };
     if (this.#state) this.#state.view = undefined;
   }
 
@@ -64,9 +64,7 @@ export class RulebookSession {
   /** `/rulebook`: where each rule came from, its bucket, and why rules were shadowed or skipped. */
   async doctor(ctx: Pi.ExtensionContext): Promise<void> {
     const s = await this.#ensure(ctx);
-    const { active, streamProblem } = this.#ttsr;
-    const report = doctorReport(s.result, s.settings, { ttsrActive: active, streamProblem });
-    ctx.ui.notify(formatDoctor(report), "info");
+    ctx.ui.notify(formatDoctor(doctorReport(s.result, s.settings, this.#ttsr)), "info");
   }
 
   /**

@@ -1,9 +1,9 @@
 import { homeDir, resolveAgentDir } from "@pi-rails/agent-core/kit";
 import { compileGlobMatchers, type GlobMatcher } from "../attach/match.ts";
-import { bucketRules, type RuleBuckets } from "../buckets/buckets.ts";
+import { type BucketOptions, bucketRules, type RuleBuckets } from "../buckets/buckets.ts";
 import { loadRules } from "../discovery/load.ts";
 import { renderRules } from "../prompt/render.ts";
-import type { Rule, RuleLoadResult } from "../rule.ts";
+import type { RuleLoadResult } from "../rule.ts";
 import { readRulebookSettings } from "../settings/read.ts";
 import type { RulebookSettings } from "../settings/schema.ts";
 import { READ_RULE_TOOL } from "../tools/read-rule.ts";
@@ -44,10 +44,7 @@ export async function readSessionRules(cwd: string, trusted: boolean): Promise<S
 }
 
 /** What pi-ttsr said of itself: whether it is active, and why a stream rule is not delivered (its word first). */
-export interface TtsrView {
-  active: boolean;
-  streamProblem: (rule: Rule) => string | undefined;
-}
+export type TtsrView = Pick<BucketOptions, "ttsrActive" | "streamProblem">;
 
 /** What a session delivers, derived from its rules and pi-ttsr's status (rebuilt when either changes). */
 export interface RuleView {
@@ -60,9 +57,9 @@ export interface RuleView {
 
 export function ruleView({ result, settings }: SessionRules, ttsr: TtsrView): RuleView {
   const { globAttach, maxListedChars } = settings;
-  const buckets = bucketRules(result.rules, { ttsrActive: ttsr.active, globAttach, streamProblem: ttsr.streamProblem });
+  const buckets = bucketRules(result.rules, { ...ttsr, globAttach });
   const rendered = renderRules(buckets, {
-    ttsrActive: ttsr.active,
+    ttsrActive: ttsr.ttsrActive,
     globAttach,
     toolName: READ_RULE_TOOL,
     maxListedChars,
