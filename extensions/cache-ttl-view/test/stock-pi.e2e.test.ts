@@ -1,6 +1,6 @@
 import { installStockPi, type StockPi } from "@pi-rails/testkit";
 import { afterAll, afterEach, beforeAll, describe, it } from "vitest";
-import { disposeScenario, expiryScenario, type Scenario } from "./cli-scenario.ts";
+import { disposeScenario, expiryScenario, type Scenario, warmingScenario } from "./cli-scenario.ts";
 
 // The published pi 1.6.0 as a user has it (its bundled CLI), without the pi-rails patch: cache-ttl-view needs only
 // pi's own events.
@@ -15,5 +15,9 @@ describe("stock pi (published 1.6.0, no patch)", () => {
 
   it("prunes after expiry, keeps the session file whole, and repeats the pruned prefix", async () => {
     await expiryScenario(scenario, stock?.cli);
+  }, 240_000);
+
+  it("does not prune while pi's own cache warming keeps the cache warm through a tool call longer than the TTL", async () => {
+    await warmingScenario(scenario, stock?.cli);
   }, 240_000);
 });
