@@ -7,14 +7,13 @@ import {
   loopbackProviderConfig,
   type ModelServer,
   prepareCliHome,
-  type RecordedRequest,
   runPi,
   startProviderServer,
   type WireFormat,
 } from "@pi-rails/testkit";
 import { expect } from "vitest";
 import { CLOCK_OFFSET_ENV } from "../src/extension.ts";
-import { bigFile, conversation, isPrefix, json, requestProblems } from "./helpers.ts";
+import { bigFile, conversation, isPrefix, isWarm, json, requestProblems } from "./helpers.ts";
 
 export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FILE = bigFile(50);
@@ -99,9 +98,6 @@ export async function expiryScenario(
   expect(warm.code, warm.stderr).toBe(0);
   expect(isPrefix(pruned, conversation(server.requests[3]!))).toBe(true);
 }
-
-/** A refresh of pi's cache warming: the last request again, capped at one output token. */
-export const isWarm = (r: RecordedRequest) => r.body["max_tokens"] === 1 || r.body["max_completion_tokens"] === 1;
 
 /**
  * pi's cache warming keeps the cache warm through a tool call longer than the TTL, and the view does not prune. The

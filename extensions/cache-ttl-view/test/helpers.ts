@@ -81,6 +81,9 @@ export function isPrefix(shorter: readonly ChatMessage[], longer: readonly ChatM
 
 export const json = (value: unknown) => JSON.stringify(value);
 
+/** A refresh of pi 1.6's cache warming: the last request again, capped at one output token. */
+export const isWarm = (r: RecordedRequest) => r.body["max_tokens"] === 1 || r.body["max_completion_tokens"] === 1;
+
 /**
  * `start(...)`: a loopback model server (strict: it answers 400 to a request its API would refuse) and a persisted pi
  * session with cache-ttl-view on `clock`. Call once per test file: both are closed (and mocks restored) after each

@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import {
   createTestSession,
   type ModelServer,
-  type RecordedRequest,
   type ScriptedResponse,
   startProviderServer,
   type TestSession,
@@ -12,7 +11,7 @@ import { createCacheTtlView } from "../src/extension.ts";
 import { replaySession, warmingNote } from "../src/report/replay.ts";
 import { parseSessionFile } from "../src/report/session-file.ts";
 import { defaultSettings } from "../src/settings/settings.ts";
-import { bigFile, conversation, json, requestProblems } from "./helpers.ts";
+import { bigFile, conversation, isWarm, json, requestProblems } from "./helpers.ts";
 
 /**
  * cache-ttl-view with pi 1.6's own cache warming, in a real AgentSession against a strict loopback server. The seam
@@ -27,9 +26,6 @@ const PROMPT_CACHE = { short: 11 };
 /** The view treats the cache as expired 1 s early: usable 10 s after the cache was last touched. */
 const SETTINGS = { cacheTtl: { keepRecentTurns: 1, bufferSeconds: 1 } };
 const FILE = bigFile(50);
-
-/** A refresh of pi's: the last request again, capped at one output token. */
-const isWarm = (r: RecordedRequest) => r.body["max_tokens"] === 1 || r.body["max_completion_tokens"] === 1;
 
 let live: { server?: ModelServer; t?: TestSession } = {};
 afterEach(async () => {
