@@ -381,7 +381,7 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
         runTuiCheck({ root, target: stockTarget }),
       );
       console.log(
-        `  the screen shows: the cut-off partial ${facts.stockPi.tui.partialShown ? "yes" : "no"}; ` +
+        `  the screen shows: ${facts.stockPi.tui.notice ?? "(no notice)"}; the cut-off partial ${facts.stockPi.tui.partialShown ? "yes" : "no"}; ` +
           `"Operation aborted" ${facts.stockPi.tui.failureShown ? "yes" : "no"}; the retried answer ${facts.stockPi.tui.finalAnswerShown ? "yes" : "no"}`,
       );
     }
@@ -529,8 +529,11 @@ export function installedChecks(facts) {
       "stock pi: a prose rule interrupts the stream; the retry carries the rule, not the partial",
     ),
     check(
-      facts.stockPi?.toolRule?.code === 0 && !facts.stockPi.toolRule.toolRan && facts.stockPi.toolRule.ruleSent,
-      "stock pi: a tool rule keeps the streamed call from running; the model gets the rule",
+      facts.stockPi?.toolRule?.code === 0 &&
+        !facts.stockPi.toolRule.toolRan &&
+        facts.stockPi.toolRule.ruleSent &&
+        !facts.stockPi.toolRule.partialSent,
+      "stock pi: a tool rule interrupts the streamed call before it runs; the retry carries the rule, not the call",
     ),
     check(
       facts.stockPi?.steering?.cancelled &&
@@ -547,6 +550,17 @@ export function installedChecks(facts) {
       facts.stockPi?.cacheTtl?.fileGone && facts.stockPi.cacheTtl.noticeSeen && facts.stockPi.cacheTtl.originalKept,
       "stock pi: a prune after the TTL",
     ),
+    ...(facts.stockPi?.tui
+      ? [
+          check(
+            facts.stockPi.tui.notice &&
+              facts.stockPi.tui.finalAnswerShown &&
+              !facts.stockPi.tui.partialShown &&
+              !facts.stockPi.tui.failureShown,
+            'stock pi\'s TUI: the interrupt notice and the retried answer; no cut-off text, no "Operation aborted"',
+          ),
+        ]
+      : []),
     check(
       facts.secondRelease?.[INDEPENDENT]?.join() === "0.1.0,0.1.1" &&
         others.every((name) => facts.secondRelease[name].join() === "0.1.0"),

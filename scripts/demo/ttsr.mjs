@@ -93,12 +93,15 @@ export async function runTtsrStage({ root, bold = (t) => t, dim = (t) => t, targ
 
     console.log(bold("\n2. The model streams, and starts to break the rule"));
     // The patched pi's stream hook cuts the request inside the loop (its stream_abort event); on stock pi the
-    // extension stops the run (ctx.abort) and pi ends the cut message as "aborted".
-    const abortAt = run.events.findIndex(
-      (event) =>
-        event.type === "stream_abort" || (event.type === "message_end" && event.message?.stopReason === "aborted"),
-    );
-    const abort = run.events[abortAt];
+    // extension stops the run (ctx.abort) and replaces the cut message at pi's message_end. Either way the server
+    // saw the first stream closed early.
+    const streamAbortAt = run.events.findIndex((event) => event.type === "stream_abort");
+    const abortAt =
+      streamAbortAt >= 0
+        ? streamAbortAt
+        : run.events.findIndex((event) => event.type === "message_end" && event.message?.role === "assistant");
+    const abort = streamAbortAt >= 0 ? run.events[streamAbortAt] : undefined;
+    const cut = Boolean(abort) || Boolean(first?.closedEarly);
     // What pi had shown of the answer when the rule matched (the chunk that completed the match is never shown).
     const partial = run.events
       .slice(0, Math.max(0, abortAt))
@@ -110,12 +113,12 @@ export async function runTtsrStage({ root, bold = (t) => t, dim = (t) => t, targ
     console.log(`   server: first stream closed by pi after ${first?.deltasSent} of ${first?.deltasPlanned} chunks`);
     if (target.host === "stock") {
       console.log(
-        "   pi: pi-ttsr stopped the run at that delta (ctx.abort; pi ends the message as aborted); the partial is not sent again",
+        "   pi: pi-ttsr stopped the run at that delta (ctx.abort) and emptied the cut message (pi's message_end); the partial is never sent again",
       );
       console.log(
         dim(
-          "   (stock pi: the session file keeps the aborted message, and the TUI shows the cut-off text and pi's\n" +
-            '   "Operation aborted" above the retry; the patched pi\'s stream hook drops both)',
+          "   (stock pi: the TUI shows the cut-off text while it streams and clears it when the run stops; the patched\n" +
+            "   pi's stream hook cuts the request inside the turn, before that chunk is shown)",
         ),
       );
     } else {
@@ -172,7 +175,12 @@ export async function runTtsrStage({ root, bold = (t) => t, dim = (t) => t, targ
         continue;
       }
       // custom_message: a message an extension added to the conversation (here pi-ttsr's rule, hidden in the TUI).
-      const aborted = entry.message?.stopReason === "aborted" ? ", aborted: kept for its usage, never sent again" : "";
+      const empty =
+        entry.message?.role === "assistant" && (entry.message.content ?? []).length === 0
+          ? ", empty: the interrupted attempt, kept for its usage, never sent"
+          : "";
+      const aborted =
+        entry.message?.stopReason === "aborted" ? ", aborted: kept for its usage, never sent again" : empty;
       const what = `${entry.message?.role ?? entry.customType ?? ""}${aborted}`;
       console.log(
         `   ${entry.type}${what ? ` (${what}${entry.display === false ? ", hidden from the UI, seen by the model" : ""})` : ""}`,
@@ -181,7 +189,7 @@ export async function runTtsrStage({ root, bold = (t) => t, dim = (t) => t, targ
     return {
       host: target.host,
       alwaysApplyRuleSent: systemText.includes("Prefer named exports"),
-      aborted: Boolean(abort),
+      aborted: cut,
       injection: injection ?? null,
       partialLeaked,
       finalText: text,

@@ -62,7 +62,8 @@ export async function runTuiCheck({ root, target }) {
     const screen = await waitForPane(session, /timeoutMs: 5_000/, 60_000);
     return {
       screen,
-      notice: screen.match(/[^\n]*interrupted by rule[^\n]*/)?.[0]?.trim() ?? null,
+      // The patched pi's notice ("interrupted by rule"), or stock pi's ("interrupted the response (<rule>)").
+      notice: screen.match(/[^\n]*(interrupted by rule|interrupted the response)[^\n]*/)?.[0]?.trim() ?? null,
       finalAnswerShown: screen.includes("fetchV2"),
       // Any cut-off code of the violating answer (the match completes at "legacyFetch(": a partial shows less).
       partialShown: /legacyFetch\(/.test(screen),

@@ -75,7 +75,14 @@ describe("pnpm demo --installed", () => {
     expect(stdout).toContain(
       "✓ stock pi: a prose rule interrupts the stream; the retry carries the rule, not the partial",
     );
-    expect(stdout).toContain("✓ stock pi: a tool rule keeps the streamed call from running; the model gets the rule");
+    expect(stdout).toContain(
+      "✓ stock pi: a tool rule interrupts the streamed call before it runs; the retry carries the rule, not the call",
+    );
+    if (spawnSync("tmux", ["-V"]).status === 0) {
+      expect(stdout).toContain(
+        `✓ stock pi's TUI: the interrupt notice and the retried answer; no cut-off text, no "Operation aborted"`,
+      );
+    }
     expect(stdout).toContain("✓ stock pi: pi-steer cancel of a running tool");
     expect(stdout).toContain(
       "✓ stock pi: interrupt_immediate holds the pending batch; the next request is valid on all four wire formats",
