@@ -81,6 +81,16 @@ export function isPrefix(shorter: readonly ChatMessage[], longer: readonly ChatM
 
 export const json = (value: unknown) => JSON.stringify(value);
 
+/** What pi prints on stdout from now on (`/cache-ttl` without a UI); the spy is restored after the test. */
+export function captureStdout(): string[] {
+  const out: string[] = [];
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+    out.push(String(chunk));
+    return true;
+  });
+  return out;
+}
+
 /** A refresh of pi 1.6's cache warming: the last request again, capped at one output token. */
 export const isWarm = (r: RecordedRequest) => r.body["max_tokens"] === 1 || r.body["max_completion_tokens"] === 1;
 

@@ -7,7 +7,16 @@ import type { RenderResult } from "../src/engine/session-view.ts";
 import { messageKeyAt } from "../src/model/ids.ts";
 import type { ViewMessage } from "../src/model/messages.ts";
 import { builderOf } from "../src/model/session-context.ts";
-import { bigFile, conversation, isPrefix, json, requestProblems, sessionPerTest, toolResults } from "./helpers.ts";
+import {
+  bigFile,
+  captureStdout,
+  conversation,
+  isPrefix,
+  json,
+  requestProblems,
+  sessionPerTest,
+  toolResults,
+} from "./helpers.ts";
 
 /** State lifecycle and restores, in a real pi AgentSession on every wire format (strict loopback servers). */
 
@@ -39,15 +48,6 @@ function restoring(restores: Record<number, { inPlace?: boolean }[]>) {
     };
   };
   return { script, id: () => id };
-}
-
-function captureStdout(): string[] {
-  const out: string[] = [];
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
-    out.push(String(chunk));
-    return true;
-  });
-  return out;
 }
 
 /**

@@ -6,12 +6,12 @@ import {
   startProviderServer,
   type TestSession,
 } from "@pi-rails/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCacheTtlView } from "../src/extension.ts";
 import { replaySession, warmingNote } from "../src/report/replay.ts";
 import { parseSessionFile } from "../src/report/session-file.ts";
 import { defaultSettings } from "../src/settings/settings.ts";
-import { bigFile, conversation, isWarm, json, requestProblems } from "./helpers.ts";
+import { bigFile, captureStdout, conversation, isWarm, json, requestProblems } from "./helpers.ts";
 
 /**
  * cache-ttl-view with pi 1.6's own cache warming, in a real AgentSession against a strict loopback server. The seam
@@ -29,6 +29,7 @@ const FILE = bigFile(50);
 
 let live: { server?: ModelServer; t?: TestSession } = {};
 afterEach(async () => {
+  vi.restoreAllMocks();
   await live.t?.dispose();
   await live.server?.close();
   live = {};
@@ -166,6 +167,11 @@ describe("cache-ttl-view and pi 1.6's cache warming (a real AgentSession, pi's o
       decision: { action: "warm" },
     });
     expect(server.requests.filter(isWarm)).toEqual([]);
+    // `/cache-ttl` says which way it went, and why.
+    const out = captureStdout();
+    await t.session.prompt("/cache-ttl");
+    vi.restoreAllMocks();
+    expect(out.join("")).toMatch(/pi's cache warming, \d+s ago: prune: expiring and pruning costs less: a refresh/);
     clock.now += 60_000;
     await t.prompt("second");
     const [, , second] = realRequests();
