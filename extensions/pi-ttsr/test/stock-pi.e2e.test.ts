@@ -15,13 +15,32 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ruleFile } from "./helpers.ts";
 
-/** How each assistant message of the run's one session file ended. */
+/**
+ * How each assistant message of the run's one session file ended: its stopReason, and "(emptied)" for one pi-ttsr
+ * replaced after stopping it for a rule (no content; its usage record kept).
+ */
 function assistantStops(home: CliHome): string[] {
   const sessions = join(home.agentDir, "sessions");
   const files = readdirSync(sessions, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"));
   expect(files).toHaveLength(1);
-  const entries = readSessionFile(join(sessions, files[0]!)) as { message?: { role?: string; stopReason?: string } }[];
-  return entries.flatMap((e) => (e.message?.role === "assistant" ? [e.message.stopReason ?? ""] : []));
+  type Message = { role?: string; stopReason?: string; content?: unknown[]; usage?: unknown };
+  const entries = readSessionFile(join(sessions, files[0]!)) as { message?: Message }[];
+  return entries.flatMap(({ message: m }) => {
+    if (m?.role !== "assistant") return [];
+    const emptied = m.content?.length === 0 && m.usage !== undefined;
+    return [`${m.stopReason ?? ""}${emptied ? " (emptied)" : ""}`];
+  });
+}
+
+/** No request carries an assistant message without content (strict providers refuse one). */
+function noEmptyAssistant(requests: readonly { messages: readonly unknown[] }[]): void {
+  for (const request of requests) {
+    const empty = request.messages.filter((m) => {
+      const message = m as { role?: string; content?: unknown; tool_calls?: unknown };
+      return message.role === "assistant" && !message.tool_calls && (message.content ?? "") === "";
+    });
+    expect(empty).toEqual([]);
+  }
 }
 
 /** Wall time is not what these tests measure: a loaded machine (2 cores, many runs) may take this long. */
@@ -69,6 +88,8 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
     expect(retried).toContain("Never use any.");
     expect(retried).not.toContain("let x: any");
     expect(retried).not.toMatch(/"role":"tool"/);
+    expect(assistantStops(home)).toEqual(["stop (emptied)", "stop"]);
+    noEmptyAssistant(server.requests);
     expect(run.stdout).toContain("Understood, I will not use any.");
   });
 
@@ -87,9 +108,11 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
     );
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse it"], { home, piCli: stock.cli });
     expect(run.code, run.stderr).toBe(0);
-    // The first response was aborted (the session keeps it, for its usage), the second answered.
-    expect(assistantStops(home)).toEqual(["aborted", "stop"]);
+    // The first response was stopped and replaced by an empty one that ended normally (the screen shows neither the
+    // cut-off text nor "Operation aborted"; the session keeps its usage), the second answered.
+    expect(assistantStops(home)).toEqual(["stop (emptied)", "stop"]);
     expect(server.requests).toHaveLength(2);
+    noEmptyAssistant(server.requests);
     // The retry carries the rule and not the partial (pi never sends an aborted message to a model).
     const retried = JSON.stringify(server.requests[1]!.messages);
     expect(retried).toContain("Never call eval().");
@@ -117,8 +140,9 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
     const home = keep(prepareCliHome({ server, files }));
     const run = await runPi(["-e", PACKAGE_DIR, "-p", "do it"], { home, piCli: stock.cli });
     expect(run.code, run.stderr).toBe(0);
-    expect(assistantStops(home)).toEqual(["aborted", "aborted", "aborted", "stop", "stop"]);
+    expect(assistantStops(home)).toEqual(["stop (emptied)", "stop (emptied)", "stop (emptied)", "stop", "stop"]);
     expect(server.requests).toHaveLength(5);
+    noEmptyAssistant(server.requests);
     // The fourth rule was not interrupted for: it went after that message, and the model answered it.
     expect(JSON.stringify(server.requests[4]!.messages)).toContain("Never call deltaCall().");
     expect(run.stdout).toContain("Correction: no such calls.");
