@@ -44,6 +44,7 @@ async function start(options: {
   cacheWarming: "off" | "idle";
   cost: { input: number; output: number; cacheRead: number; cacheWrite: number };
   clock: { now: number };
+  projectSettings?: Record<string, unknown>;
 }) {
   const answers: ScriptedResponse[] = [
     { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "big.txt" } }] },
@@ -61,7 +62,7 @@ async function start(options: {
     thinkingLevel: "off",
     files: { "big.txt": FILE },
     settings: { cacheWarming: options.cacheWarming },
-    projectSettings: SETTINGS,
+    projectSettings: options.projectSettings ?? SETTINGS,
     extensions: [createCacheTtlView({ now: () => options.clock.now })],
     persist: true,
   });
@@ -182,5 +183,20 @@ describe("cache-ttl-view and pi 1.6's cache warming (a real AgentSession, pi's o
     expect(row).toMatchObject({ warming: { chosen: "prune" } });
     expect(row?.pruned).toBeGreaterThan(0);
     expect(warmingNote(row ?? {})).toMatch(/^pi's cache warming before it: prune: expiring and pruning costs less/);
+  });
+
+  it("with pruning off (conflicting settings), leaves pi's decision alone and records no choice", async () => {
+    const clock = { now: 1_000_000 };
+    const { server, t } = await start({
+      cacheWarming: "idle",
+      cost: { input: 100, output: 0, cacheRead: 1, cacheWrite: 100 },
+      clock,
+      projectSettings: { cacheTtl: { keepRecentTurns: 1, ttlSeconds: 5, bufferSeconds: 10 } },
+    });
+    await t.prompt("read big.txt");
+    // The prices that made the view stop pi above: pi refreshes now.
+    await until("a refresh of pi's", () => warms(t) >= 1);
+    expect(server.requests.filter(isWarm).length).toBeGreaterThanOrEqual(1);
+    expect(choices(t)).toEqual([]);
   });
 });

@@ -178,20 +178,19 @@ export class CacheTtlSession {
   warmingDecision(event: WarmingFigures, ctx: ExtensionContext): { action: "stop" } | undefined {
     this.#countWarm(ctx);
     if (!this.#view.settings.enabled) return undefined;
+    const at = this.#now();
+    this.#warmDecided = { at, warms: warmsSinceAnswer(ctx.sessionManager) };
+    // Pruning off (a TTL not known, conflicting settings): the clock still counts the refresh, pi decides alone.
+    if (this.#ttl(ctx).seconds === undefined) return undefined;
     let choice: WarmingChoice;
     try {
-      const ttl = this.#ttl(ctx);
-      const at = { api: ctx.model?.api, newTurn: ctx.isIdle() };
-      const expiry = ttl.seconds === undefined ? undefined : this.#view.pruneAtExpiry(messagesOf(ctx), at);
-      const prefix = { promptTokens: expiry?.promptTokens ?? 0, prunableTokens: expiry?.plan.savedTokens ?? 0 };
-      choice = chooseWarmOrPrune(event, prefix);
+      const expiry = this.#view.pruneAtExpiry(messagesOf(ctx), { api: ctx.model?.api, newTurn: ctx.isIdle() });
+      choice = chooseWarmOrPrune(event, { promptTokens: expiry.promptTokens, prunableTokens: expiry.plan.savedTokens });
     } catch (error) {
       this.#notices.once(ctx, "warming-error", `could not weigh pi's cache warming: ${(error as Error).message}`);
       return undefined;
     }
-    const at = this.#now();
     this.#persist(this.#view.apply({ kind: "warming", at, chosen: choice.chosen, reason: choice.reason }));
-    this.#warmDecided = { at, warms: warmsSinceAnswer(ctx.sessionManager) };
     return choice.answer && { action: choice.answer };
   }
 
