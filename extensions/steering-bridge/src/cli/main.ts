@@ -1,5 +1,6 @@
 import {
   type CliArgs,
+  type CliContext,
   type CliFailure,
   type CliIo,
   type CliOutput,
@@ -35,9 +36,6 @@ const OPTIONS = {
   "request-timeout": { type: "string" },
 } as const;
 type Values = CliArgs<typeof OPTIONS>["values"];
-type Out = (value: unknown, human: string) => void;
-/** What a long-running command waits on besides its own work: settled once stdout's reader is gone. */
-type Until = { stdoutClosed: Promise<void> };
 /** What a command prints for its result: the human line, and the exit code when it is not 0. */
 type Shown = string | readonly [string, number];
 
@@ -50,19 +48,19 @@ function command<P, R>(spec: {
   usage: readonly [string, string];
   params: (args: string[], values: Values) => P;
   show?: (result: R, params: P) => Shown;
-  run?: (client: SteeringClient, params: P, out: Out, values: Values, until: Until) => Promise<number>;
+  run?: (client: SteeringClient, params: P, io: CliContext, values: Values) => Promise<number>;
 }) {
-  const run = async (client: SteeringClient, params: P, out: Out, values: Values, until: Until) => {
-    if (spec.run) return spec.run(client, params, out, values, until);
+  const run = async (client: SteeringClient, params: P, io: CliContext, values: Values) => {
+    if (spec.run) return spec.run(client, params, io, values);
     const result = await client.request(spec.method, params);
     const [human, code] = [spec.show!(result, params)].flat() as [string, number?];
-    out(result, human);
+    io.result(result, human);
     return code ?? EXIT.ok;
   };
   return {
     ...spec,
     method: spec.method as Method,
-    run: run as (...a: [SteeringClient, unknown, Out, Values, Until]) => Promise<number>,
+    run: run as (...a: [SteeringClient, unknown, CliContext, Values]) => Promise<number>,
   };
 }
 
@@ -146,7 +144,7 @@ export const COMMANDS = {
     method: protocol.Pending,
     usage: ["pi-steer pending", "items waiting for a seam"],
     params: (args) => noArgs("pending", args),
-    run: async (client, _params, out) => {
+    run: async (client, _params, io) => {
       // Every page, previews only: the list stays bounded however much content is pending.
       const items: PendingItemSummary[] = [];
       let cursor: string | undefined;
@@ -161,7 +159,7 @@ export const COMMANDS = {
       } while (cursor !== undefined);
       const line = (i: PendingItemSummary) =>
         `${i.id}  ${i.mode ?? "inbox"}  ${i.kind}  ${JSON.stringify(i.content)}${i.truncated ? "…" : ""}`;
-      out(items, items.length === 0 ? "nothing pending" : items.map(line).join("\n"));
+      io.result(items, items.length === 0 ? "nothing pending" : items.map(line).join("\n"));
       return EXIT.ok;
     },
   }),
@@ -181,7 +179,7 @@ export const COMMANDS = {
     method: protocol.Subscribe,
     usage: ["pi-steer watch [--count N]", "live seam passes and acknowledgements (stop after N)"],
     params: (args, values) => noArgs("watch", args, integer("--count", values.count)),
-    run: (client, _params, out, values, until) =>
+    run: (client, _params, io, values) =>
       new Promise<number>((resolve) => {
         // Exactly N with --count: events that arrive in the same read as the N-th one are not printed.
         const count = values.count === undefined ? undefined : Number(values.count);
@@ -193,7 +191,7 @@ export const COMMANDS = {
         };
         const show = (value: unknown, human: string) => {
           if (done) return;
-          out(value, human);
+          io.result(value, human);
           if (count !== undefined && ++seen >= count) finish(EXIT.ok);
         };
         client.on(protocol.CheckpointNotification, (c) =>
@@ -202,7 +200,7 @@ export const COMMANDS = {
         client.on(protocol.AckNotification, (ack) => show({ type: "ack", ...ack }, formatAck(ack)));
         client.onClose(() => finish(EXIT.ok));
         // `pi-steer watch | head -1`: once the reader is gone, stop (and free the endpoint's connection).
-        until.stdoutClosed.then(() => finish(EXIT.ok));
+        io.stdoutClosed.then(() => finish(EXIT.ok));
         client.request(protocol.Subscribe, {}).then(undefined, () => finish(EXIT.usage));
       }),
   }),
@@ -250,7 +248,7 @@ export const cli = defineCli({
     const params = spec.params(args, values);
     const requestTimeoutMs = integer("--request-timeout", values["request-timeout"]) ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const { socket } = resolveSession({ agentDir, cwd: io.cwd, sessionId: values.session });
-    const run = (client: SteeringClient) => spec.run(client, params, io.result, values, io);
+    const run = (client: SteeringClient) => spec.run(client, params, io, values);
     return await withSteeringClient(socket, run, { requestTimeoutMs, timeoutMs: requestTimeoutMs });
   },
   failure: steeringFailure,

@@ -149,20 +149,6 @@ describe("runCli", () => {
     expect(error.error.message).toBe(`no rule ${hostile}`);
   });
 
-  it("ends with 0 once stdout's reader is gone, though the command never finishes", async () => {
-    let close = () => {};
-    const stdoutClosed = new Promise<void>((resolve) => {
-      close = resolve;
-    });
-    const running = runCli(
-      spec(() => new Promise<number>(() => {})),
-      [],
-      { ...buffers().io, stdoutClosed },
-    );
-    close();
-    expect(await running).toBe(0);
-  });
-
   it("gives the command the io's cwd, env and stdin, with defaults for what a caller leaves out", async () => {
     let seen: CliContext | undefined;
     const capture = spec(async (io) => {

@@ -11,7 +11,8 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
  *   error is also one JSON document on stdout, `{"error":{"kind":...,"message":...}}` (a bin may add fields), so
  *   `<bin> ... --json | jq` always gets a document and a script needs no `2>&1`.
  * - Exit codes: `EXIT` below (0 ok, 1 refused or found, 2 usage, 3 internal).
- * - A closed stdout (`| head -1`, `| head -c 0`) ends the bin at once, quietly, with exit 0.
+ * - A closed stdout (`| head -1`, `| head -c 0`) ends the bin at once, quietly: exit 0, or the code the command
+ *   already returned.
  * - Text from users' files (rule names, paths, session content) can carry terminal escapes: control characters are
  *   stripped from everything printed; in JSON they stay data (`\u001b`), never raw bytes on the terminal.
  */
@@ -89,7 +90,6 @@ export interface CliSpec<O extends Options> {
 
 /** A defined bin: `run` for tests and library callers, `main` for the bin shim. */
 export interface Cli {
-  bin: string;
   /** The `--help` text. */
   usage: string;
   run: (argv: readonly string[], io: CliOutput & Partial<CliIo>) => Promise<number>;
@@ -99,19 +99,14 @@ export interface Cli {
 
 export function defineCli<const O extends Options>(spec: CliSpec<O>): Cli {
   return {
-    bin: spec.bin,
     usage: formatHelp(spec.help),
     run: (argv, io) => runCli(spec, argv, io),
     main: async () => {
       const io = processIo(spec.bin);
-      let closed = false;
-      io.stdoutClosed.then(() => {
-        closed = true;
-      });
-      const code = await runCli(spec, process.argv.slice(2), io);
-      // The reader is gone: stop now, whatever the command may have left running (a scan, a socket).
-      if (closed) process.exit(code);
-      process.exitCode = code;
+      // The reader is gone: stop at once, whatever the command left running (a scan, a socket), with its exit code
+      // when it has one.
+      io.stdoutClosed.then(() => process.exit());
+      process.exitCode = await runCli(spec, process.argv.slice(2), io);
     },
   };
 }
@@ -130,14 +125,13 @@ export async function runCli<O extends Options>(
   const json = (end < 0 ? argv : argv.slice(0, end)).includes("--json");
   const stdout = (text: string) => io.stdout(stripControl(json ? escapeForJson(text) : text));
   const stderr = (text: string) => io.stderr(stripControl(text));
-  const stdoutClosed = io.stdoutClosed ?? new Promise<void>(() => {});
   const context: CliContext = {
     stdout,
     stderr,
     cwd: io.cwd ?? process.cwd(),
     env: io.env ?? process.env,
     readStdin: io.readStdin ?? (async () => undefined),
-    stdoutClosed,
+    stdoutClosed: io.stdoutClosed ?? new Promise<void>(() => {}),
     json,
     result: (value, text) => (json ? writeJson(stdout, value) : stdout(`${text}\n`)),
   };
@@ -151,7 +145,7 @@ export async function runCli<O extends Options>(
     return spec.run(args, context);
   };
   try {
-    return await Promise.race([command(), stdoutClosed.then(() => EXIT.ok)]);
+    return await command();
   } catch (error) {
     const { exit, kind, details } = spec.failure?.(error) ?? knownFailure(error);
     const message = error instanceof Error ? error.message : String(error);
