@@ -10,9 +10,10 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
  * - Errors: one line `<bin>: <message>` on stderr (no stack), with the usage after a usage error. With `--json` the
  *   error is also one JSON document on stdout, `{"error":{"kind":...,"message":...}}` (a bin may add fields), so
  *   `<bin> ... --json | jq` always gets a document and a script needs no `2>&1`.
- * - Exit codes: `EXIT` below (0 ok, 1 refused or found, 2 usage, 3 internal).
- * - A closed stdout (`| head -1`, `| head -c 0`) ends the bin at once, quietly: exit 0, or the code the command
- *   already returned.
+ * - Exit codes: `EXIT` below. A runtime error the user can act on (no such file, rule or session) is 1, a usage error
+ *   2, and 3 is kept for what should not happen (a bug), so a script can tell "fix your input" from "report this".
+ * - A closed stdout (`| head -1`, `| head -c 0`) ends the bin at its next write, quietly: exit 0, or the code the
+ *   command already returned.
  * - Text from users' files (rule names, paths, session content) can carry terminal escapes: control characters are
  *   stripped from everything printed; in JSON they stay data (`\u001b`), never raw bytes on the terminal.
  */
@@ -136,16 +137,11 @@ export async function runCli<O extends Options>(
     result: (value, text) => (json ? writeJson(stdout, value) : stdout(`${text}\n`)),
   };
   const usage = formatHelp(spec.help);
-  const command = async () => {
-    const args = parseCliArgs(argv, spec.options);
-    if ((args.values as { help?: boolean }).help) {
-      stdout(usage);
-      return EXIT.ok;
-    }
-    return spec.run(args, context);
-  };
   try {
-    return await command();
+    const args = parseCliArgs(argv, spec.options);
+    if (!(args.values as { help?: boolean }).help) return await spec.run(args, context);
+    stdout(usage);
+    return EXIT.ok;
   } catch (error) {
     const { exit, kind, details } = spec.failure?.(error) ?? knownFailure(error);
     const message = error instanceof Error ? error.message : String(error);
