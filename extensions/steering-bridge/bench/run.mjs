@@ -12,15 +12,13 @@
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  openSessionStore,
-  QueueJournal,
-  SteeringBridge,
-  SteeringClient,
-  SteeringQueue,
-  startEndpoint,
-} from "../dist/index.js";
+import { SteeringBridge } from "../dist/bridge/steering-bridge.js";
+import { startEndpoint } from "../dist/endpoint/server.js";
+import { SteeringClient } from "../dist/index.js";
+import { SteeringQueue } from "../dist/queue/steering-queue.js";
+import { QueueJournal } from "../dist/store/journal.js";
 import { markUnsaved } from "../dist/store/orphans.js";
+import { openSessionStore } from "../dist/store/session-store.js";
 
 const json = process.argv.includes("--json");
 const loadAverage = (await import("node:os")).loadavg()[0];

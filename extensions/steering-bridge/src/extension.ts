@@ -8,9 +8,9 @@ import {
   createWriteToolDefinition,
   type ExtensionAPI,
 } from "@earendil-works/pi-coding-agent";
-import { registerCancellableBuiltInTools, SessionNotices } from "@pi-rails/agent-core/kit";
+import { emitEvent, registerCancellableBuiltInTools, SessionNotices } from "@pi-rails/agent-core/kit";
 import type { CancelBackend } from "./bridge/steering-bridge.ts";
-import { STEERING_EVENTS } from "./events.ts";
+import { STEERING_INJECT_EVENT, STEERING_REJECTED_EVENT } from "./events.ts";
 import { SteeringSession } from "./host/delivery-core.ts";
 import { STEERING_HOSTS } from "./host/hosts.ts";
 import { registerSeamHooks } from "./host/patched.ts";
@@ -62,13 +62,13 @@ export default function steeringBridge(pi: ExtensionAPI): void {
     return { messages: event.messages.filter((message) => !isAuditMessage(message)) };
   });
 
-  pi.events.on(STEERING_EVENTS.inject, (data) => {
+  pi.events.on(STEERING_INJECT_EVENT, (data) => {
     try {
       if (!session) throw new Error("no active session");
       const input = data as SteeringItemInput;
       session.bridge.inject({ ...input, source: input.source ?? "extension" });
     } catch (error) {
-      pi.events.emit(STEERING_EVENTS.rejected, { input: data, error: (error as Error).message });
+      emitEvent(pi.events, STEERING_REJECTED_EVENT, { input: data, error: (error as Error).message });
     }
   });
 

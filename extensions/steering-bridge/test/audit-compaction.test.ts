@@ -38,7 +38,7 @@ describe("audit records are never in a model request, compaction included", () =
 
     const compactionRequest = JSON.stringify(harness.server.requests[2]!.body);
     expect(compactionRequest).toContain("FIRST-ANSWER"); // it really summarised the history
-    expect(entries().filter((e) => e.customType === "steering-audit")).toHaveLength(2);
+    expect(entries().filter((e) => e.customType === "steering:audit")).toHaveLength(2);
     await harness.test.prompt("third prompt");
     for (const request of harness.server.requests) {
       const body = JSON.stringify(request.body);

@@ -1,10 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { CANCEL_REMINDER_TYPE, cancelReminderTextFor } from "@pi-rails/agent-core/kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SteeringClient } from "../src/client/client.ts";
 import { type BridgeHarness, conversation, openBridgeSession } from "./helpers.ts";
-import { alive } from "./steer-cli.ts";
+import { alive, SLEEPING_BASH, sleepingBashPid } from "./steer-cli.ts";
 
 let harness: BridgeHarness | undefined;
 let client: SteeringClient | undefined;
@@ -19,17 +17,13 @@ describe("cancel the tool call in flight (patched pi)", () => {
   it("status lists the running bash call by id; cancel over the socket kills it, the model sees the cancellation, the run goes on", async () => {
     harness = await openBridgeSession({
       script: [
-        { toolCalls: [{ id: "sleepy", name: "bash", arguments: { command: "echo $$ > sleep.pid; exec sleep 30" } }] },
+        { toolCalls: [{ id: "sleepy", name: "bash", arguments: { command: SLEEPING_BASH } }] },
         { text: "The host stopped the sleep; moving on." },
       ],
     });
     client = await SteeringClient.connect(harness.api().socketPath()!);
     const run = harness.test.prompt("sleep for a while");
-    const pidFile = join(harness.test.cwd, "sleep.pid");
-    await expect
-      .poll(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", { timeout: 30_000 })
-      .toBe(true);
-    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    const pid = await sleepingBashPid(harness.test.cwd);
     expect(alive(pid)).toBe(true);
 
     const status = await client.status();
@@ -66,17 +60,13 @@ describe("provider-native call ids (issue 21)", () => {
     const piId = "call_Qx7sKJ2mWb1nLc9d|fc_68a1f0c2d4e88190b6f0a1c2";
     harness = await openBridgeSession({
       script: [
-        { toolCalls: [{ id: piId, name: "bash", arguments: { command: "echo $$ > sleep.pid; exec sleep 30" } }] },
+        { toolCalls: [{ id: piId, name: "bash", arguments: { command: SLEEPING_BASH } }] },
         { text: "Stopped." },
       ],
     });
     client = await SteeringClient.connect(harness.api().socketPath()!);
     const run = harness.test.prompt("sleep");
-    const pidFile = join(harness.test.cwd, "sleep.pid");
-    await expect
-      .poll(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", { timeout: 30_000 })
-      .toBe(true);
-    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    const pid = await sleepingBashPid(harness.test.cwd);
     expect((await client.status()).toolCallsInFlight).toMatchObject([{ callId: piId }]);
     expect(await client.cancelToolCall({ callId: "fc_nope" })).toMatchObject({ status: "not_found" });
     const result = await client.cancelToolCall({ callId: "call_Qx7sKJ2mWb1nLc9d", reason: "by the API id" });

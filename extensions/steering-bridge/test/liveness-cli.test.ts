@@ -78,7 +78,8 @@ describe("liveness is more than the pid existing", () => {
     const agentDir = tempDir();
     // A real endpoint in a child process, then SIGSTOP: the kernel still accepts connections, nobody answers.
     const script = `
-      const { SteeringBridge, startEndpoint } = await import(${JSON.stringify(join(import.meta.dirname, "..", "dist", "index.js"))});
+      const { SteeringBridge } = await import(${JSON.stringify(join(import.meta.dirname, "..", "dist", "bridge", "steering-bridge.js"))});
+      const { startEndpoint } = await import(${JSON.stringify(join(import.meta.dirname, "..", "dist", "endpoint", "server.js"))});
       const endpoint = await startEndpoint({ bridge: new SteeringBridge({ sessionId: "stopped", cwd: ${JSON.stringify(agentDir)} }), agentDir: ${JSON.stringify(agentDir)} });
       process.stdout.write("ready\\n");
       setInterval(() => {}, 1000);`;

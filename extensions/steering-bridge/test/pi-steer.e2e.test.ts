@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
   type CliHome,
@@ -10,7 +10,7 @@ import {
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { conversation } from "./helpers.ts";
-import { alive, PACKAGE_DIR, runSteer, waitFor } from "./steer-cli.ts";
+import { alive, callsInFlight, PACKAGE_DIR, runSteer, SLEEPING_BASH, sleepingBashPid, waitFor } from "./steer-cli.ts";
 
 const keep = closeAfterEach(afterEach);
 let server: ModelServer | undefined;
@@ -92,22 +92,16 @@ describe("pi-steer against a running pi -p (real CLI, loopback model)", () => {
     server = keep(
       await startModelServer({
         script: [
-          { toolCalls: [{ id: "sleepy", name: "bash", arguments: { command: "echo $$ > sleep.pid; exec sleep 30" } }] },
+          { toolCalls: [{ id: "sleepy", name: "bash", arguments: { command: SLEEPING_BASH } }] },
           { text: "The host cancelled my sleep; finishing normally." },
         ],
       }),
     );
     home = keep(prepareCliHome({ server }));
     const pi = runPi(["-e", PACKAGE_DIR, "-p", "sleep for a while"], { home, timeoutMs: 90_000 });
-    const pidFile = join(home.cwd, "sleep.pid");
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", "bash to start sleep");
-    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    const pid = await sleepingBashPid(home.cwd);
     expect(alive(pid)).toBe(true);
-
-    const status = await runSteer(["status", "--json"], home);
-    expect(status.code, status.stderr).toBe(0);
-    const calls = JSON.parse(status.stdout).toolCallsInFlight as { callId: string; tool: string }[];
-    expect(calls).toMatchObject([{ callId: "sleepy", tool: "bash" }]);
+    expect(await callsInFlight(home)).toMatchObject([{ callId: "sleepy", tool: "bash" }]);
 
     const unknown = await runSteer(["cancel", "no-such-call"], home);
     expect(unknown.code).toBe(1);

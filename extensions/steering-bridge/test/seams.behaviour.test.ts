@@ -205,9 +205,9 @@ describe("steering seams in a real pi session", () => {
       data?: { content?: unknown; seam?: string };
     }[];
     // A custom entry (not a message): pi builds no model request from it.
-    const record = entries.find((e) => e.type === "custom" && e.customType === "steering-audit");
+    const record = entries.find((e) => e.type === "custom" && e.customType === "steering:audit");
     expect(record?.data).toMatchObject({ content: "AUDIT-RECORD", seam: "loop_exit" });
-    expect(entries.some((e) => e.type === "custom_message" && e.customType === "steering-audit")).toBe(false);
+    expect(entries.some((e) => e.type === "custom_message" && e.customType === "steering:audit")).toBe(false);
   });
 
   it("a reminder reaches the model as a hidden system reminder", async () => {
@@ -217,7 +217,7 @@ describe("steering seams in a real pi session", () => {
     const texts = conversation(harness.server.requests[0]!.messages).map((m) => m.text);
     expect(texts).toContain('<system-reminder source="ci">\nkeep tests green\n</system-reminder>');
     const message = harness.test.session.messages.find(
-      (m) => (m as { customType?: string }).customType === "steering-reminder",
+      (m) => (m as { customType?: string }).customType === "steering:reminder",
     );
     expect(message).toMatchObject({ display: false });
   });
@@ -304,7 +304,7 @@ describe("steering seams in a real pi session", () => {
       customType?: string;
       data?: { items: { id: string }[] };
     }[];
-    const snapshot = entries.filter((e) => e.type === "custom" && e.customType === "steering-queue").at(-1);
+    const snapshot = entries.filter((e) => e.type === "custom" && e.customType === "steering:queue").at(-1);
     expect(snapshot?.data?.items.map((i) => i.id)).toEqual([carry]);
 
     await harness.test.prompt("second");
@@ -318,7 +318,7 @@ describe("steering seams in a real pi session", () => {
       customType?: string;
       data?: { items: unknown[] };
     }[];
-    expect(later.filter((e) => e.customType === "steering-queue").at(-1)?.data?.items).toEqual([]);
+    expect(later.filter((e) => e.customType === "steering:queue").at(-1)?.data?.items).toEqual([]);
   });
 
   it("other extensions queue through pi.events and hear about refusals, acks and seam passes", async () => {
@@ -340,7 +340,7 @@ describe("steering seams in a real pi session", () => {
     expect(harness.acks).toMatchObject([{ state: "delivered", seam: "iteration_start" }]);
     expect(seams).toEqual(harness.checkpoints.map((c) => c.kind));
     const entries = harness.test.session.messages.filter(
-      (m) => (m as { customType?: string }).customType === "steering",
+      (m) => (m as { customType?: string }).customType === "steering:message",
     );
     expect(entries).toMatchObject([{ details: { source: "extension", seam: "iteration_start", iteration: 1 } }]);
   });
@@ -358,10 +358,10 @@ describe("steering seams in a real pi session", () => {
       customType?: string;
       data?: { items?: { id: string }[]; content?: string };
     }[];
-    const snapshot = entries.filter((e) => e.customType === "steering-queue").at(-1);
+    const snapshot = entries.filter((e) => e.customType === "steering:queue").at(-1);
     expect(snapshot?.data?.items?.map((i) => i.id)).toEqual([keep.id]);
     // The documented record, at shutdown as at a seam.
-    expect(entries.find((e) => e.customType === "steering-audit")?.data).toEqual({
+    expect(entries.find((e) => e.customType === "steering:audit")?.data).toEqual({
       id: audit.id,
       kind: "message",
       mode: "audit_only",

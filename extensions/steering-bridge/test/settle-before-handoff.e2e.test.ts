@@ -6,7 +6,6 @@ import {
   type CliHome,
   closeAfterEach,
   installStockPi,
-  type ModelServer,
   prepareCliHome,
   runPi,
   type StockPi,
@@ -65,7 +64,7 @@ describe.skipIf(!hasPrlimit)("a settle that cannot be written: the item is not h
   for (const host of ["patched", "stock"] as const) {
     it(`${host} pi: the item stays queued, said once, and the next pi of the session delivers it once`, async () => {
       const flags = mkdtempSync(join(tmpdir(), "settle-flag-"));
-      const server: ModelServer = keep(
+      const server = keep(
         await startModelServer({
           // Requests 0 and 2 (the first of the first two runs) call bash, which waits for that run's flag.
           script: (_request, index) =>

@@ -61,3 +61,21 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** A bash command for a tool call to cancel: records its shell's pid in `sleep.pid` (pi's cwd), then sleeps 30 s. */
+export const SLEEPING_BASH = "echo $$ > sleep.pid; exec sleep 30";
+
+/** Waits until the `SLEEPING_BASH` call runs in `cwd` (pi's project dir); the pid of its sleep. */
+export async function sleepingBashPid(cwd: string): Promise<number> {
+  const pidFile = join(cwd, "sleep.pid");
+  const written = () => (existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : "");
+  await waitFor(() => written() !== "", "bash to start sleep");
+  return Number(written());
+}
+
+/** The tool calls running in the session of `home`, as `pi-steer status --json` lists them. */
+export async function callsInFlight(home: Pick<CliHome, "cwd" | "env">): Promise<{ callId: string; tool: string }[]> {
+  const status = await runSteer(["status", "--json"], home);
+  if (status.code !== 0) throw new Error(`pi-steer status failed (${status.code}): ${status.stderr}`);
+  return (JSON.parse(status.stdout) as { toolCallsInFlight: { callId: string; tool: string }[] }).toolCallsInFlight;
+}

@@ -118,7 +118,7 @@ describe("stock pi (published 1.6, no patch)", () => {
       customType?: string;
       data?: unknown;
     }[];
-    expect(entries.filter((e) => e.type === "custom" && e.customType === "steering-audit")).toMatchObject([
+    expect(entries.filter((e) => e.type === "custom" && e.customType === "steering:audit")).toMatchObject([
       { data: { content: "AUDIT-ON-STOCK", mode: "audit_only", seam: "pi_queue" } },
     ]);
   }, 120_000);

@@ -74,7 +74,7 @@ export class UnavailableError extends Error {
 
 /**
  * Where the bridge meets the pi it runs in, decided once per session (host/patched.ts, host/stock.ts). Without one
- * (a bridge used on its own) there are seams, no cancel, and audit_only items are rendered as `steering-audit` messages.
+ * (a bridge used on its own) there are seams, no cancel, and audit_only items are rendered as `steering:audit` messages.
  */
 export interface BridgeHost {
   /** Loop seams exist (patched pi): items wait for their seam. */

@@ -1,7 +1,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import {
   chooseHost,
-  latestSessionEntry,
+  emitEvent,
   type PiHostKind,
   type PiHosts,
   resolveAgentDir,
@@ -12,8 +12,8 @@ import {
 import { type BridgeHost, type CancelBackend, SteeringBridge } from "../bridge/steering-bridge.ts";
 import { ensurePrivateDir, steeringDir } from "../endpoint/paths.ts";
 import { type Endpoint, startEndpoint } from "../endpoint/server.ts";
-import { STEERING_EVENTS, type SteeringApi } from "../events.ts";
-import { QUEUE_SNAPSHOT_ENTRY, writeAuditRecords } from "../pi/session-entries.ts";
+import { STEERING_ACK_EVENT, STEERING_CHECKPOINT_EVENT, STEERING_READY_EVENT, type SteeringApi } from "../events.ts";
+import { latestSteeringEntry, QUEUE_SNAPSHOT_ENTRY, writeAuditRecords } from "../pi/session-entries.ts";
 import type { SteeringItem } from "../queue/types.ts";
 import { openSessionStore, type SessionStore } from "../store/session-store.ts";
 
@@ -84,10 +84,10 @@ export class SteeringSession {
     this.#cleanups.push(
       this.bridge.queue.onAccept(() => this.#footer()),
       this.bridge.onAck((ack) => {
-        pi.events.emit(STEERING_EVENTS.ack, ack);
+        emitEvent(pi.events, STEERING_ACK_EVENT, ack);
         this.#footer();
       }),
-      this.bridge.onCheckpoint((checkpoint) => pi.events.emit(STEERING_EVENTS.checkpoint, checkpoint)),
+      this.bridge.onCheckpoint((checkpoint) => emitEvent(pi.events, STEERING_CHECKPOINT_EVENT, checkpoint)),
     );
   }
 
@@ -100,7 +100,7 @@ export class SteeringSession {
         this.#notify("endpoint", `the steering socket is off for this session: ${(error as Error).message}`);
       }
     }
-    this.#pi.events.emit(STEERING_EVENTS.ready, { api: this.api() });
+    emitEvent(this.#pi.events, STEERING_READY_EVENT, { api: this.api() });
     this.bridge.handOff();
     this.#footer();
   }
@@ -189,7 +189,7 @@ export class SteeringSession {
       if (store.adopted > 0) this.#notify("adopted", `${adopted} go to this session`, "info");
     }
     // Snapshots in the session file (written by earlier versions too): what the journal does not know yet.
-    const snapshot = latestSessionEntry(sessionBranch(sessionManager), QUEUE_SNAPSHOT_ENTRY);
+    const snapshot = latestSteeringEntry(sessionBranch(sessionManager), QUEUE_SNAPSHOT_ENTRY);
     this.#snapshotIds = snapshot?.items.map((item) => item.id).join(",");
     for (const item of queue.restore(snapshot?.items ?? [])) store?.journal.accept(item);
   }

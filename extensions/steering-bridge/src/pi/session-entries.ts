@@ -1,5 +1,11 @@
-import { defineSessionEntry, type SessionEntryWriter, writeSessionEntry } from "@pi-rails/agent-core/kit";
-import { renderItem, STEERING_AUDIT_TYPE, type SteeringMessageDetails } from "../queue/render.ts";
+import {
+  defineSessionEntry,
+  latestSessionEntry,
+  type SessionEntryType,
+  type SessionEntryWriter,
+  writeSessionEntry,
+} from "@pi-rails/agent-core/kit";
+import { renderItem, type SteeringMessageDetails } from "../queue/render.ts";
 import { isSteeringItem, type SteeringItem } from "../queue/types.ts";
 
 /**
@@ -7,13 +13,35 @@ import { isSteeringItem, type SteeringItem } from "../queue/types.ts";
  * session-entries kit): a damaged or foreign entry is skipped, never thrown.
  */
 
+/**
+ * A steering-bridge entry type, named `steering:<kind>` as pi-rails entries are (`<extension>:<kind>`), with the
+ * spelling written before (`steering-<kind>`), which sessions written then still hold.
+ */
+export interface SteeringEntryType<T> extends SessionEntryType<T> {
+  readonly formerly: string;
+}
+
+function defineSteeringEntry<T>(kind: string, read: (data: unknown) => T | undefined): SteeringEntryType<T> {
+  return { ...defineSessionEntry(`steering:${kind}`, read), formerly: `steering-${kind}` };
+}
+
+/** The newest usable entry of `type` in either spelling (a session may hold both: written before and after). */
+export function latestSteeringEntry<T>(entries: readonly unknown[], type: SteeringEntryType<T>): T | undefined {
+  const former = defineSessionEntry(type.formerly, type.read);
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const data = latestSessionEntry([entries[i]], type) ?? latestSessionEntry([entries[i]], former);
+    if (data !== undefined) return data;
+  }
+  return undefined;
+}
+
 /** The items pending at loop_exit and shutdown, carried to the next run (sessions of older versions rely on it). */
 export interface QueueSnapshot {
   version: 1;
   items: SteeringItem[];
 }
 
-export const QUEUE_SNAPSHOT_ENTRY = defineSessionEntry<QueueSnapshot>("steering-queue", (data) => {
+export const QUEUE_SNAPSHOT_ENTRY = defineSteeringEntry<QueueSnapshot>("queue", (data) => {
   const snapshot = data as Partial<QueueSnapshot> | undefined;
   if (snapshot?.version !== 1 || !Array.isArray(snapshot.items)) return undefined;
   return { version: 1, items: snapshot.items.filter(isSteeringItem) };
@@ -24,7 +52,7 @@ export interface AuditRecord extends SteeringMessageDetails {
   content: string;
 }
 
-export const AUDIT_ENTRY = defineSessionEntry<AuditRecord>(STEERING_AUDIT_TYPE, (data) => {
+export const AUDIT_ENTRY = defineSteeringEntry<AuditRecord>("audit", (data) => {
   const record = data as Partial<AuditRecord> | undefined;
   return typeof record?.id === "string" && typeof record.content === "string" ? (record as AuditRecord) : undefined;
 });

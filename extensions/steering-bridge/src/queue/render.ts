@@ -1,13 +1,15 @@
 import type { DeliverySite, SteeringItem } from "./types.ts";
 
 /** customType of a steering message the model sees (shown in the transcript). */
-export const STEERING_MESSAGE_TYPE = "steering";
+export const STEERING_MESSAGE_TYPE = "steering:message";
 /** customType of a hidden system reminder the model sees. */
-export const STEERING_REMINDER_TYPE = "steering-reminder";
+export const STEERING_REMINDER_TYPE = "steering:reminder";
 /** customType of an inbox note (a user-role message for the model, drained at pre_compact / post_compact). */
-export const STEERING_NOTE_TYPE = "steering-note";
+export const STEERING_NOTE_TYPE = "steering:note";
 /** customType of an audit record: written to the session file, never sent to the model. */
-export const STEERING_AUDIT_TYPE = "steering-audit";
+export const STEERING_AUDIT_TYPE = "steering:audit";
+/** The audit type as versions before `steering:<kind>` spelled it (they also wrote audit records as messages). */
+const FORMER_AUDIT_TYPE = "steering-audit";
 
 /** What the transcript keeps about where a steering message came from. */
 export interface SteeringMessageDetails {
@@ -57,7 +59,8 @@ export function renderItem(
 /** True for messages that must never reach the model (audit records). */
 export function isAuditMessage(message: unknown): boolean {
   const custom = message as { role?: unknown; customType?: unknown } | null | undefined;
-  return custom?.role === "custom" && custom.customType === STEERING_AUDIT_TYPE;
+  const type = custom?.customType;
+  return custom?.role === "custom" && (type === STEERING_AUDIT_TYPE || type === FORMER_AUDIT_TYPE);
 }
 
 function escapeAttribute(value: string): string {
