@@ -1,6 +1,5 @@
-import { type CliIo, type CliOutput, defineCli, processIo as kitProcessIo } from "@pi-rails/agent-core/kit";
+import { type CliIo, type CliOutput, defineCli, processIo as kitProcessIo, UsageError } from "@pi-rails/agent-core/kit";
 import { type CommonFlags, listCommand, scanCommand, testCommand } from "./commands.ts";
-import { UsageError } from "./io.ts";
 
 /** The ttsr bin (the kit's `runCli` around its commands): exit 0 no match, 1 match, 2 usage, 3 internal. */
 export const cli = defineCli({
