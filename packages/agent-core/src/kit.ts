@@ -19,20 +19,7 @@ export type {
   StreamTextSource,
 } from "@earendil-works/pi-agent-core";
 export { AGENT_DIR_ENV, expandTilde, homeDir, resolveAgentDir } from "./kit/agent-dir.ts";
-export {
-  type CliOutput,
-  EXIT,
-  type ExitCode,
-  formatHelp,
-  type HelpText,
-  invocationCwd,
-  parseCliArgs,
-  processOutput,
-  RefusedError,
-  runCommand,
-  UsageError,
-  writeJson,
-} from "./kit/cli.ts";
+export * from "./kit/cli.ts";
 export {
   type EventName,
   type EventPayload,
