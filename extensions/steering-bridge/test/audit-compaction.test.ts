@@ -1,12 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { STEERING_EVENTS } from "../src/events.ts";
-import { acksOf, type BridgeHarness, openBridgeSession } from "./helpers.ts";
+import { acksOf, type BridgeHarness, bridgeSessionPerTest } from "./helpers.ts";
 
+const openBridgeSession = bridgeSessionPerTest(afterEach);
 let harness: BridgeHarness | undefined;
-afterEach(async () => {
-  await harness?.dispose();
-  harness = undefined;
-});
 
 describe("audit records are never in a model request, compaction included", () => {
   it("a real auto-compaction summarises the history around the audit records without them", async () => {

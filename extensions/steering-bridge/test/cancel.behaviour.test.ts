@@ -1,27 +1,23 @@
 import { CANCEL_REMINDER_TYPE, cancelReminderTextFor } from "@pi-rails/agent-core/kit";
+import { closeAfterEach } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SteeringClient } from "../src/client/client.ts";
-import { type BridgeHarness, conversation, openBridgeSession } from "./helpers.ts";
+import { conversation, openBridgeSession } from "./helpers.ts";
 import { alive, SLEEPING_BASH, sleepingBashPid } from "./steer-cli.ts";
 
-let harness: BridgeHarness | undefined;
-let client: SteeringClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-  await harness?.dispose();
-  harness = undefined;
-});
+const keep = closeAfterEach(afterEach);
 
 describe("cancel the tool call in flight (patched pi)", () => {
   it("status lists the running bash call by id; cancel over the socket kills it, the model sees the cancellation, the run goes on", async () => {
-    harness = await openBridgeSession({
-      script: [
-        { toolCalls: [{ id: "sleepy", name: "bash", arguments: { command: SLEEPING_BASH } }] },
-        { text: "The host stopped the sleep; moving on." },
-      ],
-    });
-    client = await SteeringClient.connect(harness.api().socketPath()!);
+    const harness = keep(
+      await openBridgeSession({
+        script: [
+          { toolCalls: [{ id: "sleepy", name: "bash", arguments: { command: SLEEPING_BASH } }] },
+          { text: "The host stopped the sleep; moving on." },
+        ],
+      }),
+    );
+    const client = keep(await SteeringClient.connect(harness.api().socketPath()!));
     const run = harness.test.prompt("sleep for a while");
     const pid = await sleepingBashPid(harness.test.cwd);
     expect(alive(pid)).toBe(true);
@@ -58,13 +54,15 @@ describe("cancel the tool call in flight (patched pi)", () => {
 describe("provider-native call ids (issue 21)", () => {
   it("a Responses-style call_…|fc_… call is cancelled by the API's own call_… id as well", async () => {
     const piId = "call_Qx7sKJ2mWb1nLc9d|fc_68a1f0c2d4e88190b6f0a1c2";
-    harness = await openBridgeSession({
-      script: [
-        { toolCalls: [{ id: piId, name: "bash", arguments: { command: SLEEPING_BASH } }] },
-        { text: "Stopped." },
-      ],
-    });
-    client = await SteeringClient.connect(harness.api().socketPath()!);
+    const harness = keep(
+      await openBridgeSession({
+        script: [
+          { toolCalls: [{ id: piId, name: "bash", arguments: { command: SLEEPING_BASH } }] },
+          { text: "Stopped." },
+        ],
+      }),
+    );
+    const client = keep(await SteeringClient.connect(harness.api().socketPath()!));
     const run = harness.test.prompt("sleep");
     const pid = await sleepingBashPid(harness.test.cwd);
     expect((await client.status()).toolCallsInFlight).toMatchObject([{ callId: piId }]);

@@ -2,6 +2,7 @@ import type { ExtensionAPI, ExtensionFactory } from "@earendil-works/pi-coding-a
 import type { LoopSeam } from "@pi-rails/agent-core/kit";
 import {
   type ChatMessage,
+  closeAfterEach,
   createTestSession,
   type ModelServer,
   type Script,
@@ -111,6 +112,17 @@ export async function openBridgeSession(
       await server.close();
     },
   };
+}
+
+/**
+ * `openBridgeSession` for a test file whose every test opens one: each harness is disposed after its test (the
+ * testkit's closeAfterEach). Takes vitest's `afterEach`.
+ */
+export function bridgeSessionPerTest(
+  afterEach: (hook: () => Promise<void>) => void,
+): (options?: Parameters<typeof openBridgeSession>[0]) => Promise<BridgeHarness> {
+  const keep = closeAfterEach(afterEach);
+  return async (options) => keep(await openBridgeSession(options));
 }
 
 /** The text of every non-system message of a request, in order (custom messages arrive as user messages). */

@@ -1,12 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { acksOf, type BridgeHarness, openBridgeSession } from "./helpers.ts";
+import { acksOf, type BridgeHarness, bridgeSessionPerTest } from "./helpers.ts";
 import { runSteer } from "./steer-cli.ts";
 
+const openBridgeSession = bridgeSessionPerTest(afterEach);
 let harness: BridgeHarness | undefined;
-afterEach(async () => {
-  await harness?.dispose();
-  harness = undefined;
-});
 
 describe("pi-steer queue commands against a live session", () => {
   it("remind, note, inject with options, pending, revoke, and field-named refusals", async () => {

@@ -1,13 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { acksOf, type BridgeHarness, conversation, openBridgeSession } from "./helpers.ts";
+import { acksOf, type BridgeHarness, bridgeSessionPerTest, conversation } from "./helpers.ts";
 
+const openBridgeSession = bridgeSessionPerTest(afterEach);
 let harness: BridgeHarness | undefined;
-afterEach(async () => {
-  await harness?.dispose();
-  harness = undefined;
-});
 
 describe("steering seams in a real pi session", () => {
   it("drains interrupt_immediate before finish_step at iteration_start, and the first request carries both", async () => {
