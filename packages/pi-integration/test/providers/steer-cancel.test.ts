@@ -3,11 +3,16 @@
  * the steering bridge against each server (real model ids, thinking on) and the real `pi-steer` as a second
  * process. The id `pi-steer status` lists cancels the call; on OpenAI Responses the API's own `call_…` does too.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { type CliHome, prepareCliHome, runPi, type WireFormat } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { alive, runSteer, waitFor } from "../../../../extensions/steering-bridge/test/steer-cli.ts";
+import {
+  alive,
+  callsInFlight,
+  runSteer,
+  SLEEPING_BASH,
+  sleepingBashPid,
+  waitFor,
+} from "../../../../extensions/steering-bridge/test/steer-cli.ts";
 import { expectAllAccepted, FORMATS, STEERING_DIR, script, sent, useStrictServers } from "./helpers.ts";
 
 const servers = useStrictServers();
@@ -35,7 +40,7 @@ describe.each(FORMATS)("pi-steer cancel on %s (strict, real CLI)", (format) => {
           {
             ...(apiId ? { id: apiId } : {}),
             name: "bash",
-            arguments: { command: "echo $$ > sleep.pid; exec sleep 30" },
+            arguments: { command: SLEEPING_BASH },
           },
         ],
       },
@@ -43,14 +48,10 @@ describe.each(FORMATS)("pi-steer cancel on %s (strict, real CLI)", (format) => {
     ]);
     home = prepareCliHome({ server: servers[format], settings: { defaultThinkingLevel: "medium" } });
     const pi = runPi(["-e", STEERING_DIR, "-p", "sleep for a while"], { home, timeoutMs: 90_000 });
-    const pidFile = join(home.cwd, "sleep.pid");
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", "bash to start sleep");
-    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    const pid = await sleepingBashPid(home.cwd);
     expect(alive(pid)).toBe(true);
 
-    const status = await runSteer(["status", "--json"], home);
-    expect(status.code, status.stderr).toBe(0);
-    const calls = JSON.parse(status.stdout).toolCallsInFlight as { callId: string; tool: string }[];
+    const calls = await callsInFlight(home);
     expect(calls).toMatchObject([{ tool: "bash" }]);
     const listed = calls[0]!.callId;
     // Cancel by the API's own id where there is one (Responses: `call_…` of pi's `call_…|fc_…`), else by the listed id.
