@@ -8,6 +8,7 @@ import {
   createTestSession,
   fauxAssistantMessage,
   fauxToolCall,
+  inlineTool,
   startModelServer,
   type TestSessionOptions,
 } from "@pi-rails/testkit";
@@ -292,19 +293,13 @@ describe("rulebook on pi 1.6's prompt and tools", () => {
   });
 
   it("a read another tool makes (a codemode-style nested call) attaches nothing; the model's own read does", async () => {
-    const peek = (pi: ExtensionAPI) => {
-      pi.registerTool({
-        name: "peek",
-        label: "Peek",
-        description: "Count the characters of a file",
-        parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-        async execute(_id, params: { path: string }, _signal, _onUpdate, ctx) {
-          const outcome = await ctx.executeTool("read", { path: params.path });
-          const text = JSON.stringify(outcome);
-          return { content: [{ type: "text", text: `nested result: ${text}` }], details: {} };
-        },
-      });
-    };
+    const peek = inlineTool({
+      name: "peek",
+      params: ["path"],
+      async execute({ path }, ctx) {
+        return { text: `nested result: ${JSON.stringify(await ctx.executeTool("read", { path }))}` };
+      },
+    });
     const { t, contexts } = await session(
       [
         fauxAssistantMessage([fauxToolCall("peek", { path: "src/api/users.ts" })]),

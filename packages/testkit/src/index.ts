@@ -115,4 +115,5 @@ export {
   type TestSessionOptions,
 } from "./session/create-test-session.ts";
 export { type DeltaKind, deltasOf, messageText } from "./session/event-helpers.ts";
+export { type InlineToolSpec, inlineTool } from "./session/inline-tool.ts";
 export { readSessionFile } from "./session/session-file.ts";
