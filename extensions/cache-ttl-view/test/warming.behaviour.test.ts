@@ -8,6 +8,7 @@ import {
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCacheTtlView } from "../src/extension.ts";
+import { main } from "../src/report/cli.ts";
 import { replaySession, warmingNote } from "../src/report/replay.ts";
 import { parseSessionFile } from "../src/report/session-file.ts";
 import { defaultSettings } from "../src/settings/settings.ts";
@@ -146,6 +147,11 @@ describe("cache-ttl-view and pi 1.6's cache warming (a real AgentSession, pi's o
     expect(row).toMatchObject({ pruned: 0, warming: { chosen: "warm" } });
     expect(row?.cacheWarms).toBeGreaterThanOrEqual(2);
     expect(warmingNote(row ?? {})).toMatch(/^pi's cache warming before it: warm: a refresh saves/);
+    // `cache-ttl report` prints that line under the request's row.
+    let printed = "";
+    const output = { stdout: (text: string) => (printed += text), stderr: (text: string) => (printed += text) };
+    expect(await main(["report", t.sessionFile as string], output)).toBe(0);
+    expect(printed).toMatch(/\n {4}pi's cache warming before it: warm: a refresh saves/);
   });
 
   it("when expiring and pruning costs less, answers pi's decision with stop: no refresh, and the next request prunes", async () => {

@@ -4,7 +4,7 @@ import { type CliOutput, defineCli, RefusedError, resolveAgentDir, UsageError } 
 import { cacheRetention, type TtlModel } from "../clock/ttl.ts";
 import { defaultSettings, loadCacheTtlSettings } from "../settings/settings.ts";
 import { formatUsd, type Prices } from "./prices.ts";
-import { type ReplayReport, replaySession } from "./replay.ts";
+import { type ReplayReport, replaySession, warmingNote } from "./replay.ts";
 import { parseSessionFile } from "./session-file.ts";
 
 /** What the report reads of a catalogue model: its prices, and what decides its cache TTL. */
@@ -114,6 +114,8 @@ function table(report: ReplayReport): string {
         formatUsd(r.baseline.cost - r.withPruning.cost).padStart(12),
       ].join(" "),
     );
+    const note = warmingNote(r);
+    if (note) lines.push(`    ${note}`);
   }
   const { baseline, withPruning, saved } = report.totals;
   lines.push(
