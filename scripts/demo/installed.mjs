@@ -24,6 +24,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { runCacheTtlStage } from "./cache-ttl.mjs";
+import { cacheWarmingHeld, runCacheWarmingCheck } from "./cache-warming.mjs";
 import { runSteeringStage } from "./steering.mjs";
 import { interruptImmediateHeld, runInterruptImmediateCheck, runTtsrToolCallCheck } from "./stock-checks.mjs";
 import { installedTarget } from "./target.mjs";
@@ -376,6 +377,14 @@ export async function runInstalledDemo({ root, bold = (t) => t, dim = (t) => t }
         `  ${format}: ${interruptImmediateHeld(result) ? "held, next request accepted" : JSON.stringify(result)}`,
       );
     }
+    facts.stockPi.cacheWarming = await step(
+      "stock pi: cache-ttl-view with pi's cache warming (off: a prune after the TTL; on: none while pi keeps it warm)",
+      () => runCacheWarmingCheck({ root, target: stockTarget }),
+    );
+    console.log(
+      `  warming off: pruned ${facts.stockPi.cacheWarming.warmingOff.pruned ? "yes" : "no"}; ` +
+        `warming on: ${facts.stockPi.cacheWarming.warm.refreshes} refreshes by pi, pruned ${facts.stockPi.cacheWarming.warm.pruned ? "yes" : "no"}`,
+    );
     if (hasTmux()) {
       facts.stockPi.tui = await step("the TUI of stock pi with pi-ttsr, in tmux", () =>
         runTuiCheck({ root, target: stockTarget }),
@@ -549,6 +558,10 @@ export function installedChecks(facts) {
     check(
       facts.stockPi?.cacheTtl?.fileGone && facts.stockPi.cacheTtl.noticeSeen && facts.stockPi.cacheTtl.originalKept,
       "stock pi: a prune after the TTL",
+    ),
+    check(
+      facts.stockPi?.cacheWarming && cacheWarmingHeld(facts.stockPi.cacheWarming),
+      "stock pi: with cache warming off a prune after the TTL; none while pi keeps the cache warm",
     ),
     ...(facts.stockPi?.tui
       ? [

@@ -88,6 +88,9 @@ describe("pnpm demo --installed", () => {
       "✓ stock pi: interrupt_immediate holds the pending batch; the next request is valid on all four wire formats",
     );
     expect(stdout).toContain("✓ stock pi: a prune after the TTL");
+    expect(stdout).toContain(
+      "✓ stock pi: with cache warming off a prune after the TTL; none while pi keeps the cache warm",
+    );
     // Independent publishing and `pi update --all` (pi 1.6: a bare `pi update` is pi alone).
     expect(stdout).toContain("✓ independent release: only @pi-rails/cache-ttl-view got a new version (0.1.1)");
     expect(stdout).toContain("@pi-rails/cache-ttl-view: 0.1.0 → 0.1.1");
