@@ -9,6 +9,7 @@ import {
   fauxText,
   fauxThinking,
   fauxToolCall,
+  inlineTool,
   type TestSession,
 } from "@pi-rails/testkit";
 import { afterEach, describe, expect, it } from "vitest";
@@ -348,23 +349,12 @@ describe("non-interrupting matches", () => {
 
   it("keeps a tool's structured output when it puts a reminder before the tool's text", async () => {
     const r = recorder();
-    const counter = (pi: ExtensionAPI) => {
-      pi.registerTool({
-        name: "count",
-        label: "Count",
-        description: "Count the characters of a text",
-        parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-        outputSchema: { type: "object", properties: { length: { type: "number" } }, required: ["length"] },
-        async execute(_id, params: { text: string }) {
-          const length = params.text.length;
-          return {
-            content: [{ type: "text", text: `${length} characters` }],
-            details: {},
-            structuredContent: { length },
-          };
-        },
-      });
-    };
+    const counter = inlineTool({
+      name: "count",
+      params: ["text"],
+      outputSchema: { type: "object", properties: { length: { type: "number" } }, required: ["length"] },
+      execute: async ({ text }) => ({ text: `${text.length} characters`, structuredContent: { length: text.length } }),
+    });
     const t = await createTestSession({
       files: { ".pi/rules/no-secret.md": ruleFile({ condition: "SECRET-\\d+", scope: "tool" }, "Never send secrets.") },
       projectSettings: { ttsr: { interruptMode: "prose-only" } },
