@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { describe, expect, it, vi } from "vitest";
+import { captureLog } from "@pi-rails/testkit";
+import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script without types
 import { runCacheTtlStage } from "../../../scripts/demo/cache-ttl.mjs";
 
@@ -7,18 +8,11 @@ const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 describe("pnpm demo stage: scripts/demo/cache-ttl.mjs", () => {
   it("runs the real pi twice and narrates the prune: file gone, notice seen, original kept", async () => {
-    const lines: string[] = [];
-    vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
-      lines.push(args.join(" "));
-    });
-    try {
-      const result = await runCacheTtlStage({ root: ROOT });
-      expect(result).toMatchObject({ fileGone: true, noticeSeen: true, originalKept: true, piExitCode: 0 });
-      expect(result.savedTokens).toBeGreaterThan(10_000);
-    } finally {
-      vi.restoreAllMocks();
-    }
-    const text = lines.join("\n");
+    const { result, text } = await captureLog(
+      () => runCacheTtlStage({ root: ROOT }) as Promise<Record<string, unknown> & { savedTokens: number }>,
+    );
+    expect(result).toMatchObject({ fileGone: true, noticeSeen: true, originalKept: true, piExitCode: 0 });
+    expect(result.savedTokens).toBeGreaterThan(10_000);
     expect(text).toContain("the 50 KB file is in the request: no");
     expect(text).toContain("[TRUNCATED FILE] id=");
     expect(text).toContain("still holds the original log: yes");

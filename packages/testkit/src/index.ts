@@ -94,6 +94,7 @@ export {
   type LocalRegistryOptions,
   startLocalRegistry,
 } from "./registry/verdaccio.ts";
+export { captureLog } from "./sandbox/capture-log.ts";
 export { type Closable, closeAfterEach } from "./sandbox/close-after-each.ts";
 export { activateSandboxEnv } from "./sandbox/process-env.ts";
 export { mergeSettings, SANDBOX_DEFAULT_SETTINGS } from "./sandbox/settings.ts";
