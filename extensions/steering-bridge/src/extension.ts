@@ -52,7 +52,10 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   pi.on("tool_execution_start", (event) => session?.bridge.tools.start(event.toolCallId, event.toolName, event.args));
   pi.on("tool_execution_end", (event) => session?.bridge.tools.end(event.toolCallId));
   pi.on("turn_start", () => session?.host.turn_start?.());
-  pi.on("turn_end", () => session?.host.turn_end?.());
+  pi.on("turn_end", (event) => (session ? session.host.turn_end?.(event, session.bridge) : undefined));
+  pi.on("agent_before_settle", (event) =>
+    session ? session.host.agent_before_settle?.(event, session.bridge) : undefined,
+  );
   pi.on("tool_call", (event) => session?.host.tool_call?.(event));
   registerSeamHooks(pi, current, log);
 

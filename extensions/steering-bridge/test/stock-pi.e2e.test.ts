@@ -34,7 +34,7 @@ describe("stock pi (published 1.6, no patch)", () => {
     home?.dispose();
   });
 
-  it("says once what is degraded, cancels one running bash while its sibling finishes, hands items to pi's own steer / follow-up queue, writes audit records", async () => {
+  it("says once what is degraded, cancels one running bash while its sibling finishes, steers interrupt_immediate through pi's queue and delivers finish_step at the end of the turn, writes audit records", async () => {
     // Both calls run until the test has cancelled the first (a fixed sleep could end first on a loaded machine, and
     // pi with it): each waits for a flag file, at most 60 s; the sibling then prints its marker.
     const flag = join(mkdtempSync(join(tmpdir(), "stock-nap-")), "done");
@@ -50,7 +50,6 @@ describe("stock pi (published 1.6, no patch)", () => {
         },
         { text: "nap over" },
         { text: "saw the steer" },
-        { text: "saw the follow-up" },
       ],
     });
     home = prepareCliHome({ server });
@@ -84,11 +83,12 @@ describe("stock pi (published 1.6, no patch)", () => {
     const inject = async (content: string, mode: string) => {
       const run = await runSteer(["inject", content, "--mode", mode, "--json"], home!);
       expect(run.code, run.stderr).toBe(0);
-      expect(JSON.parse(run.stdout)).toMatchObject({ handedToPi: true });
+      return JSON.parse(run.stdout) as { handedToPi?: boolean };
     };
-    await inject("STEER-ON-STOCK", "interrupt_immediate");
-    await inject("FOLLOW-UP-ON-STOCK", "finish_step");
-    await inject("AUDIT-ON-STOCK", "audit_only");
+    expect(await inject("STEER-ON-STOCK", "interrupt_immediate")).toMatchObject({ handedToPi: true });
+    // finish_step waits in the bridge's queue for the end of the turn (pi's turn_end boundary).
+    expect(await inject("FOLLOW-UP-ON-STOCK", "finish_step")).not.toHaveProperty("handedToPi");
+    expect(await inject("AUDIT-ON-STOCK", "audit_only")).toMatchObject({ handedToPi: true });
     writeFileSync(flag, "");
 
     const result = await pi;
@@ -96,18 +96,18 @@ describe("stock pi (published 1.6, no patch)", () => {
     expect(result.stderr.split("\n").filter((l) => l.includes("steering-bridge:") && /stock pi/.test(l))).toHaveLength(
       1,
     );
-    // After the batch: the cancelled call's result and the sibling's, then pi's steer queue one at a time (pi's
-    // default steeringMode): the cancel's reminder (queued first), then the steer; its follow-up queue once the run
-    // would otherwise end.
-    expect(server.requests).toHaveLength(4);
+    // After the batch: the cancelled call's result and the sibling's, the finish_step item (delivered at pi's
+    // turn_end boundary, as the patched pi's post_tool_dispatch seam would), then pi's steer queue one at a time
+    // (pi's default steeringMode): the cancel's reminder (queued first), then the steer.
+    expect(server.requests).toHaveLength(3);
     const sent = server.requests.map((r) => conversation(r.messages).map((m) => m.text));
-    expect(sent[1]!.slice(-3)).toEqual([
+    expect(sent[1]!.slice(-4)).toEqual([
       "Tool call nap (bash) was cancelled by the host: user clicked stop",
       expect.stringContaining("SIBLING-DONE"),
+      "FOLLOW-UP-ON-STOCK",
       cancelReminderTextFor("nap", "bash", "user clicked stop"),
     ]);
     expect(sent[2]!.slice(-2)).toEqual(["nap over", "STEER-ON-STOCK"]);
-    expect(sent[3]!.slice(-2)).toEqual(["saw the steer", "FOLLOW-UP-ON-STOCK"]);
     // audit_only: a custom entry in the session file, in no request.
     expect(JSON.stringify(server.requests.map((r) => r.messages))).not.toContain("AUDIT-ON-STOCK");
     const sessions = join(home.agentDir, "sessions");
@@ -121,6 +121,46 @@ describe("stock pi (published 1.6, no patch)", () => {
     expect(entries.filter((e) => e.type === "custom" && e.customType === "steering:audit")).toMatchObject([
       { data: { content: "AUDIT-ON-STOCK", mode: "audit_only", seam: "pi_queue" } },
     ]);
+  }, 120_000);
+
+  it("holds finish_step in the bridge's queue until the turn ends: a revoked item is never sent, a kept one goes in at the end of that turn and is answered", async () => {
+    // The answer (no tool calls) is held until both items are in and one is revoked: they arrive mid-turn.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    server = await startModelServer({
+      script: async (_request, index) => {
+        if (index > 0) return { text: "saw the kept item" };
+        await held;
+        return { text: "Here is my answer." };
+      },
+    });
+    home = prepareCliHome({ server });
+    const pi = runPi(["-e", PACKAGE_DIR, "-p", "answer"], { home, piCli: stock.cli, timeoutMs: 90_000 });
+    await server.waitForRequests(1, 60_000);
+    const inject = async (content: string) => {
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+        const run = await runSteer(["inject", content, "--mode", "finish_step", "--json"], home!);
+        if (run.code === 0) return JSON.parse(run.stdout) as { id: string; handedToPi?: boolean };
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error("pi-steer never reached the session");
+    };
+    const revoked = await inject("REVOKED-ITEM");
+    const kept = await inject("KEPT-ITEM");
+    expect([revoked.handedToPi, kept.handedToPi]).toEqual([undefined, undefined]);
+    const revoke = await runSteer(["revoke", revoked.id, "--json"], home);
+    expect(revoke.code, revoke.stderr).toBe(0);
+    release();
+
+    const result = await pi;
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    const sent = conversation(server.requests[1]!.messages).map((m) => m.text);
+    expect(sent.slice(-2)).toEqual(["Here is my answer.", "KEPT-ITEM"]);
+    expect(JSON.stringify(server.requests.map((r) => r.messages))).not.toContain("REVOKED-ITEM");
+    expect(result.stdout).toContain("saw the kept item");
   }, 120_000);
 
   it.each(WIRE_FORMATS)(

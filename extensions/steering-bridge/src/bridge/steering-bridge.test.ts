@@ -54,4 +54,29 @@ describe("SteeringBridge drain table", () => {
     await expect(bridge.cancelToolCall("c1")).rejects.toBeInstanceOf(UnavailableError);
     expect(bridge.status().features).toEqual({ seams: true, cancel: false });
   });
+
+  it("a host that holds items while a run is on: handed over at once but those, taken at its boundary or at the run's end", () => {
+    const handed: string[][] = [];
+    const bridge = new SteeringBridge({
+      sessionId: "s",
+      cwd: "/",
+      host: {
+        seams: false,
+        handoff: (items) => handed.push(items.map((item) => item.content)),
+        holdsWhileRunning: (item) => item.mode === "finish_step",
+      },
+    });
+    const acks: Ack[] = [];
+    bridge.onAck((ack) => acks.push(ack));
+    bridge.setRunning(true);
+    bridge.inject({ content: "now", mode: "interrupt_immediate", kind: "message" });
+    bridge.inject({ content: "at the turn end", mode: "finish_step", kind: "message" });
+    expect(handed).toEqual([["now"]]);
+    expect(bridge.takeHeld("iteration_end").map((item) => item.content)).toEqual(["at the turn end"]);
+    expect(acks.at(-1)).toMatchObject({ state: "delivered", seam: "iteration_end" });
+    bridge.inject({ content: "after the last turn", mode: "finish_step", kind: "message" });
+    bridge.setRunning(false);
+    expect(handed).toEqual([["now"], ["after the last turn"]]);
+    expect(bridge.takeHeld("iteration_end")).toEqual([]);
+  });
 });

@@ -83,6 +83,11 @@ export interface BridgeHost {
   cancel?: CancelBackend | undefined;
   /** No seams (stock pi): each accepted item is handed here at once and acknowledged delivered to "pi_queue". */
   handoff?: (items: SteeringItem[], running: boolean) => void;
+  /**
+   * Items that stay queued while a run is on, for the host to deliver at a boundary of its own (stock pi's turn end:
+   * `takeHeld`); they are handed over with the rest once the run ends.
+   */
+  holdsWhileRunning?: (item: SteeringItem) => boolean;
   /** Writes drained audit_only items where no model request reads them (pi: a custom session entry). */
   audit?: (items: SteeringItem[], seam: LoopSeam | "pi_queue", iteration: number) => void;
 }
@@ -158,9 +163,16 @@ export class SteeringBridge {
    */
   handOff(): boolean {
     if (!this.#host.handoff) return false;
-    const items = this.queue.size > 0 ? this.queue.takeAll("pi_queue", this.#iteration) : [];
+    const held = this.#running ? this.#host.holdsWhileRunning : undefined;
+    const items = this.queue.size > 0 ? this.queue.takeWhere((item) => !held?.(item), "pi_queue", this.#iteration) : [];
     if (items.length > 0) this.#host.handoff(items, this.#running);
     return true;
+  }
+
+  /** What the host held while the run is on (`holdsWhileRunning`), taken now as delivered at `seam`. */
+  takeHeld(seam: LoopSeam): SteeringItem[] {
+    const held = this.#host.holdsWhileRunning;
+    return held ? this.queue.takeWhere(held, seam, this.#iteration) : [];
   }
 
   /** Queue an item (or hand it to pi on stock pi); throws SteeringInputError on bad input. */

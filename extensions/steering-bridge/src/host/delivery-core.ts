@@ -1,4 +1,10 @@
-import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type {
+  AgentBeforeSettleEvent,
+  BoundaryResult,
+  ExtensionAPI,
+  ExtensionContext,
+  TurnEndEvent,
+} from "@earendil-works/pi-coding-agent";
 import {
   chooseHost,
   emitEvent,
@@ -35,7 +41,10 @@ export interface SessionHost extends BridgeHost {
   /** Stock pi's stand-in for the pre-dispatch skip: blocks a call that must not run. */
   tool_call?: (event: { toolName: string }) => { block: true; reason: string } | undefined;
   turn_start?: () => void;
-  turn_end?: () => void;
+  /** pi's turn boundary: stock pi delivers the items it held there (entries plus a continuation). */
+  turn_end?: (event: TurnEndEvent, bridge: SteeringBridge) => BoundaryResult | undefined;
+  /** pi's boundary before the run settles: what arrived after the last turn end, the same way. */
+  agent_before_settle?: (event: AgentBeforeSettleEvent, bridge: SteeringBridge) => BoundaryResult | undefined;
 }
 
 /**

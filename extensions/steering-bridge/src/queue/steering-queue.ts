@@ -222,6 +222,11 @@ export class SteeringQueue {
     return this.#take((item) => item.channel === "inbox", seam, iteration);
   }
 
+  /** Take the pending items `match` picks for a delivery outside the loop seams (stock pi hands them to its queue). */
+  takeWhere(match: (item: SteeringItem) => boolean, site: DeliverySite, iteration: number): SteeringItem[] {
+    return this.#take(match, site, iteration);
+  }
+
   /** Take every pending item for a delivery outside the loop seams (stock pi hands them to its own queue). */
   takeAll(site: DeliverySite, iteration: number): SteeringItem[] {
     return this.#take(() => true, site, iteration);
