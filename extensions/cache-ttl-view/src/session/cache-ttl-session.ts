@@ -1,8 +1,8 @@
 import type { AgentToolResult, ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import {
-  NoticeBoard,
   readSessionEntries,
   resolveAgentDir,
+  SessionNotices,
   sessionBranch,
   writeSessionEntry,
 } from "@pi-rails/agent-core/kit";
@@ -44,7 +44,8 @@ export class CacheTtlSession {
   readonly #pi: ExtensionAPI;
   readonly #now: () => number;
   readonly #onRender?: ((result: RenderResult) => void) | undefined;
-  readonly #notices = new NoticeBoard("cache-ttl-view");
+  /** The kit's one rule: each notice once per session, a `/reload` repeats none. */
+  readonly #notices = new SessionNotices("cache-ttl-view");
   #view = new SessionView(defaultSettings());
   #problems: SettingsProblem[] = [];
   /** False while the settings' fields conflict: nothing new is pruned, and what was pruned before stays pruned. */
@@ -66,7 +67,6 @@ export class CacheTtlSession {
 
   /** A session began (start, resume, `/new`, `/reload`, fork): its settings, its persisted state, a prepared pass. */
   start(ctx: ExtensionContext): void {
-    this.#notices.reset();
     // pi 1.6 reads a project's settings only in a trusted project: so does the view.
     const loaded = loadCacheTtlSettings(ctx.cwd, undefined, { projectTrusted: ctx.isProjectTrusted() });
     this.#problems = loaded.problems;
