@@ -94,7 +94,7 @@ async function scenario({ root, target, cacheWarming, second, secondEnv }) {
       refreshes: between.filter(isWarm).length,
       pruned: pruned(after),
       choices: entries
-        .filter((e) => e.type === "custom" && e.customType === "cache-ttl-view" && e.data?.kind === "warming")
+        .filter((e) => e.type === "custom" && e.customType === "cache-ttl:state" && e.data?.kind === "warming")
         .map((e) => e.data.chosen),
       ...(first.code !== 0 || later.code !== 0 ? { stderr: `${first.stderr}${later.stderr}`.slice(-2000) } : {}),
     };

@@ -56,7 +56,7 @@ describe.each(WIRE_FORMATS)(
 
       const file = json(t.readSessionEntries());
       expect(file.includes("line 300: payload")).toBe(true);
-      expect(file.includes('"customType":"cache-ttl-view"')).toBe(true);
+      expect(file.includes('"customType":"cache-ttl:state"')).toBe(true);
     });
   },
 );

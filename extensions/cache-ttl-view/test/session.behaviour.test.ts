@@ -64,7 +64,7 @@ describe.each(WIRE_FORMATS)("on %s (strict loopback)", (format) => {
       clock.now += 10 * MIN;
       await t.prompt("expired");
       const before = conversation(server.requests[2]!);
-      expect(json(before).includes("cache_ttl_pruned") || json(before).includes("Context was pruned")).toBe(true);
+      expect(json(before).includes("cache-ttl:pruned") || json(before).includes("Context was pruned")).toBe(true);
       await t.session.reload();
       clock.now += 1 * MIN;
       await t.prompt("warm after reload");

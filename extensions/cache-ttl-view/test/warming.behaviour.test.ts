@@ -81,7 +81,7 @@ const choices = (t: TestSession) =>
   t.session.sessionManager
     .getEntries()
     .flatMap((e) =>
-      e.type === "custom" && e.customType === "cache-ttl-view" ? [e.data as Record<string, unknown>] : [],
+      e.type === "custom" && e.customType === "cache-ttl:state" ? [e.data as Record<string, unknown>] : [],
     )
     .filter((d) => d["kind"] === "warming");
 

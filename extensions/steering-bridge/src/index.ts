@@ -36,10 +36,8 @@ export {
 export {
   AUDIT_ENTRY,
   type AuditRecord,
-  latestSteeringEntry,
   QUEUE_SNAPSHOT_ENTRY,
   type QueueSnapshot,
-  type SteeringEntryType,
 } from "./pi/session-entries.ts";
 export {
   AckNotification,

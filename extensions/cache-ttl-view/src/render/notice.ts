@@ -17,7 +17,7 @@ function plural(n: number, one: string, many: string): string {
 }
 
 /**
- * The text of the `cache_ttl_pruned` notice: what was pruned, why, about how many tokens it saves, and how to get
+ * The text of the `cache-ttl:pruned` notice: what was pruned, why, about how many tokens it saves, and how to get
  * an original back. Persisted verbatim, so later requests repeat it byte for byte.
  */
 export function noticeText(plan: Plan, ttlSeconds: number, idleSeconds: number): string {

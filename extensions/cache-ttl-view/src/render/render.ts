@@ -23,7 +23,7 @@ import type { StoredNotice } from "../state/entries.ts";
 import type { Replacement } from "./replacements.ts";
 
 /** Custom message type of the prune notice in the model's view. */
-export const NOTICE_TYPE = "cache_ttl_pruned";
+export const NOTICE_TYPE = "cache-ttl:pruned";
 
 /** The notice as a pi custom message (pi sends custom messages to the model as user text). */
 export function noticeMessage(notice: StoredNotice): CustomMsg {

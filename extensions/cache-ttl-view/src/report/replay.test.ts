@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { ViewMessage } from "../model/messages.ts";
 import { analyze } from "../plan/analysis.ts";
 import { defaultSettings } from "../settings/settings.ts";
+import { STATE_ENTRY_TYPE } from "../state/entries.ts";
 import { png, SessionBuilder, text } from "../testing/fixtures.ts";
 import { main } from "./cli.ts";
 import { prefixCost, pruneSavings } from "./prices.ts";
@@ -133,7 +134,7 @@ describe("replaySession", () => {
   });
 
   /** A session of two reads, a 10-minute break, then one more request; `state` entries go before that request. */
-  function withState(state: Record<string, unknown>[], api = "anthropic-messages") {
+  function withState(state: Record<string, unknown>[], api = "anthropic-messages", customType = STATE_ENTRY_TYPE) {
     const s = new SessionBuilder().user("go");
     s.tool("read", { path: "big.ts" }, text(40_000));
     s.assistant("read it");
@@ -143,7 +144,7 @@ describe("replaySession", () => {
     (s.messages[4] as { timestamp: number }).timestamp += 600_000;
     (s.messages[5] as { timestamp: number }).timestamp += 600_000;
     const entries: Record<string, unknown>[] = s.messages.map((message) => ({ type: "message", message }));
-    const custom = state.map((data) => ({ type: "custom", customType: "cache-ttl-view", data }));
+    const custom = state.map((data) => ({ type: "custom", customType, data }));
     entries.splice(5, 0, ...custom);
     return { file: sessionFile([], entries), messages: s.messages as ViewMessage[] };
   }
@@ -160,9 +161,13 @@ describe("replaySession", () => {
     expect(long.requests.at(-1)).toMatchObject({ warm: true, pruned: 0 });
   });
 
-  it("replays pins saved in the session", () => {
-    const pinned = replay(withState([{ kind: "pin", at: 0, paths: ["big.ts"] }]).file);
-    expect(pinned.requests.at(-1)).toMatchObject({ warm: false, pruned: 0 });
+  it("replays pins saved in the session, in a session of an earlier version too (entries spelled cache-ttl-view)", () => {
+    const pin = { kind: "pin", at: 0, paths: ["big.ts"] };
+    for (const customType of [STATE_ENTRY_TYPE, "cache-ttl-view"]) {
+      const pinned = replay(withState([pin], "anthropic-messages", customType).file);
+      expect(pinned.requests.at(-1)).toMatchObject({ warm: false, pruned: 0 });
+    }
+    expect(replay(withState([pin], "anthropic-messages", "other").file).requests.at(-1)).toMatchObject({ pruned: 1 });
   });
 
   it("replays in-place restores: the restored block is sent in full again", () => {

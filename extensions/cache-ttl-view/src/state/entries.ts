@@ -8,7 +8,8 @@ import { defineSessionEntry } from "@pi-rails/agent-core/kit";
 import { z } from "zod";
 import type { Caps } from "../views/caps.ts";
 
-export const STATE_ENTRY_TYPE = "cache-ttl-view";
+/** `<extension>:<kind>`, as pi-rails entries are spelled; sessions of earlier versions hold `cache-ttl-view`. */
+export const STATE_ENTRY_TYPE = "cache-ttl:state";
 
 /** The owners this version writes with each prune (`contentOwner`); entries without a version hold legacy ones. */
 export const OWNER_VERSION = 2;
@@ -85,7 +86,9 @@ const StateEntrySchema = z
 export type StateEntry = z.output<typeof StateEntrySchema>;
 
 /** The `cache-ttl-view` custom entry: declared once, read and written only through the kit. */
-export const STATE_ENTRY = defineSessionEntry(STATE_ENTRY_TYPE, (data) => StateEntrySchema.safeParse(data).data);
+export const STATE_ENTRY = defineSessionEntry(STATE_ENTRY_TYPE, (data) => StateEntrySchema.safeParse(data).data, {
+  formerly: ["cache-ttl-view"],
+});
 
 export interface FoldedState {
   touchAt?: number;

@@ -8,6 +8,7 @@ import type {
 import {
   chooseHost,
   emitEvent,
+  latestSessionEntry,
   type PiHostKind,
   type PiHosts,
   resolveAgentDir,
@@ -19,7 +20,7 @@ import { type BridgeHost, type CancelBackend, SteeringBridge } from "../bridge/s
 import { ensurePrivateDir, steeringDir } from "../endpoint/paths.ts";
 import { type Endpoint, startEndpoint } from "../endpoint/server.ts";
 import { STEERING_ACK_EVENT, STEERING_CHECKPOINT_EVENT, STEERING_READY_EVENT, type SteeringApi } from "../events.ts";
-import { latestSteeringEntry, QUEUE_SNAPSHOT_ENTRY, writeAuditRecords } from "../pi/session-entries.ts";
+import { QUEUE_SNAPSHOT_ENTRY, writeAuditRecords } from "../pi/session-entries.ts";
 import type { SteeringItem } from "../queue/types.ts";
 import { openSessionStore, type SessionStore } from "../store/session-store.ts";
 
@@ -198,7 +199,7 @@ export class SteeringSession {
       if (store.adopted > 0) this.#notify("adopted", `${adopted} go to this session`, "info");
     }
     // Snapshots in the session file (written by earlier versions too): what the journal does not know yet.
-    const snapshot = latestSteeringEntry(sessionBranch(sessionManager), QUEUE_SNAPSHOT_ENTRY);
+    const snapshot = latestSessionEntry(sessionBranch(sessionManager), QUEUE_SNAPSHOT_ENTRY);
     this.#snapshotIds = snapshot?.items.map((item) => item.id).join(",");
     for (const item of queue.restore(snapshot?.items ?? [])) store?.journal.accept(item);
   }

@@ -1,5 +1,6 @@
+import { latestSessionEntry } from "@pi-rails/agent-core/kit";
 import { describe, expect, it } from "vitest";
-import { latestSteeringEntry, QUEUE_SNAPSHOT_ENTRY } from "./session-entries.ts";
+import { QUEUE_SNAPSHOT_ENTRY } from "./session-entries.ts";
 
 const item = {
   id: "a",
@@ -23,13 +24,13 @@ describe("QUEUE_SNAPSHOT_ENTRY", () => {
         data: { version: 1, items: [{ ...item, id: "b" }, { nope: 1 }] },
       },
     ];
-    expect(latestSteeringEntry(entries, QUEUE_SNAPSHOT_ENTRY)?.items.map((i) => i.id)).toEqual(["b"]);
+    expect(latestSessionEntry(entries, QUEUE_SNAPSHOT_ENTRY)?.items.map((i) => i.id)).toEqual(["b"]);
   });
 
   it("ignores unknown versions and sessions without snapshots", () => {
     const unknown = [{ type: "custom", customType: "steering-queue", data: { version: 9 } }];
-    expect(latestSteeringEntry(unknown, QUEUE_SNAPSHOT_ENTRY)).toBeUndefined();
-    expect(latestSteeringEntry([], QUEUE_SNAPSHOT_ENTRY)).toBeUndefined();
+    expect(latestSessionEntry(unknown, QUEUE_SNAPSHOT_ENTRY)).toBeUndefined();
+    expect(latestSessionEntry([], QUEUE_SNAPSHOT_ENTRY)).toBeUndefined();
   });
 
   it("a session whose newest snapshot has the former spelling (`steering-queue`) reads that one", () => {
@@ -37,6 +38,6 @@ describe("QUEUE_SNAPSHOT_ENTRY", () => {
       { type: "custom", customType: "steering:queue", data: { version: 1, items: [] } },
       { type: "custom", customType: "steering-queue", data: { version: 1, items: [item] } },
     ];
-    expect(latestSteeringEntry(entries, QUEUE_SNAPSHOT_ENTRY)?.items.map((i) => i.id)).toEqual(["a"]);
+    expect(latestSessionEntry(entries, QUEUE_SNAPSHOT_ENTRY)?.items.map((i) => i.id)).toEqual(["a"]);
   });
 });

@@ -1,6 +1,5 @@
 import {
   defineSessionEntry,
-  latestSessionEntry,
   type SessionEntryType,
   type SessionEntryWriter,
   writeSessionEntry,
@@ -14,25 +13,11 @@ import { isSteeringItem, type SteeringItem } from "../queue/types.ts";
  */
 
 /**
- * A steering-bridge entry type, named `steering:<kind>` as pi-rails entries are (`<extension>:<kind>`), with the
- * spelling written before (`steering-<kind>`), which sessions written then still hold.
+ * A steering-bridge entry type, named `steering:<kind>` as pi-rails entries are (`<extension>:<kind>`), still reading
+ * the spelling written before (`steering-<kind>`), which sessions written then hold.
  */
-export interface SteeringEntryType<T> extends SessionEntryType<T> {
-  readonly formerly: string;
-}
-
-function defineSteeringEntry<T>(kind: string, read: (data: unknown) => T | undefined): SteeringEntryType<T> {
-  return { ...defineSessionEntry(`steering:${kind}`, read), formerly: `steering-${kind}` };
-}
-
-/** The newest usable entry of `type` in either spelling (a session may hold both: written before and after). */
-export function latestSteeringEntry<T>(entries: readonly unknown[], type: SteeringEntryType<T>): T | undefined {
-  const former = defineSessionEntry(type.formerly, type.read);
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const data = latestSessionEntry([entries[i]], type) ?? latestSessionEntry([entries[i]], former);
-    if (data !== undefined) return data;
-  }
-  return undefined;
+function defineSteeringEntry<T>(kind: string, read: (data: unknown) => T | undefined): SessionEntryType<T> {
+  return defineSessionEntry(`steering:${kind}`, read, { formerly: [`steering-${kind}`] });
 }
 
 /** The items pending at loop_exit and shutdown, carried to the next run (sessions of older versions rely on it). */

@@ -36,4 +36,14 @@ describe("custom session entries", () => {
     expect(written).toEqual([{ type: "custom", customType: "test-count", data: { n: 7 } }]);
     expect(readSessionEntries(written, COUNT)).toEqual([{ n: 7 }]);
   });
+
+  it("reads the spellings an entry type had before, in session order, and writes only the new one", () => {
+    const RENAMED = defineSessionEntry("test:count", COUNT.read, { formerly: ["test-count"] });
+    const mixed = [...entries, { type: "custom", customType: "test:count", data: { n: 4 } }];
+    expect(readSessionEntries(mixed, RENAMED)).toEqual([{ n: 1 }, { n: 3 }, { n: 4 }]);
+    expect(latestSessionEntry(entries, RENAMED)).toEqual({ n: 3 });
+    const written: unknown[] = [];
+    writeSessionEntry({ appendEntry: (customType: string) => written.push(customType) }, RENAMED, { n: 5 });
+    expect(written).toEqual(["test:count"]);
+  });
 });

@@ -7,14 +7,21 @@
 
 /** A custom entry type: its `customType` in the session, and the check that turns stored data into `T`. */
 export interface SessionEntryType<T> {
+  /** What is written: pi-rails spells it `<extension>:<kind>`. */
   readonly customType: string;
+  /** Spellings earlier versions wrote, still read: a session written then keeps its state when resumed. */
+  readonly formerly: readonly string[];
   /** The entry's data as `T` when it is usable, else undefined. */
   readonly read: (data: unknown) => T | undefined;
 }
 
 /** Declares an entry type once, next to the data it holds; readers and writers then share it. */
-export function defineSessionEntry<T>(customType: string, read: (data: unknown) => T | undefined): SessionEntryType<T> {
-  return { customType, read };
+export function defineSessionEntry<T>(
+  customType: string,
+  read: (data: unknown) => T | undefined,
+  options: { formerly?: readonly string[] } = {},
+): SessionEntryType<T> {
+  return { customType, formerly: options.formerly ?? [], read };
 }
 
 /** What a session entry looks like from outside: pi's `SessionEntry`, or a parsed line of a session file. */
@@ -26,7 +33,9 @@ interface EntryShape {
 
 function dataOf<T>(entry: unknown, type: SessionEntryType<T>): T | undefined {
   const shape = entry as EntryShape | null | undefined;
-  if (shape?.type !== "custom" || shape.customType !== type.customType) return undefined;
+  if (shape?.type !== "custom") return undefined;
+  const spelled = shape.customType;
+  if (spelled !== type.customType && !type.formerly.includes(spelled as string)) return undefined;
   return type.read(shape.data);
 }
 
