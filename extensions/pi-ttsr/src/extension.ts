@@ -8,6 +8,7 @@ import {
   chooseHost,
   emitEvent,
   formatSettingsIssue,
+  readSessionEntries,
   resolveAgentDir,
   sessionBranch,
   TTSR_STATUS_EVENT,
@@ -21,7 +22,6 @@ import {
   interruptCostStatus,
   interruptCostText,
 } from "./delivery/interrupt-cost.ts";
-import { readTtsrEntries } from "./delivery/session-entries.ts";
 import { DeliveryCore, type Host, tell } from "./host/delivery.ts";
 import { TTSR_HOSTS } from "./host/hosts.ts";
 import { STOCK_PI_NOTICE } from "./host/stock.ts";
@@ -59,8 +59,8 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
   for (const issue of ruleIssues) tell(ctx, formatIssue(issue));
   const branch = sessionBranch(ctx.sessionManager);
   manager.setCompletedTurns(completedTurns(branch));
-  manager.restoreInjected(readTtsrEntries(branch, INJECTION_ENTRY));
-  const cost = readTtsrEntries(branch, COST_ENTRY).reduce((tally, e) => addInterrupt(tally, e.usage), EMPTY_TALLY);
+  manager.restoreInjected(readSessionEntries(branch, INJECTION_ENTRY));
+  const cost = readSessionEntries(branch, COST_ENTRY).reduce((tally, e) => addInterrupt(tally, e.usage), EMPTY_TALLY);
   const costStatus = interruptCostStatus(cost);
   if (ctx.hasUI && costStatus) ctx.ui.setStatus("pi-ttsr", costStatus);
   const core = new DeliveryCore(pi, manager, cost);

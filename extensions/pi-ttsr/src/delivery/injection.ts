@@ -1,8 +1,7 @@
-import { type StreamRetry, streamRetry, type TtsrTriggeredPayload } from "@pi-rails/agent-core/kit";
+import { defineSessionEntry, type StreamRetry, streamRetry, type TtsrTriggeredPayload } from "@pi-rails/agent-core/kit";
 import type { RuleMatch } from "../manager/ttsr-manager.ts";
 import type { TtsrRule } from "../rules/types.ts";
 import type { TtsrSettings } from "../settings/schema.ts";
-import { defineTtsrEntry } from "./session-entries.ts";
 import { dedupeRules, renderInterrupt, renderReminder } from "./templates.ts";
 
 /** customType of the hidden message the model sees (interrupt retry and prose follow-up). */
@@ -24,10 +23,13 @@ export interface InjectionEntryData {
 
 /**
  * The `ttsr:injection` entries that record which rules were injected, read back at session start so a resumed
- * session keeps its repeat policy.
+ * session keeps its repeat policy (also as earlier versions spelled them, `ttsr-injection`).
  */
-export const INJECTION_ENTRY = defineTtsrEntry<InjectionEntryData>("injection", (data) =>
-  Array.isArray((data as Partial<InjectionEntryData> | undefined)?.rules) ? (data as InjectionEntryData) : undefined,
+export const INJECTION_ENTRY = defineSessionEntry<InjectionEntryData>(
+  "ttsr:injection",
+  (data) =>
+    Array.isArray((data as Partial<InjectionEntryData> | undefined)?.rules) ? (data as InjectionEntryData) : undefined,
+  { formerly: ["ttsr-injection"] },
 );
 /** customType of the session entry that records which rules were injected. */
 export const INJECTION_ENTRY_TYPE = INJECTION_ENTRY.customType;

@@ -4,8 +4,7 @@
  * aborted attempt's pi-ai `Usage` on `stream_abort` as `usage`; stock pi and older patches do not, and then this
  * says nothing rather than "0 tokens". Pure functions: the extension only feeds events in and shows the text.
  */
-import type { TtsrCostPayload } from "@pi-rails/agent-core/kit";
-import { defineTtsrEntry } from "./session-entries.ts";
+import { defineSessionEntry, type TtsrCostPayload } from "@pi-rails/agent-core/kit";
 
 /** The part of pi-ai's `Usage` an aborted attempt reports, read defensively. */
 export interface AttemptUsage {
@@ -64,11 +63,18 @@ export function readAttemptUsage(value: unknown): AttemptUsage | undefined {
   };
 }
 
-/** `ttsr:interrupt-cost`: the usage of one aborted attempt, so a resumed session keeps counting from its total. */
-export const COST_ENTRY = defineTtsrEntry<{ usage: AttemptUsage }>("interrupt-cost", (data) => {
-  const usage = readAttemptUsage((data as { usage?: unknown } | undefined)?.usage);
-  return usage ? { usage } : undefined;
-});
+/**
+ * `ttsr:interrupt-cost` (earlier `ttsr-interrupt-cost`): the usage of one aborted attempt, so a resumed session keeps
+ * counting from its total.
+ */
+export const COST_ENTRY = defineSessionEntry<{ usage: AttemptUsage }>(
+  "ttsr:interrupt-cost",
+  (data) => {
+    const usage = readAttemptUsage((data as { usage?: unknown } | undefined)?.usage);
+    return usage ? { usage } : undefined;
+  },
+  { formerly: ["ttsr-interrupt-cost"] },
+);
 
 /** The tally after one more interrupt (`usage` undefined: it reported none). */
 export function addInterrupt(tally: InterruptCostTally, usage: AttemptUsage | undefined): InterruptCostTally {
