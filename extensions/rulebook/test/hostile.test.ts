@@ -49,7 +49,7 @@ describe("settings are data", () => {
       ".pi/rules/a.md": "---\nalwaysApply: true\n---\nA.",
     });
     const read = await readRulebookSettings(world.cwd, world.agentDir);
-    expect(read.errors.map((e) => e.key)).toEqual(["rulebook.__proto__", "rulebook.constructor", "rulebook.toString"]);
+    expect(read.issues.map((e) => e.key)).toEqual(["rulebook.__proto__", "rulebook.constructor", "rulebook.toString"]);
     expect((await load(read.settings)).rules.map((r) => r.name)).toEqual(["a"]);
     const doctor = await cli("doctor", "--cwd", world.cwd, "--home", world.home);
     expect(doctor.code).toBe(0);

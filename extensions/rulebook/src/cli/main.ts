@@ -49,9 +49,9 @@ export const cli = defineCli({
     const cwdStats = statSync(cwd, { throwIfNoEntry: false });
     if (!cwdStats?.isDirectory())
       throw new UsageError(`--cwd ${cwd} ${cwdStats ? "is not a folder" : "does not exist"}`);
-    const { settings, errors, ttsrDisabledRules } = await readRulebookSettings(cwd, agentDir);
+    const { settings, issues, ttsrDisabledRules } = await readRulebookSettings(cwd, agentDir);
     const result = await loadRules({ cwd, home, agentDir, settings, ttsrDisabledRules });
-    result.warnings.unshift(...errors);
+    result.warnings.unshift(...issues);
     // the pi-ttsr installed next to rulebook decides for stream rules, as in a session; else rulebook's own check
     const ttsr = await askInstalledTtsr(result.rules);
     const streamProblem = ttsr ? (rule: Rule) => ttsr.problems.get(rule.name) : streamConditionProblem;

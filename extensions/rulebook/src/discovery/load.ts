@@ -63,7 +63,7 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
     const read = await readRulebookSettings(options.cwd, agentDir, { projectTrusted: options.projectTrusted });
     settings = read.settings;
     ttsrDisabled = options.ttsrDisabledRules ?? read.ttsrDisabledRules;
-    warnings.push(...read.errors);
+    warnings.push(...read.issues);
   }
   const userRoots = [
     join(home, ".cursor", "rules"),

@@ -23,7 +23,7 @@ export interface SessionRules {
  */
 export async function readSessionRules(cwd: string, trusted: boolean): Promise<SessionRules> {
   const agentDir = resolveAgentDir();
-  const { settings, errors, ttsrDisabledRules } = await readRulebookSettings(cwd, agentDir, {
+  const { settings, issues, ttsrDisabledRules } = await readRulebookSettings(cwd, agentDir, {
     projectTrusted: trusted,
   });
   let result: RuleLoadResult;
@@ -39,7 +39,7 @@ export async function readSessionRules(cwd: string, trusted: boolean): Promise<S
       stats: { files: 0, cacheHits: 0, ms: 0 },
     };
   }
-  result.warnings.unshift(...errors);
+  result.warnings.unshift(...issues);
   return { cwd, trusted, settings, result };
 }
 

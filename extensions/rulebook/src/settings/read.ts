@@ -14,7 +14,7 @@ export const RULEBOOK_SETTINGS: SettingsSpec<RulebookSettings> = {
 
 /**
  * Read the `rulebook` key from pi's user and project settings; project keys override user keys (the kit's rule
- * for bad keys). Missing files are fine; unreadable JSON and bad values become errors naming the file and key.
+ * for bad keys). Missing files are fine; unreadable JSON and bad values become issues naming the file and key.
  * In a project pi does not trust (`projectTrusted: false`: `extraDirs` and `allowedLinkRoots` would let a folder
  * widen what reaches the prompt), the project file is not read; if it has a `rulebook` or `ttsr.disabledRules` key,
  * one warning says it was ignored.
@@ -23,17 +23,17 @@ export async function readRulebookSettings(
   cwd: string,
   agentDir: string,
   options: Pick<PiSettingsOptions, "projectTrusted"> = {},
-): Promise<{ settings: RulebookSettings; errors: RuleWarning[]; ttsrDisabledRules: string[] }> {
+): Promise<{ settings: RulebookSettings; issues: RuleWarning[]; ttsrDisabledRules: string[] }> {
   const alsoReads = (json: object) => (readTtsrDisabledRules(json) === undefined ? [] : ["ttsr.disabledRules"]);
   const loaded = await loadPiSettings(RULEBOOK_SETTINGS, cwd, agentDir, { ...options, alsoReads });
   let ttsrDisabledRules: string[] = [];
   for (const { json } of loaded.documents) ttsrDisabledRules = readTtsrDisabledRules(json) ?? ttsrDisabledRules;
   // a file pi cannot load is pi's to report in a session (`kind: "settings-file"`); doctor still lists it
-  const errors = loaded.issues.map((issue) => {
+  const issues = loaded.issues.map((issue) => {
     const warning = settingsWarning(issue);
     return piReportsSettingsIssue(issue) ? { ...warning, kind: "settings-file" } : warning;
   });
-  return { settings: loaded.settings, errors, ttsrDisabledRules };
+  return { settings: loaded.settings, issues, ttsrDisabledRules };
 }
 
 /**
