@@ -15,6 +15,7 @@ export {
   CacheTtlSettingsSchema,
   defaultSettings,
   loadCacheTtlSettings,
+  type SettingsIssue,
   type SettingsProblem,
 } from "./settings/settings.ts";
 export { STATE_ENTRY_TYPE } from "./state/entries.ts";

@@ -31,9 +31,9 @@ describe("settings are data", () => {
     "%s is an unknown key with file and key, and the other keys still apply",
     (key) => {
       const raw = JSON.parse(`{"${key}": 1, "globAttach": false}`);
-      const { settings, errors } = parseRulebookSettings(raw, "/p/.pi/settings.json");
+      const { settings, issues } = parseRulebookSettings(raw, "/p/.pi/settings.json");
       expect(settings.globAttach).toBe(false);
-      expect(errors).toEqual([
+      expect(issues).toEqual([
         expect.objectContaining({
           key: `rulebook.${key}`,
           kind: "settings",

@@ -200,7 +200,7 @@ export const cli = defineCli({
     const loaded = session.cwd
       ? loadCacheTtlSettings(session.cwd, agentDir, { projectTrusted: host.projectTrusted(session.cwd) })
       : undefined;
-    for (const p of loaded?.problems ?? []) io.stderr(`cache-ttl: ${p.file}: ${p.key}: ${p.message}\n`);
+    for (const p of loaded?.issues ?? []) io.stderr(`cache-ttl: ${p.file}: ${p.key}: ${p.message}\n`);
     const settings = loaded?.settings ?? defaultSettings();
     const last = session.requests.at(-1);
     const catalog = catalogFor(host, session.requests);

@@ -19,7 +19,7 @@ describe("statusReport (/cache-ttl)", () => {
       ttl: { seconds: 300, source: "api", reason: "anthropic-messages short retention" },
       messages: s.messages,
       model: { provider: "anthropic", id: "claude-x", cost: { input: 3, cacheRead: 0.3, cacheWrite: 3.75 } },
-      problems: [],
+      issues: [],
     });
     expect(report).toContain(
       "Prompt cache is warm for about 250s more. TTL 300s (anthropic-messages short retention), buffer 10s.",
@@ -47,7 +47,7 @@ describe("statusReport (/cache-ttl)", () => {
         ttl: { seconds: 300, source: "settings", reason: "cacheTtl.ttlSeconds" },
         messages: s.messages,
         model: undefined,
-        problems: [],
+        issues: [],
       });
     const tokensLess = () => Number(/about ([\d,]+) tokens less per request/.exec(status())?.[1]?.replaceAll(",", ""));
     expect(tokensLess()).toBe(pruned.plan?.savedTokens);
@@ -57,14 +57,14 @@ describe("statusReport (/cache-ttl)", () => {
     expect(tokensLess()).toBeLessThan(2000);
   });
 
-  it("says pruning is off and lists settings problems", () => {
+  it("says pruning is off and lists settings issues", () => {
     const view = new SessionView({ ...defaultSettings(), enabled: false });
     const report = statusReport(view, {
       now: 0,
       ttl: { seconds: undefined, source: "off", reason: "x" },
       messages: [],
       model: undefined,
-      problems: [{ file: "/p/.pi/settings.json", key: "cacheTtl.x", message: "unknown key" }],
+      issues: [{ file: "/p/.pi/settings.json", key: "cacheTtl.x", message: "unknown key" }],
     });
     expect(report).toContain("/p/.pi/settings.json: cacheTtl.x: unknown key");
     expect(report).toContain("cache-ttl-view: Pruning is off.");
@@ -77,7 +77,7 @@ describe("statusReport (/cache-ttl)", () => {
       now: 0,
       ttl: { seconds: undefined, source: "off", reason },
       model: undefined,
-      problems: [],
+      issues: [],
       messages: [],
     });
     expect(report).toContain(`Pruning is off: ${reason}.`);
@@ -96,7 +96,7 @@ describe("statusReport (/cache-ttl)", () => {
       now: 710_000,
       ttl: { seconds: 300, source: "settings", reason: "" },
       model: undefined,
-      problems: [],
+      issues: [],
       messages: s.messages,
     });
     expect(report).toContain("(read src/big.ts)");
@@ -114,7 +114,7 @@ describe("statusReport (/cache-ttl)", () => {
         now: 130_000,
         ttl: { seconds: 300, source: "settings", reason: "" },
         model: undefined,
-        problems: [],
+        issues: [],
         messages: [],
       });
       expect(report).toContain(`pi's cache warming, 30s ago: prune: ${reason}.`);

@@ -2,14 +2,14 @@ import { describeCache } from "../clock/cache-clock.ts";
 import type { ResolvedTtl } from "../clock/ttl.ts";
 import type { SessionView } from "../engine/session-view.ts";
 import type { ViewMessage } from "../model/messages.ts";
-import type { SettingsProblem } from "../settings/settings.ts";
+import type { SettingsIssue } from "../settings/settings.ts";
 import { formatUsd, type Prices, pruneSavings } from "./prices.ts";
 
 export interface StatusInput {
   now: number;
   ttl: ResolvedTtl;
   model: { provider: string; id: string; api?: string; cost?: Prices } | undefined;
-  problems: readonly SettingsProblem[];
+  issues: readonly SettingsIssue[];
   /** The session's current context (pi's), to label pruned blocks. */
   messages: readonly ViewMessage[];
 }
@@ -20,9 +20,9 @@ const n = (x: number) => Math.round(x).toLocaleString("en-US");
 export function statusReport(view: SessionView, input: StatusInput): string {
   const lines: string[] = [];
   const { settings, state } = view;
-  if (input.problems.length > 0) {
-    lines.push("cache-ttl-view: settings problems:");
-    for (const p of input.problems) lines.push(`  ${p.file}: ${p.key}: ${p.message}`);
+  if (input.issues.length > 0) {
+    lines.push("cache-ttl-view: settings issues:");
+    for (const p of input.issues) lines.push(`  ${p.file}: ${p.key}: ${p.message}`);
   }
   if (!settings.enabled) lines.push("cache-ttl-view: Pruning is off.");
   else if (input.ttl.seconds === undefined) lines.push(`cache-ttl-view: Pruning is off: ${input.ttl.reason}.`);

@@ -14,7 +14,7 @@ import { builderOf } from "../model/session-context.ts";
 import { statusReport } from "../report/status.ts";
 import { type RestoreParams, restoredContent, restoreNotes } from "../restore/restore.ts";
 import { parsePinCommand } from "../settings/pin-command.ts";
-import { defaultSettings, loadCacheTtlSettings, type SettingsProblem } from "../settings/settings.ts";
+import { defaultSettings, loadCacheTtlSettings, type SettingsIssue } from "../settings/settings.ts";
 import { STATE_ENTRY, type StateEntry } from "../state/entries.ts";
 import { modelKey, saidFile, ttlNoticeDue } from "../state/said.ts";
 
@@ -36,7 +36,7 @@ const stateOfBranch = (ctx: ExtensionContext) => readSessionEntries(sessionBranc
 const messagesOf = (ctx: ExtensionContext): ViewMessage[] => builderOf(sessionBranch(ctx.sessionManager)).messages();
 
 /**
- * cache-ttl-view in one pi process: the view of the current session and what is said about it (settings problems,
+ * cache-ttl-view in one pi process: the view of the current session and what is said about it (settings issues,
  * "pruning is off" once per model), and what each of pi's events, the `context_restore` tool and `/cache-ttl` do to
  * them. The extension's entry only wires pi's events here, so every path through it is one method to read and test.
  */
@@ -47,7 +47,7 @@ export class CacheTtlSession {
   /** The kit's one rule: each notice once per session, a `/reload` repeats none. */
   readonly #notices = new SessionNotices("cache-ttl-view");
   #view = new SessionView(defaultSettings());
-  #problems: SettingsProblem[] = [];
+  #issues: SettingsIssue[] = [];
   /** False while the settings' fields conflict: nothing new is pruned, and what was pruned before stays pruned. */
   #settingsValid = true;
   /** Per model, the reason this process last checked the said-file for (`undefined`: the TTL was known). */
@@ -69,8 +69,8 @@ export class CacheTtlSession {
   start(ctx: ExtensionContext): void {
     // pi 1.6 reads a project's settings only in a trusted project: so does the view.
     const loaded = loadCacheTtlSettings(ctx.cwd, undefined, { projectTrusted: ctx.isProjectTrusted() });
-    this.#problems = loaded.problems;
-    for (const p of this.#problems) this.#notices.once(ctx, `${p.file}:${p.key}`, `${p.file}: ${p.key}: ${p.message}`);
+    this.#issues = loaded.issues;
+    for (const p of this.#issues) this.#notices.once(ctx, `${p.file}:${p.key}`, `${p.file}: ${p.key}: ${p.message}`);
     // Conflicting fields turn pruning off, not the view: the blocks pruned before keep their bytes (the cached
     // prefix stays valid, and nothing pruned comes back at full size because of a typo).
     this.#settingsValid = loaded.valid;
@@ -205,7 +205,7 @@ export class CacheTtlSession {
     } else {
       this.#countWarm(ctx);
       const messages = messagesOf(ctx);
-      const input = { now: this.#now(), ttl: this.#ttl(ctx), messages, model: ctx.model, problems: this.#problems };
+      const input = { now: this.#now(), ttl: this.#ttl(ctx), messages, model: ctx.model, issues: this.#issues };
       text = statusReport(this.#view, input);
     }
     if (ctx.hasUI) ctx.ui.notify(text, "info");

@@ -5,7 +5,7 @@ import { parseSettingsSection } from "@pi-rails/agent-core/kit";
 import { describe, expect, it } from "vitest";
 import { CacheTtlSettingsSchema, loadCacheTtlSettings } from "./settings.ts";
 
-/** The problems of one `cacheTtl` section, as the extension's loader finds them (the kit's settings rule). */
+/** The issues of one `cacheTtl` section, as the extension's loader finds them (the kit's settings rule). */
 const problemsOf = (section: unknown, file: string) =>
   parseSettingsSection(section, file, "cacheTtl", CacheTtlSettingsSchema.shape).issues;
 
@@ -26,8 +26,8 @@ describe("loadCacheTtlSettings", () => {
       JSON.stringify({ cacheTtl: { ttlSeconds: 3600, keepRecentTurns: 4 } }),
       JSON.stringify({ cacheTtl: { keepRecentTurns: 8, pins: { tools: ["memory"] } } }),
     );
-    const { settings, problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
-    expect(problems).toEqual([]);
+    const { settings, issues, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(issues).toEqual([]);
     expect(valid).toBe(true);
     expect(settings).toMatchObject({
       enabled: true,
@@ -54,20 +54,20 @@ describe("loadCacheTtlSettings", () => {
     );
     const untrusted = loadCacheTtlSettings(h.cwd, h.agentDir, { projectTrusted: false });
     expect(untrusted.settings).toMatchObject({ ttlSeconds: 3600, bufferSeconds: 10 });
-    expect(untrusted.problems).toEqual([
+    expect(untrusted.issues).toEqual([
       { file: h.projectFile, key: "cacheTtl", message: expect.stringContaining("the project is not trusted") },
     ]);
     const trusted = loadCacheTtlSettings(h.cwd, h.agentDir, { projectTrusted: true });
     expect(trusted.settings).toMatchObject({ ttlSeconds: 60, bufferSeconds: 5 });
-    expect(trusted.problems).toEqual([]);
+    expect(trusted.issues).toEqual([]);
   });
 
   it("names the file and key of a bad value once, ignores it and keeps the other keys (the kit's rule)", () => {
     const h = homes(undefined, JSON.stringify({ cacheTtl: { bufferSecs: 5, keepRecentTurns: -1, maxTextChars: 100 } }));
-    const { problems, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    const { issues, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
     expect(valid).toBe(true);
     expect(settings).toMatchObject({ keepRecentTurns: 6, maxTextChars: 100 });
-    expect(problems).toEqual([
+    expect(issues).toEqual([
       expect.objectContaining({
         file: h.projectFile,
         key: "cacheTtl.bufferSecs",
@@ -86,23 +86,23 @@ describe("loadCacheTtlSettings", () => {
       JSON.stringify({ cacheTtl: { ttlSeconds: 60 } }),
       JSON.stringify({ cacheTtl: { bufferSeconds: 60 } }),
     );
-    const { problems, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    const { issues, valid } = loadCacheTtlSettings(h.cwd, h.agentDir);
     expect(valid).toBe(false);
-    expect(problems).toHaveLength(1);
-    expect(problems[0]?.file).toContain(h.projectFile);
-    expect(problems[0]?.message).toContain("cacheTtl.bufferSeconds (60) must be less than cacheTtl.ttlSeconds (60)");
+    expect(issues).toHaveLength(1);
+    expect(issues[0]?.file).toContain(h.projectFile);
+    expect(issues[0]?.message).toContain("cacheTtl.bufferSeconds (60) must be less than cacheTtl.ttlSeconds (60)");
     // A TTL below the default buffer (10 s) is just as impossible.
     const low = homes(undefined, JSON.stringify({ cacheTtl: { ttlSeconds: 5 } }));
-    expect(loadCacheTtlSettings(low.cwd, low.agentDir).problems[0]?.message).toContain("bufferSeconds (10)");
+    expect(loadCacheTtlSettings(low.cwd, low.agentDir).issues[0]?.message).toContain("bufferSeconds (10)");
   });
 
   it("rejects windows that would touch the current turn (keepRecentIntactTurns 0)", () => {
     const h = homes(undefined, JSON.stringify({ cacheTtl: { keepRecentTurns: 0, keepRecentIntactTurns: 0 } }));
-    const { problems, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    const { issues, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
     expect(valid).toBe(true);
     expect(settings.keepRecentIntactTurns).toBe(1);
-    expect(problems.map((p) => p.key)).toEqual(["cacheTtl.keepRecentIntactTurns"]);
-    expect(problems[0]?.message).toContain("the current turn");
+    expect(issues.map((p) => p.key)).toEqual(["cacheTtl.keepRecentIntactTurns"]);
+    expect(issues[0]?.message).toContain("the current turn");
   });
 
   it("says when the intact window is wider than the kept one (which applies, and from which turn), and prunes on", () => {
@@ -110,21 +110,21 @@ describe("loadCacheTtlSettings", () => {
       JSON.stringify({ cacheTtl: { keepRecentTurns: 2 } }),
       JSON.stringify({ cacheTtl: { keepRecentIntactTurns: 5 } }),
     );
-    const { problems, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    const { issues, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
     expect(valid).toBe(true);
     expect(settings).toMatchObject({ keepRecentTurns: 2, keepRecentIntactTurns: 5 });
-    expect(problems).toHaveLength(1);
-    expect(problems[0]?.file).toContain(h.projectFile);
-    expect(problems[0]?.key).toBe("cacheTtl.keepRecentIntactTurns");
-    expect(problems[0]?.message).toBe(
+    expect(issues).toHaveLength(1);
+    expect(issues[0]?.file).toContain(h.projectFile);
+    expect(issues[0]?.key).toBe("cacheTtl.keepRecentIntactTurns");
+    expect(issues[0]?.message).toBe(
       "cacheTtl.keepRecentIntactTurns (5) is above cacheTtl.keepRecentTurns (2): the last 5 turns stay untouched, " +
         "so turns are replaced from the 6th last on, not the 3rd",
     );
     const equal = homes(undefined, JSON.stringify({ cacheTtl: { keepRecentTurns: 3, keepRecentIntactTurns: 3 } }));
-    expect(loadCacheTtlSettings(equal.cwd, equal.agentDir).problems).toEqual([]);
+    expect(loadCacheTtlSettings(equal.cwd, equal.agentDir).issues).toEqual([]);
     // keepRecentTurns 0 keeps the current turn all the same: replaced from the 2nd last on, not the 1st.
     const zero = homes(undefined, JSON.stringify({ cacheTtl: { keepRecentTurns: 0, keepRecentIntactTurns: 3 } }));
-    expect(loadCacheTtlSettings(zero.cwd, zero.agentDir).problems[0]?.message).toMatch(
+    expect(loadCacheTtlSettings(zero.cwd, zero.agentDir).issues[0]?.message).toMatch(
       /from the 4th last on, not the 2nd$/,
     );
     // With a conflict as well, both are said, each under its own key (a notice is said once per file and key).
@@ -136,23 +136,23 @@ describe("loadCacheTtlSettings", () => {
     );
     const loaded = loadCacheTtlSettings(both.cwd, both.agentDir);
     expect(loaded.valid).toBe(false);
-    expect(loaded.problems.map((p) => p.key)).toEqual(["cacheTtl", "cacheTtl.keepRecentIntactTurns"]);
-    expect(loaded.problems[0]?.message).toContain("pruning is off");
+    expect(loaded.issues.map((p) => p.key)).toEqual(["cacheTtl", "cacheTtl.keepRecentIntactTurns"]);
+    expect(loaded.issues[0]?.message).toContain("pruning is off");
   });
 
   it("leaves a file pi cannot load to pi's own message (a trailing comma), and reports a cacheTtl that is not an object", () => {
     const h = homes('{ "cacheTtl": { "ttlSeconds": 60 }, }', JSON.stringify({ cacheTtl: [1] }));
-    const { problems, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    const { issues, valid, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
     expect(valid).toBe(true);
-    expect(problems).toEqual([{ file: h.projectFile, key: "cacheTtl", message: expect.stringContaining("object") }]);
+    expect(issues).toEqual([{ file: h.projectFile, key: "cacheTtl", message: expect.stringContaining("object") }]);
     // pi uses none of a file it cannot load: neither does the view.
     expect(settings.ttlSeconds).toBeUndefined();
   });
 
   it("reads a file with a byte order mark, as pi does", () => {
     const h = homes(undefined, `\uFEFF${JSON.stringify({ cacheTtl: { keepRecentTurns: 3 } })}`);
-    const { problems, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
-    expect(problems).toEqual([]);
+    const { issues, settings } = loadCacheTtlSettings(h.cwd, h.agentDir);
+    expect(issues).toEqual([]);
     expect(settings.keepRecentTurns).toBe(3);
   });
 
@@ -172,7 +172,7 @@ describe("loadCacheTtlSettings", () => {
     const h = homes(undefined, `{"cacheTtl":${raw}}`);
     const loaded = loadCacheTtlSettings(h.cwd, h.agentDir);
     expect(loaded.settings.enabled).toBe(true);
-    expect(loaded.problems.map((p) => p.key)).toEqual([
+    expect(loaded.issues.map((p) => p.key)).toEqual([
       "cacheTtl.constructor",
       "cacheTtl.toString",
       "cacheTtl.hasOwnProperty",

@@ -100,12 +100,14 @@ export function defaultSettings(overrides: Partial<CacheTtlSettings> = {}): Cach
   return { ...CacheTtlSettingsSchema.parse({}), ...overrides };
 }
 
-/** A settings problem: the kit's one issue type. */
+/** A settings mistake (the kit's one issue type: file, key, message). */
+export type { SettingsIssue };
+/** @deprecated the kit's `SettingsIssue`, under its former name. */
 export type SettingsProblem = SettingsIssue;
 
 export interface LoadedSettings {
   settings: CacheTtlSettings;
-  problems: SettingsProblem[];
+  issues: SettingsIssue[];
   /**
    * False when fields conflict (see `loadCacheTtlSettings`): the extension then prunes nothing new, and keeps what
    * it pruned before as it was.
@@ -149,7 +151,7 @@ export function loadCacheTtlSettings(
   const [user, project] = piSettingsFiles(cwd, agentDir) as [string, string];
   const trusted = options.projectTrusted !== false;
   const files = trusted ? [user, project] : [user];
-  const untrusted: SettingsProblem[] =
+  const untrusted: SettingsIssue[] =
     !trusted && readAsPi(project)?.["cacheTtl"] !== undefined
       ? [
           {
@@ -159,13 +161,13 @@ export function loadCacheTtlSettings(
           },
         ]
       : [];
-  const problems: SettingsProblem[] = [...untrusted];
+  const issues: SettingsIssue[] = [...untrusted];
   const merged: Record<string, unknown> = defaultSettings();
   for (const file of files) {
     const json = readAsPi(file);
     if (json === undefined || !Object.hasOwn(json, "cacheTtl")) continue;
     const parsed = parseSettingsSection(json["cacheTtl"], file, "cacheTtl", CacheTtlSettingsSchema.shape);
-    problems.push(...parsed.issues);
+    issues.push(...parsed.issues);
     Object.assign(merged, parsed.values);
   }
   const settings = merged as CacheTtlSettings;
@@ -174,7 +176,7 @@ export function loadCacheTtlSettings(
   const notes = crossFieldNotes(settings);
   const where = () => files.filter((f) => readAsPi(f) !== undefined).join(" + ");
   // Conflicts first, and notes under their own key: each is said once per file and key.
-  for (const message of cross) problems.push({ file: where(), key: "cacheTtl", message: `${message}; pruning is off` });
-  for (const message of notes) problems.push({ file: where(), key: "cacheTtl.keepRecentIntactTurns", message });
-  return { settings, problems, valid: cross.length === 0 };
+  for (const message of cross) issues.push({ file: where(), key: "cacheTtl", message: `${message}; pruning is off` });
+  for (const message of notes) issues.push({ file: where(), key: "cacheTtl.keepRecentIntactTurns", message });
+  return { settings, issues, valid: cross.length === 0 };
 }

@@ -8,16 +8,16 @@ describe("parseRulebookSettings", () => {
   });
 
   it("defaults when absent", () => {
-    expect(parseRulebookSettings(undefined, "s.json")).toEqual({ settings: DEFAULT_SETTINGS, errors: [] });
+    expect(parseRulebookSettings(undefined, "s.json")).toEqual({ settings: DEFAULT_SETTINGS, issues: [] });
   });
 
   it("keeps good keys, reports bad and unknown ones by file and key, never throws", () => {
-    const { settings, errors } = parseRulebookSettings(
+    const { settings, issues } = parseRulebookSettings(
       { globAttach: false, maxRuleChars: -5, disabledProviders: ["cursor", "nope"], colour: "red" },
       "/p/.pi/settings.json",
     );
     expect(settings).toEqual({ ...DEFAULT_SETTINGS, globAttach: false, disabledProviders: ["cursor"] });
-    expect(errors.map((e) => [e.key, e.message])).toEqual([
+    expect(issues.map((e) => [e.key, e.message])).toEqual([
       [
         "rulebook.maxRuleChars",
         expect.stringMatching(/^\/p\/\.pi\/settings\.json: rulebook\.maxRuleChars: .*; ignored$/),
@@ -28,7 +28,7 @@ describe("parseRulebookSettings", () => {
   });
 
   it("a non-object value is one error", () => {
-    expect(parseRulebookSettings("yes", "s.json").errors).toEqual([
+    expect(parseRulebookSettings("yes", "s.json").issues).toEqual([
       expect.objectContaining({ message: 's.json: rulebook: must be an object, got "yes"; ignored' }),
     ]);
   });

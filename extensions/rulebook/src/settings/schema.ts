@@ -41,10 +41,10 @@ export type RulebookSettings = z.infer<typeof RulebookSettingsSchema>;
 export function parseRulebookSettings(
   raw: unknown,
   where: string,
-): { settings: RulebookSettings; errors: RuleWarning[] } {
+): { settings: RulebookSettings; issues: RuleWarning[] } {
   const { values, issues } = parseSettingsSection(raw, where, "rulebook", RulebookSettingsSchema.shape);
   return {
     settings: { ...RulebookSettingsSchema.parse({}), ...values } as RulebookSettings,
-    errors: issues.map(settingsWarning),
+    issues: issues.map(settingsWarning),
   };
 }
