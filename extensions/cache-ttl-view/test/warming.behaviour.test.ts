@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import {
+  closeAfterEach,
   createTestSession,
-  type ModelServer,
   type ScriptedResponse,
   startProviderServer,
   type TestSession,
@@ -28,13 +28,8 @@ const PROMPT_CACHE = { short: 11 };
 const SETTINGS = { cacheTtl: { keepRecentTurns: 1, bufferSeconds: 1 } };
 const FILE = bigFile(50);
 
-let live: { server?: ModelServer; t?: TestSession } = {};
-afterEach(async () => {
-  vi.restoreAllMocks();
-  await live.t?.dispose();
-  await live.server?.close();
-  live = {};
-});
+const keep = closeAfterEach(afterEach);
+afterEach(() => vi.restoreAllMocks());
 
 /**
  * A session on the chat-completions loopback with pi's cache warming as given, the model's cache lifetime and
@@ -53,21 +48,23 @@ async function start(options: {
     { text: "Second answer." },
   ];
   let real = 0;
-  const server = await startProviderServer("openai-completions", {
-    strict: true,
-    script: (request) => (isWarm(request) ? { text: "ok" } : (answers[real++] ?? { text: "done" })),
-  });
-  live.server = server;
-  const t = await createTestSession({
-    model: { kind: "loopback", server, overrides: { promptCache: PROMPT_CACHE, cost: options.cost } },
-    thinkingLevel: "off",
-    files: { "big.txt": FILE },
-    settings: { cacheWarming: options.cacheWarming },
-    projectSettings: options.projectSettings ?? SETTINGS,
-    extensions: [createCacheTtlView({ now: () => options.clock.now })],
-    persist: true,
-  });
-  live.t = t;
+  const server = keep(
+    await startProviderServer("openai-completions", {
+      strict: true,
+      script: (request) => (isWarm(request) ? { text: "ok" } : (answers[real++] ?? { text: "done" })),
+    }),
+  );
+  const t = keep(
+    await createTestSession({
+      model: { kind: "loopback", server, overrides: { promptCache: PROMPT_CACHE, cost: options.cost } },
+      thinkingLevel: "off",
+      files: { "big.txt": FILE },
+      settings: { cacheWarming: options.cacheWarming },
+      projectSettings: options.projectSettings ?? SETTINGS,
+      extensions: [createCacheTtlView({ now: () => options.clock.now })],
+      persist: true,
+    }),
+  );
   const realRequests = () => server.requests.filter((r) => !isWarm(r));
   return { server, t, realRequests };
 }
