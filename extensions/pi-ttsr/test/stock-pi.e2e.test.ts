@@ -16,19 +16,19 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ruleFile } from "./helpers.ts";
 
 /**
- * How each assistant message of the run's one session file ended: its stopReason, and "(emptied)" for one pi-ttsr
- * replaced after stopping it for a rule (no content; its usage record kept).
+ * How each assistant message of the run's one session file ended: its stopReason, "(emptied)" for one pi-ttsr
+ * replaced after stopping it for a rule (no content; its usage record kept), and its error message if it has one.
  */
 function assistantStops(home: CliHome): string[] {
   const sessions = join(home.agentDir, "sessions");
   const files = readdirSync(sessions, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"));
   expect(files).toHaveLength(1);
-  type Message = { role?: string; stopReason?: string; content?: unknown[]; usage?: unknown };
+  type Message = { role?: string; stopReason?: string; content?: unknown[]; usage?: unknown; errorMessage?: string };
   const entries = readSessionFile(join(sessions, files[0]!)) as { message?: Message }[];
   return entries.flatMap(({ message: m }) => {
     if (m?.role !== "assistant") return [];
     const emptied = m.content?.length === 0 && m.usage !== undefined;
-    return [`${m.stopReason ?? ""}${emptied ? " (emptied)" : ""}`];
+    return [`${m.stopReason ?? ""}${emptied ? " (emptied)" : ""}${m.errorMessage ? ` (${m.errorMessage})` : ""}`];
   });
 }
 

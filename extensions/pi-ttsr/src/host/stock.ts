@@ -78,7 +78,12 @@ export function stockHost(core: DeliveryCore): Host {
       }
       const due = manager.onMessageEnd(failed ? "aborted" : stopReason);
       if (failed) blocked.clear();
-      if (interrupted) return { ...message, content: [], stopReason: "stop" };
+      if (interrupted) {
+        // pi-ai's "Request was aborted" goes too: `--mode json` readers and the session file see a response that
+        // ended with nothing, not an error.
+        const { errorMessage: _aborted, ...kept } = message;
+        return { ...kept, content: [], stopReason: "stop" };
+      }
       if (due.length === 0 || retrying) return undefined;
       pi.sendMessage(followUpMessage(due), { deliverAs: "followUp", triggerTurn: true });
       core.deliver(ctx, due, "follow-up");
