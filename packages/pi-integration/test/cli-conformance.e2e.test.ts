@@ -151,7 +151,11 @@ describe.each(BINS)("$name", (b) => {
     expect(help.code).toBe(0);
     expect(help.stdout.startsWith(`${b.name}: `)).toBe(true);
     expect(help.stdout).toMatch(/\n\nUsage:\n {2}\S/);
-    expect(help.stdout).toMatch(/\n\nOptions:\n(.*\n)* {2}--json +.*\n {2}-h, --help +this help\n/);
+    expect(help.stdout).toMatch(
+      /\n\nOptions:\n(.*\n)* {2}--json +.*\n {2}-h, --help +this help, as plain text \(--json does not change it\)\n/,
+    );
+    // --help ignores --json, the same in all four: the same text.
+    expect((await bin(b, ["--help", "--json"])).stdout).toBe(help.stdout);
     expect(help.stdout).toMatch(/\nExit codes: 0 ok, 1 [^\n]+, 2 usage, 3 internal error\.\n$/);
     expect(help.stderr).toBe("");
   });

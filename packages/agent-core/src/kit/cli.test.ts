@@ -208,7 +208,7 @@ describe("formatHelp", () => {
         "Options:",
         "  --cwd <dir>  where",
         "  --json       machine-readable output, one JSON document a line (errors too, on stdout)",
-        "  -h, --help   this help",
+        "  -h, --help   this help, as plain text (--json does not change it)",
         "",
         "More.",
         "",

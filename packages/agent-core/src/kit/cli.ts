@@ -264,7 +264,7 @@ export function formatHelp(help: HelpText): string {
   const options = [
     ...(help.options ?? []),
     ["--json", "machine-readable output, one JSON document a line (errors too, on stdout)"],
-    ["-h, --help", "this help"],
+    ["-h, --help", "this help, as plain text (--json does not change it)"],
   ] as const;
   return [
     help.title,
