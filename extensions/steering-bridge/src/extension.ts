@@ -48,7 +48,9 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   }
 
   pi.on("agent_start", () => session?.bridge.setRunning(true));
-  pi.on("agent_end", () => session?.bridge.setRunning(false));
+  // A run is over once pi has settled it (after agent_end come retries, compaction and agent_before_settle, where
+  // stock pi's held finish_step items still go in with a continuation).
+  pi.on("agent_settled", () => session?.bridge.setRunning(false));
   pi.on("tool_execution_start", (event) => session?.bridge.tools.start(event.toolCallId, event.toolName, event.args));
   pi.on("tool_execution_end", (event) => session?.bridge.tools.end(event.toolCallId));
   pi.on("turn_start", () => session?.host.turn_start?.());

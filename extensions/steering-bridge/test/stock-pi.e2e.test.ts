@@ -163,6 +163,44 @@ describe("stock pi (published 1.6, no patch)", () => {
     expect(result.stdout).toContain("saw the kept item");
   }, 120_000);
 
+  it("a finish_step item held through a failed turn goes in after pi's own retry, in the same run", async () => {
+    // The first answer fails mid-stream (an overloaded provider); pi retries after agent_end. The item, injected while
+    // that answer was held, must still be the bridge's then, not handed to pi's next prompt.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    server = await startModelServer({
+      script: async (_request, index) => {
+        if (index === 0) {
+          await held;
+          return { text: "Let me think about", streamError: { afterDeltas: 1, message: "Overloaded" } };
+        }
+        return index === 1 ? { text: "Retried answer." } : { text: "saw the held item" };
+      },
+    });
+    home = prepareCliHome({ server, settings: { retry: { baseDelayMs: 10 } } });
+    const pi = runPi(["-e", PACKAGE_DIR, "-p", "answer"], { home, piCli: stock.cli, timeoutMs: 90_000 });
+    await server.waitForRequests(1, 60_000);
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+      const run = await runSteer(["inject", "HELD-ITEM", "--mode", "finish_step", "--json"], home);
+      if (run.code === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    release();
+
+    const result = await pi;
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    expect(JSON.stringify(server.requests[1]!.messages)).not.toContain("HELD-ITEM");
+    expect(
+      conversation(server.requests[2]!.messages)
+        .map((m) => m.text)
+        .slice(-2),
+    ).toEqual(["Retried answer.", "HELD-ITEM"]);
+    expect(result.stdout).toContain("saw the held item");
+  }, 120_000);
+
   it.each(WIRE_FORMATS)(
     "%s: an interrupt_immediate item that arrives while the model answers keeps that answer's tool calls from running, and the next request is valid",
     async (format) => {

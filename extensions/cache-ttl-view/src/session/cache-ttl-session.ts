@@ -67,6 +67,8 @@ export class CacheTtlSession {
 
   /** A session began (start, resume, `/new`, `/reload`, fork): its settings, its persisted state, a prepared pass. */
   start(ctx: ExtensionContext): void {
+    // A refresh decided in the previous session is not this one's (its count of pi's refreshes is another branch's).
+    this.#warmDecided = undefined;
     // pi 1.6 reads a project's settings only in a trusted project: so does the view.
     const loaded = loadCacheTtlSettings(ctx.cwd, undefined, { projectTrusted: ctx.isProjectTrusted() });
     this.#issues = loaded.issues;
