@@ -27,6 +27,8 @@ const PROMPT_CACHE = { short: 11 };
 /** The view treats the cache as expired 1 s early: usable 10 s after the cache was last touched. */
 const SETTINGS = { cacheTtl: { keepRecentTurns: 1, bufferSeconds: 1 } };
 const FILE = bigFile(50);
+/** A cache write 10^6 times a read: a refresh pays even against pruning, so the view lets pi warm. */
+const WRITE_DEAR = { input: 100, output: 0, cacheRead: 0.01, cacheWrite: 10_000 };
 
 const keep = closeAfterEach(afterEach);
 afterEach(() => vi.restoreAllMocks());
@@ -103,7 +105,7 @@ describe("cache-ttl-view and pi 1.6's cache warming (a real AgentSession, pi's o
     const clock = { now: 1_000_000 };
     const { server, t, realRequests } = await start({
       cacheWarming: "off",
-      cost: { input: 100, output: 0, cacheRead: 0.01, cacheWrite: 10_000 },
+      cost: WRITE_DEAR,
       clock,
     });
     await t.prompt("read big.txt");
@@ -119,10 +121,9 @@ describe("cache-ttl-view and pi 1.6's cache warming (a real AgentSession, pi's o
 
   it("while pi keeps the cache warm, counts its refreshes and does not prune, however long since the last request", async () => {
     const clock = { now: 1_000_000 };
-    // A cache write 10^6 times a read: a refresh pays even against pruning, so the view lets pi warm.
     const { server, t, realRequests } = await start({
       cacheWarming: "idle",
-      cost: { input: 100, output: 0, cacheRead: 0.01, cacheWrite: 10_000 },
+      cost: WRITE_DEAR,
       clock,
     });
     await t.prompt("read big.txt");

@@ -79,3 +79,25 @@ export async function callsInFlight(home: Pick<CliHome, "cwd" | "env">): Promise
   if (status.code !== 0) throw new Error(`pi-steer status failed (${status.code}): ${status.stderr}`);
   return (JSON.parse(status.stdout) as { toolCallsInFlight: { callId: string; tool: string }[] }).toolCallsInFlight;
 }
+
+/**
+ * `pi-steer inject` once the session's socket answers (it is up once pi's session started): retried for up to 30 s;
+ * the last run when it never succeeded, so the test's own check names why.
+ */
+export async function injectWhenUp(home: Pick<CliHome, "cwd" | "env">, args: string[]): Promise<SteerRun> {
+  let run = await runSteer(["inject", ...args], home);
+  for (const deadline = Date.now() + 30_000; run.code !== 0 && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    run = await runSteer(["inject", ...args], home);
+  }
+  return run;
+}
+
+/** A gate a model server's script awaits: the answer is held until the test opens it (items then arrive mid-turn). */
+export function gate(): { held: Promise<void>; open: () => void } {
+  let open: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { held, open };
+}

@@ -16,7 +16,7 @@ import {
 } from "@pi-rails/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { conversation } from "./helpers.ts";
-import { alive, PACKAGE_DIR, runSteer } from "./steer-cli.ts";
+import { alive, gate, injectWhenUp, PACKAGE_DIR, runSteer } from "./steer-cli.ts";
 
 // The published pi 1.6 as a user has it (installed from the npm registry by the testkit), without the pi-rails
 // patch: no seams; cancel of one running call works as on the patched pi (agent-core's cancellable built-in tools).
@@ -125,10 +125,7 @@ describe("stock pi (published 1.6, no patch)", () => {
 
   it("holds finish_step in the bridge's queue until the turn ends: a revoked item is never sent, a kept one goes in at the end of that turn and is answered", async () => {
     // The answer (no tool calls) is held until both items are in and one is revoked: they arrive mid-turn.
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { held, open: release } = gate();
     server = await startModelServer({
       script: async (_request, index) => {
         if (index > 0) return { text: "saw the kept item" };
@@ -140,12 +137,9 @@ describe("stock pi (published 1.6, no patch)", () => {
     const pi = runPi(["-e", PACKAGE_DIR, "-p", "answer"], { home, piCli: stock.cli, timeoutMs: 90_000 });
     await server.waitForRequests(1, 60_000);
     const inject = async (content: string) => {
-      for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-        const run = await runSteer(["inject", content, "--mode", "finish_step", "--json"], home!);
-        if (run.code === 0) return JSON.parse(run.stdout) as { id: string; handedToPi?: boolean };
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      throw new Error("pi-steer never reached the session");
+      const run = await injectWhenUp(home!, [content, "--mode", "finish_step", "--json"]);
+      expect(run.code, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as { id: string; handedToPi?: boolean };
     };
     const revoked = await inject("REVOKED-ITEM");
     const kept = await inject("KEPT-ITEM");
@@ -166,10 +160,7 @@ describe("stock pi (published 1.6, no patch)", () => {
   it("a finish_step item held through a failed turn goes in after pi's own retry, in the same run", async () => {
     // The first answer fails mid-stream (an overloaded provider); pi retries after agent_end. The item, injected while
     // that answer was held, must still be the bridge's then, not handed to pi's next prompt.
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { held, open: release } = gate();
     server = await startModelServer({
       script: async (_request, index) => {
         if (index === 0) {
@@ -182,11 +173,8 @@ describe("stock pi (published 1.6, no patch)", () => {
     home = prepareCliHome({ server, settings: { retry: { baseDelayMs: 10 } } });
     const pi = runPi(["-e", PACKAGE_DIR, "-p", "answer"], { home, piCli: stock.cli, timeoutMs: 90_000 });
     await server.waitForRequests(1, 60_000);
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-      const run = await runSteer(["inject", "HELD-ITEM", "--mode", "finish_step", "--json"], home);
-      if (run.code === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const injected = await injectWhenUp(home, ["HELD-ITEM", "--mode", "finish_step", "--json"]);
+    expect(injected.code, injected.stderr).toBe(0);
     release();
 
     const result = await pi;
@@ -205,10 +193,7 @@ describe("stock pi (published 1.6, no patch)", () => {
     "%s: an interrupt_immediate item that arrives while the model answers keeps that answer's tool calls from running, and the next request is valid",
     async (format) => {
       // The first answer (a bash call) is held until the item is in: the item arrives mid-turn, as a user's would.
-      let release: () => void = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      const { held, open: release } = gate();
       const ran = join(mkdtempSync(join(tmpdir(), "stock-skip-")), "ran");
       server = await startProviderServer(format, {
         strict: true,
@@ -221,15 +206,8 @@ describe("stock pi (published 1.6, no patch)", () => {
       home = prepareCliHome({ server });
       const pi = runPi(["-e", PACKAGE_DIR, "-p", "touch the file"], { home, piCli: stock.cli, timeoutMs: 90_000 });
       await server.waitForRequests(1, 60_000);
-      let injected: Awaited<ReturnType<typeof runSteer>> | undefined;
-      const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline) {
-        // The socket is up once the session started; retry until it answers.
-        injected = await runSteer(["inject", "STOP-BEFORE-TOOLS", "--mode", "interrupt_immediate", "--json"], home);
-        if (injected.code === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(injected?.code, injected?.stderr).toBe(0);
+      const injected = await injectWhenUp(home, ["STOP-BEFORE-TOOLS", "--mode", "interrupt_immediate", "--json"]);
+      expect(injected.code, injected.stderr).toBe(0);
       release();
 
       const result = await pi;
