@@ -130,3 +130,5 @@ export {
   isCancelledByHost,
   modelFacingCallId,
 } from "./tools/cancelled.ts";
+export * from "./hosts/checkpoints.ts";
+export * from "./hosts/stream-hook.ts";
