@@ -18,6 +18,8 @@ export type {
   StreamTextResult,
   StreamTextSource,
 } from "@earendil-works/pi-agent-core";
+export * from "./hosts/checkpoints.ts";
+export * from "./hosts/stream-hook.ts";
 export { AGENT_DIR_ENV, expandTilde, homeDir, resolveAgentDir } from "./kit/agent-dir.ts";
 export * from "./kit/cli.ts";
 export {
@@ -130,5 +132,3 @@ export {
   isCancelledByHost,
   modelFacingCallId,
 } from "./tools/cancelled.ts";
-export * from "./hosts/checkpoints.ts";
-export * from "./hosts/stream-hook.ts";
