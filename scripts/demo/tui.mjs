@@ -1,6 +1,7 @@
 // The interactive TUI of a pi (checkout or installed) in a real terminal (tmux): the user types a question, the
 // model starts to break a pi-ttsr rule, and the screen shows the patched one-line notice and only the retried
-// answer. Used by `pnpm demo --installed` to show that the TUI works as in stock pi, with the patch.
+// answer. Used by `pnpm demo --installed` to show that the TUI works as in stock pi, with the patch, and by
+// packages/pi-integration/test/tui-interrupt.e2e.test.ts on both hosts (what shows while it streams, frame by frame).
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,16 +15,21 @@ function pane(session) {
   return execFileSync("tmux", ["capture-pane", "-p", "-J", "-S", "-200", "-t", session], { encoding: "utf8" });
 }
 
-async function waitForPane(session, pattern, timeoutMs) {
+/** Polls the screen until it matches `pattern`; `onFrame` sees each screen read on the way (every `everyMs`). */
+async function waitForPane(session, pattern, timeoutMs, { everyMs = 200, onFrame = () => {} } = {}) {
   const deadline = Date.now() + timeoutMs;
   let screen = "";
   while (Date.now() < deadline) {
     screen = pane(session);
+    onFrame(screen);
     if (pattern.test(screen)) return screen;
-    await sleep(200);
+    await sleep(everyMs);
   }
   throw new Error(`timed out waiting for ${pattern} in the TUI:\n${screen}`);
 }
+
+/** The start of the violating answer: a screen showing it shows the cut-off partial. */
+const PARTIAL_MARK = VIOLATING.slice(0, 40);
 
 /** Runs the TUI once; returns the final screen and what it showed. */
 export async function runTuiCheck({ root, target }) {
@@ -59,9 +65,20 @@ export async function runTuiCheck({ root, target }) {
       await sleep(500);
     }
     execFileSync("tmux", ["send-keys", "-t", session, "Enter"]);
-    const screen = await waitForPane(session, /timeoutMs: 5_000/, 60_000);
+    // While it streams, each screen read (every 10 ms or as fast as tmux answers) is looked at: a flash of the
+    // partial, or of the text completing the rule's match, is counted even when the final screen is clean.
+    const frames = { read: 0, withPartial: 0, withMatch: 0 };
+    const screen = await waitForPane(session, /timeoutMs: 5_000/, 60_000, {
+      everyMs: 10,
+      onFrame: (frame) => {
+        frames.read++;
+        if (frame.includes(PARTIAL_MARK)) frames.withPartial++;
+        if (/legacyFetch\(/.test(frame)) frames.withMatch++;
+      },
+    });
     return {
       screen,
+      frames,
       // The patched pi's notice ("interrupted by rule"), or stock pi's ("interrupted the response (<rule>)").
       notice: screen.match(/[^\n]*(interrupted by rule|interrupted the response)[^\n]*/)?.[0]?.trim() ?? null,
       finalAnswerShown: screen.includes("fetchV2"),
