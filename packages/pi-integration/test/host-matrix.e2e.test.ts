@@ -40,6 +40,8 @@ type HostKind = "stock" | "patched";
 const ROWS: Record<string, string> = {
   "a TTSR rule on the answer's text": "matrix",
   "a TTSR rule on a tool call's arguments": "matrix",
+  "`--mode json` while a rule interrupts": "matrix",
+  "the TUI while a rule interrupts": "packages/pi-integration/test/tui-interrupt.e2e.test.ts",
   "from the violating delta to the retry's request (`pnpm bench`, median)": "packages/pi-integration/bench/hosts.mjs",
   "steering items": "matrix",
   "an `interrupt_immediate` item: last delta to the next request (`pnpm bench`, median)":
@@ -207,6 +209,42 @@ describe.each<HostKind>(["stock", "patched"])("%s pi 1.6", (kind) => {
       expect(retried).toContain("Never use any.");
       expect(retried).not.toContain("let x: any");
       expect(run.stdout).toContain("Understood, I will not use any.");
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    `${kind}: \`--mode json\` while a rule interrupts: no error event; the attempt ends emptied (stock) or in stream_abort (patched)`,
+    async () => {
+      // No delay between deltas: pi may have read the whole answer before the abort takes effect.
+      const server = await startModelServer({
+        script: [
+          { text: "Sure. Just call eval(input) and return the result; that is the quickest way.", chunkSize: 4 },
+          { text: "Use JSON.parse(input): it only parses data." },
+        ],
+      }).then(keep);
+      const home = keep(
+        prepareCliHome({ server, files: { ".pi/rules/no-eval.md": ruleFile("\\beval\\(", "Never call eval().") } }),
+      );
+      const run = await runPi(["-e", TTSR, "--mode", "json", "parse it"], { home, piCli: cli, timeoutMs: 120_000 });
+      expect(run.code, run.stderr).toBe(0);
+      type JsonEvent = { type: string; message?: { role?: string; stopReason?: string; content?: unknown[] } };
+      const events = run.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as JsonEvent);
+      expect(run.stdout).not.toMatch(/Operation aborted|Request was aborted|"errorMessage"/);
+      const ends = events
+        .filter((e) => e.type === "message_end" && e.message?.role === "assistant")
+        .map((e) => `${e.message!.stopReason} ${textOf(e.message!.content)}`.trim());
+      // The violating answer never ends as itself: stock pi ends it emptied; the patched loop ends it in stream_abort.
+      expect(ends).toEqual(
+        kind === "stock"
+          ? ["stop", "stop Use JSON.parse(input): it only parses data."]
+          : ["stop Use JSON.parse(input): it only parses data."],
+      );
+      expect(events.filter((e) => e.type === "stream_abort")).toHaveLength(kind === "stock" ? 0 : 1);
+      expect(JSON.stringify(server.requests[1]!.messages)).not.toContain("Just call eval");
     },
     TIMEOUT_MS,
   );
