@@ -1,15 +1,17 @@
 /**
- * pi adapter for TTSR: at session start it loads the rules, builds the manager and picks the host once (patched or
- * stock pi, `host/`); then it hands each pi event to that host. Matching and the repeat policy live in the manager,
- * what is injected in `delivery/`, and how a match reaches the model in the host adapters.
+ * pi adapter for TTSR: at session start it loads the rules and builds the manager; its stream hook (agent-core's,
+ * on whichever pi runs) hands each delta to the manager. Matching and the repeat policy live in the manager, what is
+ * injected in `delivery/`, and how a match reaches the model in `host/stream-hook.ts`.
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import {
-  chooseHost,
   emitEvent,
   formatSettingsIssue,
+  type PiHostKind,
   readSessionEntries,
+  registerStreamHook,
   resolveAgentDir,
+  type StreamHook,
   sessionBranch,
   TTSR_STATUS_EVENT,
 } from "@pi-rails/agent-core/kit";
@@ -22,9 +24,8 @@ import {
   interruptCostStatus,
   interruptCostText,
 } from "./delivery/interrupt-cost.ts";
-import { DeliveryCore, type Host, tell } from "./host/delivery.ts";
-import { TTSR_HOSTS } from "./host/hosts.ts";
-import { STOCK_PI_NOTICE } from "./host/stock.ts";
+import { DeliveryCore, tell } from "./host/delivery.ts";
+import { STOCK_PI_NOTICE, ttsrStreamHook } from "./host/stream-hook.ts";
 import { buildRegistry } from "./manager/build-registry.ts";
 import { completedTurns } from "./manager/completed-turns.ts";
 import { TtsrManager } from "./manager/ttsr-manager.ts";
@@ -33,7 +34,7 @@ import { formatIssue } from "./rules/types.ts";
 import { readTtsrSettings } from "./settings/read.ts";
 
 /** Loads this session's settings and rules (saying once what is wrong) and restores what its branch recorded. */
-async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ core: DeliveryCore; host: Host }> {
+async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, host: PiHostKind): Promise<Session> {
   const agentDir = resolveAgentDir();
   // pi 1.6 reads a project's settings only while it trusts the project; so do pi-ttsr and rulebook's discovery.
   const projectTrusted = ctx.isProjectTrusted();
@@ -64,8 +65,7 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
   const costStatus = interruptCostStatus(cost);
   if (ctx.hasUI && costStatus) ctx.ui.setStatus("pi-ttsr", costStatus);
   const core = new DeliveryCore(pi, manager, cost);
-  const { kind, host } = chooseHost(TTSR_HOSTS, core);
-  const patched = kind === "patched";
+  const patched = host === "patched";
   if (manager.active && !patched) tell(ctx, STOCK_PI_NOTICE);
   // rulebook reads `skipped` so that `/rulebook` calls these rules "not delivered", with pi-ttsr's reasons
   const compileFailed = built.issues.flatMap((i) =>
@@ -78,30 +78,22 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext): Promise<{ 
     skipped: [...loaded.skipped, ...manager.registry.skipped, ...compileFailed],
     warnings: [...settingsIssues.map(formatSettingsIssue), ...ruleIssues.map(formatIssue)],
   });
-  return { core, host };
+  return { core, hook: ttsrStreamHook(core) };
+}
+
+/** A session's delivery core and the stream hook built on it. */
+interface Session {
+  core: DeliveryCore;
+  hook: StreamHook;
 }
 
 export default function ttsrExtension(pi: ExtensionAPI): void {
-  let session: { core: DeliveryCore; host: Host } | undefined;
+  let session: Session | undefined;
+  const streamHook = registerStreamHook(pi, () => session?.hook);
   pi.on("session_start", async (_event, ctx) => {
-    session = await startSession(pi, ctx);
+    session = await startSession(pi, ctx, streamHook.kind);
   });
 
-  pi.on("stream_text", (event, ctx) => session?.host.stream_text?.(event, ctx));
-  pi.on("checkpoint", (event, ctx) => session?.host.checkpoint?.(event, ctx));
-  pi.on("stream_abort", (event, ctx) => session?.host.stream_abort?.(event, ctx));
-  pi.on("message_update", (event, ctx) => session?.host.message_update?.(event, ctx));
-  pi.on("message_start", (event) => {
-    if (event.message.role === "assistant") session?.host.message_start?.();
-  });
-  pi.on("message_end", (event, ctx) => {
-    if (event.message.role !== "assistant") return undefined;
-    const message = session?.host.message_end(event.message, ctx);
-    return message ? { message } : undefined;
-  });
-  pi.on("context", (event, ctx) => session?.host.context?.(event, ctx));
-  pi.on("tool_call", (event, ctx) => session?.host.tool_call?.(event, ctx));
-  pi.on("agent_settled", (event, ctx) => session?.host.agent_settled?.(event, ctx));
   pi.on("tool_result", (event, ctx) => session?.core.toolResult(event, ctx));
   pi.on("turn_end", () => session?.core.manager.onTurnEnd());
 

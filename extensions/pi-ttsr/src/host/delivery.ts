@@ -1,12 +1,7 @@
 import type {
-  CheckpointEventResult,
-  ContextEventResult,
   ExtensionAPI,
   ExtensionContext,
   ExtensionEvent,
-  ExtensionHandler,
-  StreamTextHandler,
-  ToolCallEventResult,
   ToolResultEventResult,
 } from "@earendil-works/pi-coding-agent";
 import {
@@ -27,26 +22,7 @@ import {
 import type { InterruptCostTally } from "../delivery/interrupt-cost.ts";
 import type { DeltaInput, RuleMatch, TtsrManager } from "../manager/ttsr-manager.ts";
 
-type EventOf<T extends ExtensionEvent["type"]> = Extract<ExtensionEvent, { type: T }>;
-/** An assistant message as pi hands it to extensions. */
-export type AssistantMessage = Extract<EventOf<"message_end">["message"], { role: "assistant" }>;
-
-/**
- * What one host does at the pi events where the hosts differ. The extension wires each event once and the session
- * picks the host once (patched or stock pi); message_start and message_end reach a host for assistant messages only.
- */
-export interface Host {
-  stream_text?: StreamTextHandler;
-  checkpoint?: ExtensionHandler<EventOf<"checkpoint">, CheckpointEventResult>;
-  stream_abort?: ExtensionHandler<EventOf<"stream_abort">>;
-  message_update?: ExtensionHandler<EventOf<"message_update">>;
-  message_start?: () => void;
-  /** May replace the finalized message (stock pi: an aborted one, by an empty one). */
-  message_end: (message: AssistantMessage, ctx: ExtensionContext) => AssistantMessage | undefined;
-  context?: ExtensionHandler<EventOf<"context">, ContextEventResult>;
-  tool_call?: ExtensionHandler<EventOf<"tool_call">, ToolCallEventResult>;
-  agent_settled?: ExtensionHandler<EventOf<"agent_settled">>;
-}
+type ToolResultEvent = Extract<ExtensionEvent, { type: "tool_result" }>;
 
 /** pi-ttsr's notices, by the kit's one rule: each said once per session, and a /reload repeats none. */
 const notices = new SessionNotices("pi-ttsr");
@@ -55,8 +31,8 @@ const notices = new SessionNotices("pi-ttsr");
 export const tell = (ctx: ExtensionContext, message: string) => notices.once(ctx, message, message);
 
 /**
- * The part both hosts share: feed a delta to the manager, and once a host has chosen how a match reaches the model,
- * record the delivery (repeat policy, session entry, event, notice); reminders on tool results work the same on both.
+ * What every delivery shares: feed a delta to the manager, and once a match's way to the model is chosen, record the
+ * delivery (repeat policy, session entry, event, notice); reminders on tool results work the same on either pi.
  */
 export class DeliveryCore {
   constructor(
@@ -66,7 +42,7 @@ export class DeliveryCore {
     public cost: InterruptCostTally,
   ) {}
 
-  /** One delta from either host: the matches that ask to interrupt now (empty when none, or when matching failed). */
+  /** One delta: the matches that ask to interrupt now (empty when none, or when matching failed). */
   check(ctx: ExtensionContext, delta: DeltaInput): RuleMatch[] {
     try {
       const decision = this.manager.checkDelta(delta);
@@ -90,7 +66,7 @@ export class DeliveryCore {
     const turn = this.manager.completedTurns;
     writeSessionEntry(this.pi, INJECTION_ENTRY, { rules: names, kind, turn, ...(toolCallId ? { toolCallId } : {}) });
     emitEvent(this.pi.events, TTSR_TRIGGERED_EVENT, triggeredPayload(matches, kind));
-    // Only patched pi interrupts; its notice (naming the rules) is shown at stream_abort, once the loop has aborted.
+    // An interrupt's notice (naming the rules) is shown once it took effect (the stream hook's `retried` outcome).
     if (ctx.hasUI && kind !== "interrupt") ctx.ui.notify(noticeText(matches, kind), "info");
   }
 
@@ -99,7 +75,7 @@ export class DeliveryCore {
    * `structuredContent` (what scripts such as codemode's get instead of the text) is handed back unchanged: pi 1.6
    * drops it when a handler replaces `content` alone, and the reminder is for the model, not for them.
    */
-  toolResult(event: EventOf<"tool_result">, ctx: ExtensionContext): ToolResultEventResult | undefined {
+  toolResult(event: ToolResultEvent, ctx: ExtensionContext): ToolResultEventResult | undefined {
     const bucket = this.manager.takeToolBucket(event.toolCallId);
     if (bucket.length === 0) return undefined;
     this.deliver(ctx, bucket, "tool-reminder", event.toolCallId);
