@@ -76,6 +76,26 @@ describe("compile cache", () => {
     expect(compileAll([{ ...edited, window: "line" }], dir).compiled).toBe(1);
   });
 
+  it("reads an edited set's unchanged patterns from the last set's file (one read), their own files only if need be", () => {
+    dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
+    const first = compileAll(SPECS, dir);
+    // Without their own files the unchanged patterns still come back from the set's file: nothing else compiled.
+    for (const s of SPECS) rmSync(cacheFile(dir, s));
+    const edited = [...SPECS.slice(0, 6), { source: "TODO", flags: "i", window: "accumulated" as const }];
+    const result = compileAll(edited, dir);
+    expect([result.cache, result.compiled]).toEqual(["miss", 1]);
+    expect(result.results.slice(0, 6)).toEqual(first.results.slice(0, 6));
+    expect(result.results).toEqual(edited.map((s) => compileAll([s]).results[0]));
+    // A malformed entry in the newest set's file is skipped, not trusted: that pattern alone is compiled.
+    const newest = setFile(dir, edited);
+    const whole = JSON.parse(readFileSync(newest, "utf8"));
+    whole.results[1] = { ok: true, pattern: { spec: SPECS[1], mode: 7 } };
+    writeFileSync(newest, JSON.stringify(whole));
+    const again = compileAll([...SPECS.slice(0, 6), { ...edited[6]!, flags: "" }], dir);
+    expect([again.cache, again.compiled]).toEqual(["miss", 2]);
+    expect(again.results[1]).toEqual(first.results[1]);
+  });
+
   it("ignores and rewrites a corrupt or foreign cache file", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
     const file = cacheFile(dir, SPECS[1]!);

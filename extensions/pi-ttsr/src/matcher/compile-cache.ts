@@ -74,7 +74,13 @@ export function compileAll(specs: readonly PatternSpec[], cacheDir?: string): Co
   const known = readSet(whole, specs);
   if (known) return { results: known, cache: "hit", compiled: 0 };
   let compiled = 0;
+  // A set that changed since the last start (a rule edited, added or removed) mostly holds that set's patterns:
+  // they are read from its file at once, and only the others from their own files (or compiled).
+  const pool = newestSetEntries(dirname(whole));
   const results = specs.map((spec) => {
+    const pooled = pool.get(specKey(spec));
+    const known = pooled === undefined ? undefined : fromJsonOrUndefined(pooled, spec);
+    if (known) return known;
     const file = cacheFile(cacheDir, spec);
     const cached = readEntry(file, spec);
     if (cached) return cached;
@@ -96,6 +102,51 @@ function readSet(file: string, specs: readonly PatternSpec[]): CompileResult[] |
     const results = (data.results as unknown[]).map((r, i) => fromJson(r, specs[i]!));
     return results.every((r) => r !== undefined) ? (results as CompileResult[]) : undefined;
   });
+}
+
+/** A spec as its entries store it (flags normalized: sorted, no `g`/`y`/`d`), for looking entries up. */
+function specKey(spec: PatternSpec): string {
+  return `${spec.window}\u0000${flagLetters(spec.flags ?? "")}\u0000${spec.source}`;
+}
+
+const flagLetters = (flags: string) => [...new Set(flags.replace(/[gyd]/g, ""))].sort().join("");
+
+/**
+ * The entries of the newest whole-set file of a compiler folder, by spec (empty when there is none or it does not
+ * read). Each is still checked against the spec it is used for (`fromJson`).
+ */
+function newestSetEntries(folder: string): Map<string, unknown> {
+  const entries = new Map<string, unknown>();
+  let newest: { file: string; at: number } | undefined;
+  try {
+    for (const name of readdirSync(folder)) {
+      if (!name.startsWith("set-") || !name.endsWith(".json")) continue;
+      const at = statSync(join(folder, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+      if (!newest || at > newest.at) newest = { file: join(folder, name), at };
+    }
+  } catch {
+    return entries;
+  }
+  if (!newest) return entries;
+  readJsonCache(newest.file, (json) => {
+    const data = json as { format?: unknown; results?: unknown };
+    if (data.format !== FORMAT || !Array.isArray(data.results)) return;
+    for (const r of data.results as Array<{ spec?: PatternSpec; pattern?: { spec?: PatternSpec } }>) {
+      const spec = r?.pattern?.spec ?? r?.spec;
+      if (spec && typeof spec.source === "string") entries.set(specKey(spec), r);
+    }
+    return true;
+  });
+  return entries;
+}
+
+/** `fromJson`, undefined for an entry that does not fit (it throws on a malformed one). */
+function fromJsonOrUndefined(value: unknown, spec: PatternSpec): CompileResult | undefined {
+  try {
+    return fromJson(value, spec);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -207,6 +258,5 @@ function fromJson(value: unknown, spec: PatternSpec): CompileResult | undefined 
  */
 function sameSpec(stored: PatternSpec | undefined, spec: PatternSpec): boolean {
   if (!stored || stored.source !== spec.source || stored.window !== spec.window) return false;
-  const letters = (flags: string) => [...new Set(flags.replace(/[gyd]/g, ""))].sort().join("");
-  return letters(stored.flags ?? "") === letters(spec.flags);
+  return flagLetters(stored.flags ?? "") === flagLetters(spec.flags);
 }

@@ -149,6 +149,15 @@ function settledOf(source: string, flags: string, lookahead: number, regex: RegE
 /** Compiles one condition; the error string names what is wrong (the caller adds file and key). */
 export function compilePattern(spec: PatternSpec): CompileResult {
   const flags = uniqueFlags(spec.flags);
+  const literal = spec.window === "chunk" ? undefined : literalChars(spec.source, flags);
+  if (literal === undefined) return compileAnalysed(spec);
+  const normalized: PatternSpec = { source: spec.source, flags, window: spec.window };
+  return { ok: true, pattern: literalPattern(normalized, new RegExp(spec.source, `${flags}g`), literal) };
+}
+
+/** `compilePattern` through the regex libraries' analysis, whatever the pattern (plain strings too: tests). */
+export function compileAnalysed(spec: PatternSpec): CompileResult {
+  const flags = uniqueFlags(spec.flags);
   let regex: RegExp;
   try {
     regex = new RegExp(spec.source, `${flags}g`);
@@ -237,6 +246,57 @@ export function compilePattern(spec: PatternSpec): CompileResult {
     }
   }
   return b.native("its assertions could not be checked on an automaton");
+}
+
+/** Characters a literal may hold unescaped: none that the regex syntax reads (`]` and `}` stay with refa). */
+const PLAIN = /^[^\\^$.*+?()[\]{}|\ud800-\udfff]$/;
+/** Characters a literal may hold escaped (`\(` is `(`). */
+const ESCAPED = /^[\\^$.*+?()[\]{}|/-]$/;
+
+/**
+ * The characters of a pattern that is one plain string (`forbiddenCall\(`, `legacy-module`) under flags that do
+ * not change what it matches (`m`, `s`: it has no `^`, `$` or `.`), else undefined. Most rules are such strings;
+ * they compile without parsing or loading the regex libraries, to what refa's path makes of them (tested).
+ */
+export function literalChars(source: string, flags: string): string | undefined {
+  if (/[^ms]/.test(flags)) return undefined;
+  let out = "";
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === "\\") {
+      const next = source[++i];
+      if (next === undefined || !ESCAPED.test(next)) return undefined;
+      out += next;
+    } else if (PLAIN.test(c)) out += c;
+    else return undefined;
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/** The `dfa` pattern of a literal: a chain automaton, one node per character (refa's, node for node). */
+function literalPattern(spec: PatternSpec, regex: RegExp, chars: string): CompiledPattern {
+  const out: PlainNfa["out"] = [];
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars.charCodeAt(i);
+    out.push([{ to: i + 1, ranges: [c, c] }]);
+  }
+  out.push([]);
+  return {
+    spec,
+    mode: "dfa",
+    regex,
+    settledRegex: regex,
+    nfa: { initial: 0, finals: [chars.length], out },
+    maxLength: chars.length,
+    lookahead: 0,
+    readAhead: 0,
+    lookbehind: 0,
+    crossesLines: chars.includes("\n"),
+    dueFrom: 0,
+    dueUntil: 0,
+    polynomial: false,
+    notes: [],
+  };
 }
 
 /** A stretch of a pattern's source and what replaces it. */
