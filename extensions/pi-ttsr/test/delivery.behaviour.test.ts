@@ -463,25 +463,28 @@ describe("robustness", () => {
     expect(status.warnings.join("\n")).toMatch(/bad\.md \(condition\).*invalid regex/);
   });
 
-  it("on stock pi, a response that ended before the abort took effect gets the rule after it, as a reminder", async () => {
-    // pi's faux model hands over a whole response before an abort can reach it, as a real one does when the rule
-    // matches in the last delta; the interrupt itself (a real stream, cut off) runs in test/stock-pi.e2e.test.ts.
+  it("on stock pi, a response pi had read whole before the abort took effect is dropped too, and retried with the rule", async () => {
+    // pi's faux model hands over a whole response before an abort can reach it, as a real one does when pi has read
+    // the rest of the answer already; the interrupt itself (a real stream, cut off) runs in test/stock-pi.e2e.test.ts.
     await onStockPi(async () => {
       const r = recorder();
       const probe = eventProbe();
       const t = await createTestSession({
         files: { ".pi/rules/no-console.md": NO_CONSOLE },
         extensions: [ttsrExtension, probe.factory],
+        persist: true,
         model: { kind: "faux", responses: [r.reply("I used console.log(x)."), r.reply("ok")] },
       }).then(keep);
       await t.prompt("go");
-      // The reminder starts a run of its own once pi settled: wait for it.
+      // The retry starts a run of its own once pi settled: wait for it.
       await expect.poll(() => r.contexts.length).toBe(2);
       await t.session.agent.waitForIdle();
       expect(probe.status).toEqual([expect.objectContaining({ active: true, patched: false })]);
-      expect(sentText(r.contexts[1])).toContain("I used console.log(x).");
-      expect(sentText(r.contexts[1])).toContain("system-reminder");
-      expect(sentText(r.contexts[1])).not.toContain("system-interrupt");
+      expect(sentText(r.contexts[1])).not.toContain("I used console.log(x).");
+      expect(sentText(r.contexts[1])).toContain("system-interrupt");
+      expect(injectionEntries(t)).toEqual([expect.objectContaining({ rules: ["no-console"], kind: "interrupt" })]);
+      const assistants = t.session.messages.filter((m) => m.role === "assistant");
+      expect(assistants.map((m) => (m.role === "assistant" ? m.content.length : -1))).toEqual([0, 1]);
     });
   });
 

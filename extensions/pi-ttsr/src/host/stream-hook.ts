@@ -3,7 +3,6 @@ import {
   emitEvent,
   type StreamHook,
   type StreamHookInterrupt,
-  type StreamHookMessage,
   showStreamAbortNotice,
   TTSR_COST_EVENT,
   writeSessionEntry,
@@ -28,8 +27,8 @@ export const STOCK_PI_NOTICE =
 
 /**
  * pi-ttsr on agent-core's stream hook (either pi): each delta goes to the manager; a match that interrupts is
- * delivered at once and stops the response; what became of it (retried, dropped by the abort cap, completed before
- * the abort, a blocked tool call) settles the repeat policy, the session entries and what it cost.
+ * delivered at once and stops the response; what became of it (retried, dropped by the abort cap, a blocked tool
+ * call) settles the repeat policy, the session entries and what it cost.
  */
 export function ttsrStreamHook(core: DeliveryCore): StreamHook {
   const { manager, pi } = core;
@@ -71,7 +70,7 @@ export function ttsrStreamHook(core: DeliveryCore): StreamHook {
       return followUpMessage(due);
     },
 
-    onOutcome(outcome, ctx): StreamHookMessage | undefined {
+    onOutcome(outcome, ctx) {
       if (outcome.kind === "blocked") {
         const { toolCallId } = outcome;
         const matches = outcome.interrupts.flatMap((i) => matchesOf.get(i) ?? []);
@@ -81,7 +80,7 @@ export function ttsrStreamHook(core: DeliveryCore): StreamHook {
           "tool-block",
           toolCallId,
         );
-        return undefined;
+        return;
       }
       const matches = matchesOf.get(outcome.interrupt) ?? [];
       if (outcome.kind === "retried") {
@@ -96,13 +95,7 @@ export function ttsrStreamHook(core: DeliveryCore): StreamHook {
           // The response runs on: its prose rules follow it, and its tool calls are blocked (`blocked`).
           manager.queueProse(matches.filter((m) => m.source !== "tool"));
         }
-      } else {
-        // The response reached the session whole: the rules follow it, as a reminder.
-        revoke(matches);
-        core.deliver(ctx, matches, "follow-up");
-        return followUpMessage(matches);
       }
-      return undefined;
     },
   };
 }

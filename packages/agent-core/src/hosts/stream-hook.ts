@@ -47,8 +47,6 @@ export type StreamHookOutcome =
    * and tool calls the interrupt was about are blocked (`blocked` follows).
    */
   | { kind: "capped"; interrupt: StreamHookInterrupt; consecutive: number; turnEnded: boolean; usage?: Usage }
-  /** The response ended before the abort took effect (its last delta): it reached the session whole, no retry. */
-  | { kind: "completed"; interrupt: StreamHookInterrupt }
   /** A tool call that capped interrupts were about was blocked before it ran. */
   | { kind: "blocked"; interrupts: readonly StreamHookInterrupt[]; toolCallId: string };
 
@@ -65,8 +63,8 @@ export interface StreamHook {
    * next request (the patched loop's next seam, or stock pi's follow-up queue, starting a turn when pi is idle).
    */
   takeFollowUp?(ctx: ExtensionContext): StreamHookMessage | undefined;
-  /** What became of an interrupt; after `completed`, a message returned here follows the response. */
-  onOutcome?(outcome: StreamHookOutcome, ctx: ExtensionContext): StreamHookMessage | undefined;
+  /** What became of an interrupt the hook answered. */
+  onOutcome?(outcome: StreamHookOutcome, ctx: ExtensionContext): void;
 }
 
 /** The session's hook, read at each event: `undefined` while the extension has none (its session still loading). */

@@ -42,15 +42,15 @@ export function interruptedReplacement(message: AssistantMessage, keepPartial: b
  * Stock pi 1.6 (no patch), on public events only: deltas are read on `message_update`; an interrupt stops the run
  * (`ctx.abort()`, before a streamed tool call is dispatched), the aborted message is replaced at `message_end`,
  * `context` keeps empty assistant messages out of every request, and once pi has settled the retry goes in as a
- * hidden message that starts the run again. A response with a tool interrupt is replaced even when it completed
- * before the abort took effect, so its call never runs. Past the cap of interrupts in a row the response runs on,
+ * hidden message that starts the run again. A response is replaced even when it completed before the abort took
+ * effect, so a violating answer never stays and its tool calls never run. Past the cap of interrupts in a row the response runs on,
  * and the tool calls those interrupts were about are blocked at `tool_call`.
  */
 export function stockStreamHost(pi: ExtensionAPI, hookOf: StreamHookSource): StreamHost {
   /** Tool calls to block at `tool_call` (past the cap), with the interrupts about each. */
   const blocked = new Map<string, StreamHookInterrupt[]>();
-  /** The interrupt stopping the response now, until pi settles and its retry (or follow-up) goes in. */
-  let pending: { interrupt: StreamHookInterrupt; tool: boolean; completed: boolean; usage?: Usage } | undefined;
+  /** The interrupt stopping the response now, until pi settles and its retry goes in. */
+  let pending: { interrupt: StreamHookInterrupt; usage?: Usage } | undefined;
   let consecutive = 0;
   return {
     message_update(event, ctx) {
@@ -61,7 +61,7 @@ export function stockStreamHost(pi: ExtensionAPI, hookOf: StreamHookSource): Str
       const interrupt = delta && hook.onDelta(delta, ctx);
       if (!interrupt) return;
       if (consecutive < MAX_CONSECUTIVE_STREAM_ABORTS) {
-        pending = { interrupt, tool: delta.source === "tool", completed: false };
+        pending = { interrupt };
         consecutive++;
         ctx.abort();
         return;
@@ -78,19 +78,18 @@ export function stockStreamHost(pi: ExtensionAPI, hookOf: StreamHookSource): Str
     message_end({ message }, ctx): MessageEndEventResult | undefined {
       if (message.role !== "assistant") return undefined;
       const { stopReason } = message;
-      // Stopped for an interrupt; or, with a tool interrupt, completed before the abort took effect.
-      const interrupted = pending !== undefined && (stopReason === "aborted" || pending.tool);
-      if (pending && !interrupted) pending.completed = true;
-      const failed = interrupted || stopReason === "aborted" || stopReason === "error";
+      const failed = pending !== undefined || stopReason === "aborted" || stopReason === "error";
       if (!failed) consecutive = 0;
       else blocked.clear();
       const hook = hookOf(ctx);
-      hook?.onResponseEnd?.({ stopReason: interrupted ? "aborted" : stopReason }, ctx);
-      if (pending && interrupted) {
+      hook?.onResponseEnd?.({ stopReason: pending ? "aborted" : stopReason }, ctx);
+      // Stopped for an interrupt, or read whole before the abort took effect (pi may have read the rest of the
+      // answer already): either way it is replaced, as the patched loop drops it, and a tool call in it never runs.
+      if (pending) {
         pending.usage = message.usage;
         return { message: interruptedReplacement(message, pending.interrupt.keepPartial === true) };
       }
-      if (failed || pending) return undefined;
+      if (failed) return undefined;
       const followUp = hook?.takeFollowUp?.(ctx);
       if (followUp) pi.sendMessage({ ...followUp, display: false }, { deliverAs: "followUp", triggerTurn: true });
       return undefined;
@@ -106,13 +105,7 @@ export function stockStreamHost(pi: ExtensionAPI, hookOf: StreamHookSource): Str
       pending = undefined;
       const hook = hookOf(ctx);
       if (!settled || !hook) return;
-      const { interrupt, completed, usage } = settled;
-      if (completed) {
-        // The response reached the session whole: what follows it is the hook's to say.
-        const followUp = hook.onOutcome?.({ kind: "completed", interrupt }, ctx);
-        if (followUp) pi.sendMessage({ ...followUp, display: false }, { triggerTurn: true });
-        return;
-      }
+      const { interrupt, usage } = settled;
       hook.onOutcome?.({ kind: "retried", interrupt, consecutive, ...(usage ? { usage } : {}) }, ctx);
       const { customType, content, details } = interrupt;
       pi.sendMessage({ customType, content, display: false, details }, { triggerTurn: true });
