@@ -21,9 +21,8 @@ import type { DeliveryCore } from "./delivery.ts";
 
 /** Said once when a session with rules runs on stock pi: only what differs there. */
 export const STOCK_PI_NOTICE =
-  "this is stock pi (without the pi-rails patch): a rule that interrupts stops the response and starts the run " +
-  "again with the rule, so the cut-off response shows while it streams; past three interrupts in a row the " +
-  "response runs on, and its rules follow it (a tool call that breaks one is blocked).";
+  "stock pi (without the pi-rails patch): an interrupted answer is retried as a new run, and the text completing " +
+  "the match may show until it is cleared; past three interrupts in a row the answer runs on and its rules follow it.";
 
 /**
  * pi-ttsr on agent-core's stream hook (either pi): each delta goes to the manager; a match that interrupts is
