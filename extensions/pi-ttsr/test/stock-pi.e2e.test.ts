@@ -122,6 +122,30 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
     expect(run.stdout).not.toContain("Just call eval");
   });
 
+  it("contextMode keep: the retry carries the partial's text before the rule, and the session keeps it", async () => {
+    const server = await startModelServer({
+      script: [
+        { text: "Sure. Just call eval(input) and return the result; that is the quickest way.", chunkSize: 4 },
+        { text: "Use JSON.parse(input): it only parses data." },
+      ],
+    }).then(keep);
+    const home = keep(
+      prepareCliHome({
+        server,
+        projectSettings: { ttsr: { contextMode: "keep" } },
+        files: { ".pi/rules/no-eval.md": ruleFile({ condition: "\\beval\\(" }, "Never call eval().") },
+      }),
+    );
+    const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse it"], { home, piCli: stock.cli });
+    expect(run.code, run.stderr).toBe(0);
+    expect(assistantStops(home)).toEqual(["stop", "stop"]);
+    const retried = JSON.stringify(server.requests[1]!.messages);
+    expect(retried).toContain("Sure. Just call eval(");
+    expect(retried.indexOf("Sure. Just call eval(")).toBeLessThan(retried.indexOf("Never call eval()."));
+    expect(retried).toContain("Your partial output is kept above");
+    expect(run.stdout).toContain("Use JSON.parse(input)");
+  });
+
   it("past three interrupts in a row (each by another rule: a rule fires once), the next follows the message instead", async () => {
     const names = ["alpha", "beta", "gamma", "delta"];
     const says = (name: string) => ({
