@@ -196,6 +196,8 @@ describe.each<Host>(["patched", "stock"])("registerStreamHook on %s pi", (host) 
     const r = await run(host, hook, ["Plan: eval(input) and then more words after it.", "Plan: JSON.parse(input)."]);
     expect(r.requests[1]).toContain("Plan: eval");
     expect(r.requests[1]).toContain("Never eval(");
+    // The kept prose is not a response that ended: the hook hears the end of the retried one only.
+    expect(r.ends).toEqual(host === "stock" ? ["aborted", "stop"] : ["stop"]);
   });
 
   it("a tool call whose arguments break the rule never runs", async () => {

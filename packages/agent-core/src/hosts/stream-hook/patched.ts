@@ -40,10 +40,10 @@ export function patchedStreamHost(hookOf: StreamHookSource): StreamHost {
     stream_abort(event: StreamAbortEvent, ctx: ExtensionContext) {
       const interrupt = pending;
       pending = undefined;
+      keptPartial = event.keptPartial;
       // Another extension's abort (its own retry) is not ours to report.
       if (!interrupt || event.retry?.customType !== interrupt.customType || event.retry.content !== interrupt.content)
         return;
-      keptPartial = event.keptPartial;
       const { consecutive } = event;
       const outcome = event.capReached
         ? ({ kind: "capped", interrupt, consecutive, turnEnded: true, usage: event.usage } as const)
