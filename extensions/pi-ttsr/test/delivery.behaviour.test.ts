@@ -506,6 +506,39 @@ describe("robustness", () => {
     });
   });
 
+  it("on stock pi, past three interrupts in a row, a tool call that breaks a rule is blocked before it runs", async () => {
+    await onStockPi(async () => {
+      const r = recorder();
+      const files: Record<string, string> = { ".pi/rules/no-any.md": NO_ANY_TS };
+      for (const n of [1, 2, 3]) files[`.pi/rules/r${n}.md`] = ruleFile({ condition: `BAD${n}!` }, `Rule ${n}.`);
+      const t = await ttsrSession({
+        files,
+        persist: true,
+        responses: [
+          r.reply("a BAD1! b"),
+          r.reply("a BAD2! b"),
+          r.reply("a BAD3! b"),
+          r.reply([fauxToolCall("write", { path: "a.ts", content: "let x: any;\n" })]),
+          r.reply("ok"),
+        ],
+      });
+      await t.prompt("go");
+      await expect.poll(() => r.contexts.length).toBe(5);
+      await t.session.agent.waitForIdle();
+      expect(existsSync(join(t.cwd, "a.ts"))).toBe(false);
+      const result = r.contexts[4]?.messages.find((m) => m.role === "toolResult");
+      expect(JSON.stringify(result)).toContain('rule=\\"no-any\\"');
+      expect(injectionEntries(t).map((e) => `${e.kind}:${e.rules.join(",")}`)).toEqual([
+        "interrupt:r1",
+        "interrupt:r2",
+        "interrupt:r3",
+        "interrupt:no-any",
+        "revoked:no-any",
+        "tool-block:no-any",
+      ]);
+    });
+  });
+
   it("on stock pi a non-interrupting tool match is a reminder on that call's result, after the tool ran", async () => {
     await onStockPi(async () => {
       const r = recorder();

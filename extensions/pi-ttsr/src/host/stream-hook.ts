@@ -47,11 +47,10 @@ export function ttsrStreamHook(core: DeliveryCore): StreamHook {
       const matches = core.check(ctx, delta);
       if (matches.length === 0) return undefined;
       core.deliver(ctx, matches, "interrupt");
+      // Past the abort cap on stock pi a tool call is blocked instead: its result names only the rules on it.
       const onCall = matches.filter((m) => m.source === "tool");
-      const interrupt = {
-        ...interruptRetry(matches, manager.settings),
-        blockReason: renderInterrupt(rulesOf(onCall), "keep"),
-      };
+      const interrupt: StreamHookInterrupt = interruptRetry(matches, manager.settings);
+      if (onCall.length > 0) interrupt.blockReason = renderInterrupt(rulesOf(onCall), "keep");
       matchesOf.set(interrupt, matches);
       return interrupt;
     },
