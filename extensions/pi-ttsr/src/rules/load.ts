@@ -1,9 +1,11 @@
 import { readFile } from "node:fs/promises";
-import { homeDir } from "@pi-rails/agent-core/kit";
+import { join } from "node:path";
+import { cacheDirFromEnv, homeDir } from "@pi-rails/agent-core/kit";
 import { loadRules, skippedMessage } from "@pi-rails/rulebook/discovery";
 import type { TtsrSettings } from "../settings/schema.ts";
 import { BUILTIN_PROVIDER, loadBuiltinRules, ruleFromText } from "./builtin.ts";
-import { isWindsurfActivation, normalizeRule } from "./normalize.ts";
+import { isWindsurfActivation } from "./normalize.ts";
+import { NormalizedStore, normalizedStoreFile } from "./normalized-store.ts";
 import { rulePathForModel } from "./rule-path.ts";
 import type { RuleIssue, SourceRule, TtsrRule } from "./types.ts";
 
@@ -19,6 +21,11 @@ export interface LoadTtsrRulesOptions {
    * discovery settings too (`rulebook.extraDirs`, `rulebook.disabledRules`), as pi does. Default `true`.
    */
   projectTrusted?: boolean;
+  /**
+   * Where normalized rules are kept across sessions (normalized-store.ts); `false`: nowhere. Default:
+   * `PI_TTSR_CACHE_DIR` (`off`: nowhere), else `<agentDir>/cache/pi-ttsr`, as the compiled patterns.
+   */
+  cacheDir?: string | false;
 }
 
 export interface LoadedRules {
@@ -96,6 +103,11 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
   }
   const base = { cwd: options.cwd, home: options.home ?? homeDir() };
   const rules: TtsrRule[] = [];
+  const cacheDir =
+    options.cacheDir === undefined
+      ? cacheDirFromEnv("PI_TTSR_CACHE_DIR", join(options.agentDir, "cache", "pi-ttsr"))
+      : options.cacheDir || undefined;
+  const store = new NormalizedStore(cacheDir ? normalizedStoreFile(cacheDir, options.cwd) : undefined);
   for (const source of sources) {
     if (disabledNames.has(source.name) && !options.ruleFiles) {
       const key = options.settings.disabledRules.includes(source.name) ? "ttsr" : "rulebook";
@@ -105,7 +117,7 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
     }
     // One bad rule disables only itself: whatever it throws is reported with its file.
     try {
-      const normalized = normalizeRule(source, { builtin: source.source.provider === BUILTIN_PROVIDER });
+      const normalized = store.normalize(source, source.source.provider === BUILTIN_PROVIDER);
       issues.push(...normalized.issues);
       if (normalized.skipped) {
         const { reason, key } = normalized.skipped;
@@ -124,6 +136,7 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
       });
     }
   }
+  store.save();
   return { rules, issues, dropped, skipped };
 }
 

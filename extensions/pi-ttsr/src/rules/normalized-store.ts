@@ -1,0 +1,109 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { codeFingerprint, readJsonCache, writeJsonCache } from "@pi-rails/agent-core/kit";
+import { type NormalizeResult, normalizeRule } from "./normalize.ts";
+import type { SourceRule } from "./types.ts";
+
+/**
+ * Normalized rules on disk, so a session start whose rule files did not change does not normalize 200 rules again
+ * (reading their conditions, scopes and globs: about 10 ms of a start). An entry is keyed by the whole rule rulebook
+ * discovered (its path, file mtime, frontmatter and body) and whether it is a builtin: any edit is another key. The
+ * file is named by a hash of the project, in a folder named by the normalizing code's fingerprint (pi-ttsr's and
+ * rulebook's condition readers), so changed code never reads an older one's entries. Cache trouble only costs the
+ * normalization it would have saved; a result JSON cannot carry unchanged is normalized again each time.
+ */
+
+/** Bump when the stored shape changes. */
+const FORMAT = 1;
+
+/** The code deciding what a normalization yields, in pi-ttsr... */
+const TTSR_SOURCES = ["src/rules/normalize.ts", "src/rules/types.ts", "src/rules/normalized-store.ts"];
+/** ...and the condition and glob readers it uses from rulebook. */
+const RULEBOOK_SOURCES = [
+  "src/conditions/stream.ts",
+  "src/conditions/inline-flags.ts",
+  "src/globs/check.ts",
+  "src/frontmatter/split.ts",
+  "src/frontmatter/outside-class.ts",
+];
+
+function folderOf(cacheDir: string): string {
+  const from = import.meta.url;
+  const ttsr = codeFingerprint({ packageName: "@pi-rails/pi-ttsr", from, sources: TTSR_SOURCES, salt: `${FORMAT}` });
+  const rulebook = codeFingerprint({ packageName: "@pi-rails/rulebook", from, sources: RULEBOOK_SOURCES });
+  return join(
+    cacheDir,
+    `rules-${createHash("sha256")
+      .update(ttsr + rulebook)
+      .digest("hex")
+      .slice(0, 16)}`,
+  );
+}
+
+/** The store of one project (its cwd) in `cacheDir`. */
+export function normalizedStoreFile(cacheDir: string, cwd: string): string {
+  return join(folderOf(cacheDir), `${createHash("sha256").update(cwd).digest("hex").slice(0, 24)}.json`);
+}
+
+/**
+ * `normalizeRule` through the store: `normalize` answers from it when it holds the very rule, else normalizes (and
+ * throws what normalizeRule throws); `save` writes the entries this load used when one was new or one went away.
+ */
+export class NormalizedStore {
+  /** Stored entries: key -> the result's JSON (parsed on use, so each load gets objects of its own). */
+  private readonly known = new Map<string, string>();
+  private readonly used = new Map<string, string>();
+  private changed = false;
+
+  constructor(private readonly file: string | undefined) {
+    if (!file) return;
+    readJsonCache(file, (data) => {
+      const { format, entries } = (data ?? {}) as { format?: unknown; entries?: unknown };
+      if (format !== FORMAT || !Array.isArray(entries)) return;
+      for (const e of entries) {
+        if (Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "string") this.known.set(e[0], e[1]);
+      }
+      return true;
+    });
+  }
+
+  normalize(source: SourceRule, builtin: boolean): NormalizeResult {
+    if (!this.file) return normalizeRule(source, { builtin });
+    const key = JSON.stringify([builtin, source]);
+    const stored = this.known.get(key);
+    if (stored !== undefined) {
+      try {
+        const result = JSON.parse(stored) as NormalizeResult;
+        if (Array.isArray(result.issues)) {
+          this.used.set(key, stored);
+          return result;
+        }
+      } catch {}
+    }
+    const result = normalizeRule(source, { builtin });
+    if (jsonFaithful(result)) {
+      this.used.set(key, JSON.stringify(result));
+      this.changed = true;
+    }
+    return result;
+  }
+
+  /** Writes the store when this load normalized a rule it did not hold, or no longer uses one it held. */
+  save(): void {
+    if (!this.file || (!this.changed && this.used.size === this.known.size)) return;
+    writeJsonCache(this.file, { format: FORMAT, entries: [...this.used] });
+  }
+}
+
+/** Plain JSON values only (an absent optional property may be undefined): what a write and a read give back. */
+function jsonFaithful(value: unknown): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(jsonFaithful);
+  if (typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return (
+    (proto === Object.prototype || proto === null) &&
+    Object.values(value).every((v) => v === undefined || jsonFaithful(v))
+  );
+}
