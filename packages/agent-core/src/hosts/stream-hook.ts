@@ -10,6 +10,8 @@ import { chooseHost, type PiHostKind, type PiHosts } from "../kit/host.ts";
 import { patchedStreamHost } from "./stream-hook/patched.ts";
 import { stockStreamHost } from "./stream-hook/stock.ts";
 
+export { ResponseBoundary } from "./stream-hook/response-boundary.ts";
+
 /** One streamed delta: prose, reasoning, or a tool call's raw argument JSON (with the call's id and name). */
 export interface StreamHookDelta {
   source: "text" | "thinking" | "tool";
