@@ -8,22 +8,24 @@ import {
   createWriteToolDefinition,
   type ExtensionAPI,
 } from "@earendil-works/pi-coding-agent";
-import { emitEvent, registerCancellableBuiltInTools, SessionNotices } from "@pi-rails/agent-core/kit";
+import {
+  emitEvent,
+  registerCancellableBuiltInTools,
+  registerCheckpoints,
+  SessionNotices,
+} from "@pi-rails/agent-core/kit";
 import type { CancelBackend } from "./bridge/steering-bridge.ts";
 import { STEERING_INJECT_EVENT, STEERING_REJECTED_EVENT } from "./events.ts";
 import { SteeringSession } from "./host/delivery-core.ts";
-import { STEERING_HOSTS } from "./host/hosts.ts";
-import { registerSeamHooks } from "./host/patched.ts";
 import { registerCommands } from "./pi/commands.ts";
 import { isAuditMessage } from "./queue/render.ts";
 import type { SteeringItemInput } from "./queue/types.ts";
 import { SeamLog } from "./seams/seam-log.ts";
 
 /**
- * steering-bridge for pi: a per-session steering queue drained at the loop seams of the patched pi, a JSON-RPC
- * control socket (`pi-steer`), tool-call cancel, `/steer` and `/seams`, and a `pi.events` API for other extensions.
- * Each session gets its host once (the kit's chooseHost): the patched pi's seams, or stock pi's own steer / follow-up
- * queue.
+ * steering-bridge for pi: a per-session steering queue drained at the loop seams (agent-core's checkpoints: every
+ * seam of the patched pi, or those stock pi's public events stand in for), a JSON-RPC control socket (`pi-steer`),
+ * tool-call cancel, `/steer` and `/seams`, and a `pi.events` API for other extensions.
  */
 export default function steeringBridge(pi: ExtensionAPI): void {
   const log = new SeamLog();
@@ -31,12 +33,22 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   let session: SteeringSession | undefined;
   const current = () => session;
   const cancel = cancellableTools(pi);
+  // Registered first: the host is chosen at session start before the session below is built, a seam's messages are
+  // confirmed before a run ends or the session closes.
+  const checkpoints = registerCheckpoints(pi, {
+    checkpoint: (request) => session?.bridge.checkpoint(request),
+    pass: (pass) => {
+      const current = session;
+      log.record(current ? current.bridge.observe(pass) : { ...pass, inboxDelivered: 0 });
+      if (pass.kind === "loop_exit") current?.persistSnapshot();
+    },
+  });
 
   pi.on("session_start", async (_event, ctx) => {
     // pi sends session_shutdown before a switch; a session still here is no longer the one appended to.
     await end(false);
     log.clear();
-    session = new SteeringSession(pi, ctx, STEERING_HOSTS, notices, cancel);
+    session = new SteeringSession(pi, ctx, checkpoints.host(), notices, cancel);
     await session.start();
   });
   pi.on("session_shutdown", () => end(true));
@@ -48,18 +60,10 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   }
 
   pi.on("agent_start", () => session?.bridge.setRunning(true));
-  // A run is over once pi has settled it (after agent_end come retries, compaction and agent_before_settle, where
-  // stock pi's held finish_step items still go in with a continuation).
+  // A run is over once pi has settled it (after agent_end come retries, compaction and agent_before_settle).
   pi.on("agent_settled", () => session?.bridge.setRunning(false));
   pi.on("tool_execution_start", (event) => session?.bridge.tools.start(event.toolCallId, event.toolName, event.args));
   pi.on("tool_execution_end", (event) => session?.bridge.tools.end(event.toolCallId));
-  pi.on("turn_start", () => session?.host.turn_start?.());
-  pi.on("turn_end", (event) => (session ? session.host.turn_end?.(event, session.bridge) : undefined));
-  pi.on("agent_before_settle", (event) =>
-    session ? session.host.agent_before_settle?.(event, session.bridge) : undefined,
-  );
-  pi.on("tool_call", (event) => session?.host.tool_call?.(event));
-  registerSeamHooks(pi, current, log);
 
   // Audit records that older versions wrote as messages stay in the session file but never reach the model.
   pi.on("context", (event) => {

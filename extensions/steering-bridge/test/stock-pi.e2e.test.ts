@@ -15,11 +15,16 @@ import {
   WIRE_FORMATS,
 } from "@pi-rails/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { readJournal } from "../src/store/journal.ts";
 import { conversation } from "./helpers.ts";
 import { alive, gate, injectWhenUp, PACKAGE_DIR, runSteer } from "./steer-cli.ts";
 
+const INVALID_BOUNDARY = join(PACKAGE_DIR, "test", "fixtures", "invalid-boundary.ts");
+
 // The published pi 1.6 as a user has it (installed from the npm registry by the testkit), without the pi-rails
-// patch: no seams; cancel of one running call works as on the patched pi (agent-core's cancellable built-in tools).
+// patch: the seams its public events stand in for (agent-core's checkpoints: pre_tool_dispatch at tool_call,
+// post_tool_dispatch / iteration_end at turn_end and agent_before_settle, loop_exit at agent_settled); cancel of one
+// running call works as on the patched pi (agent-core's cancellable built-in tools).
 describe("stock pi (published 1.6, no patch)", () => {
   let stock: StockPi;
   let server: ModelServer | undefined;
@@ -34,7 +39,7 @@ describe("stock pi (published 1.6, no patch)", () => {
     home?.dispose();
   });
 
-  it("says once what is degraded, cancels one running bash while its sibling finishes, steers interrupt_immediate through pi's queue and delivers finish_step at the end of the turn, writes audit records", async () => {
+  it("says once what is degraded, cancels one running bash while its sibling finishes, delivers interrupt_immediate and finish_step at the end of the turn, writes audit records once pi settled the run", async () => {
     // Both calls run until the test has cancelled the first (a fixed sleep could end first on a loaded machine, and
     // pi with it): each waits for a flag file, at most 60 s; the sibling then prints its marker.
     const flag = join(mkdtempSync(join(tmpdir(), "stock-nap-")), "done");
@@ -48,8 +53,7 @@ describe("stock pi (published 1.6, no patch)", () => {
             { id: "sibling", name: "bash", arguments: { command: sibling } },
           ],
         },
-        { text: "nap over" },
-        { text: "saw the steer" },
+        { text: "nap over, saw the steer" },
       ],
     });
     home = prepareCliHome({ server });
@@ -85,10 +89,10 @@ describe("stock pi (published 1.6, no patch)", () => {
       expect(run.code, run.stderr).toBe(0);
       return JSON.parse(run.stdout) as { handedToPi?: boolean };
     };
-    expect(await inject("STEER-ON-STOCK", "interrupt_immediate")).toMatchObject({ handedToPi: true });
-    // finish_step waits in the bridge's queue for the end of the turn (pi's turn_end boundary).
+    // Each waits in the bridge's queue for its seam: the end of the turn (pi's turn_end boundary), the run's end.
+    expect(await inject("STEER-ON-STOCK", "interrupt_immediate")).not.toHaveProperty("handedToPi");
     expect(await inject("FOLLOW-UP-ON-STOCK", "finish_step")).not.toHaveProperty("handedToPi");
-    expect(await inject("AUDIT-ON-STOCK", "audit_only")).toMatchObject({ handedToPi: true });
+    expect(await inject("AUDIT-ON-STOCK", "audit_only")).not.toHaveProperty("handedToPi");
     writeFileSync(flag, "");
 
     const result = await pi;
@@ -96,18 +100,18 @@ describe("stock pi (published 1.6, no patch)", () => {
     expect(result.stderr.split("\n").filter((l) => l.includes("steering-bridge:") && /stock pi/.test(l))).toHaveLength(
       1,
     );
-    // After the batch: the cancelled call's result and the sibling's, the finish_step item (delivered at pi's
-    // turn_end boundary, as the patched pi's post_tool_dispatch seam would), then pi's steer queue one at a time
-    // (pi's default steeringMode): the cancel's reminder (queued first), then the steer.
-    expect(server.requests).toHaveLength(3);
+    // After the batch: the cancelled call's result and the sibling's, the interrupt_immediate then the finish_step
+    // item (delivered at pi's turn_end boundary, as the patched pi's post_tool_dispatch seam would), then pi's steer
+    // queue: the cancel's reminder.
+    expect(server.requests).toHaveLength(2);
     const sent = server.requests.map((r) => conversation(r.messages).map((m) => m.text));
-    expect(sent[1]!.slice(-4)).toEqual([
+    expect(sent[1]!.slice(-5)).toEqual([
       "Tool call nap (bash) was cancelled by the host: user clicked stop",
       expect.stringContaining("SIBLING-DONE"),
+      "STEER-ON-STOCK",
       "FOLLOW-UP-ON-STOCK",
       cancelReminderTextFor("nap", "bash", "user clicked stop"),
     ]);
-    expect(sent[2]!.slice(-2)).toEqual(["nap over", "STEER-ON-STOCK"]);
     // audit_only: a custom entry in the session file, in no request.
     expect(JSON.stringify(server.requests.map((r) => r.messages))).not.toContain("AUDIT-ON-STOCK");
     const sessions = join(home.agentDir, "sessions");
@@ -117,10 +121,14 @@ describe("stock pi (published 1.6, no patch)", () => {
       type: string;
       customType?: string;
       data?: unknown;
+      message?: { role: string };
     }[];
     expect(entries.filter((e) => e.type === "custom" && e.customType === "steering:audit")).toMatchObject([
-      { data: { content: "AUDIT-ON-STOCK", mode: "audit_only", seam: "pi_queue" } },
+      { data: { content: "AUDIT-ON-STOCK", mode: "audit_only", seam: "loop_exit" } },
     ]);
+    // Recorded once pi settled the run (agent_settled, as at the patched pi's loop_exit): after its last answer.
+    const audit = entries.findIndex((e) => e.customType === "steering:audit");
+    expect(audit).toBeGreaterThan(entries.findLastIndex((e) => e.message?.role === "assistant"));
   }, 120_000);
 
   it("holds finish_step in the bridge's queue until the turn ends: a revoked item is never sent, a kept one goes in at the end of that turn and is answered", async () => {
@@ -187,6 +195,45 @@ describe("stock pi (published 1.6, no patch)", () => {
         .slice(-2),
     ).toEqual(["Retried answer.", "HELD-ITEM"]);
     expect(result.stdout).toContain("saw the held item");
+  }, 120_000);
+
+  it("a finish_step item whose boundary entries pi dropped (another extension's proposal was invalid) stays queued and goes in at the next boundary, once; the journal says delivered only then", async () => {
+    const { held, open: release } = gate();
+    server = await startModelServer({
+      script: async (_request, index) => {
+        if (index > 0) return { text: "saw the kept item" };
+        await held;
+        return { text: "Here is my answer." };
+      },
+    });
+    home = prepareCliHome({ server });
+    const args = ["-e", PACKAGE_DIR, "-e", INVALID_BOUNDARY, "-p", "answer"];
+    const pi = runPi(args, { home, piCli: stock.cli, timeoutMs: 90_000 });
+    await server.waitForRequests(1, 60_000);
+    const injected = await injectWhenUp(home, ["KEEP-ME", "--mode", "finish_step", "--json"]);
+    expect(injected.code, injected.stderr).toBe(0);
+    const { id } = JSON.parse(injected.stdout) as { id: string };
+    release();
+
+    const result = await pi;
+    expect(result.code, result.stderr).toBe(0);
+    // pi refused the turn_end proposal (ours and the other extension's) ...
+    expect(result.stderr).toContain("Invalid boundary entries");
+    // ... and the item went in at agent_before_settle, once.
+    expect(server.requests).toHaveLength(2);
+    expect(
+      conversation(server.requests[1]!.messages)
+        .map((m) => m.text)
+        .slice(-2),
+    ).toEqual(["Here is my answer.", "KEEP-ME"]);
+    expect(result.stdout).toContain("saw the kept item");
+    const sessions = join(home.agentDir, "sessions");
+    const file = readdirSync(sessions, { recursive: true, encoding: "utf8" }).find((f) => f.endsWith(".jsonl"))!;
+    const entries = readSessionFile(join(sessions, file)) as { type: string; content?: unknown }[];
+    expect(entries.filter((e) => e.type === "custom_message" && e.content === "KEEP-ME")).toHaveLength(1);
+    const steering = join(home.agentDir, "steering");
+    const journal = readJournal(join(steering, readdirSync(steering).find((f) => f.endsWith(".journal"))!));
+    expect({ pending: journal.pending, state: journal.settled.get(id) }).toEqual({ pending: [], state: "delivered" });
   }, 120_000);
 
   it.each(WIRE_FORMATS)(

@@ -55,28 +55,62 @@ describe("SteeringBridge drain table", () => {
     expect(bridge.status().features).toEqual({ seams: true, cancel: false });
   });
 
-  it("a host that holds items while a run is on: handed over at once but those, taken at its boundary or at the run's end", () => {
+  it("a host without iteration_start or compaction seams: between runs every item goes to pi's queue, during a run only inbox notes; the rest wait for its seams", async () => {
     const handed: string[][] = [];
     const bridge = new SteeringBridge({
       sessionId: "s",
       cwd: "/",
       host: {
-        seams: false,
+        seams: ["pre_tool_dispatch", "post_tool_dispatch", "iteration_end", "loop_exit"],
         handoff: (items) => handed.push(items.map((item) => item.content)),
-        holdsWhileRunning: (item) => item.mode === "finish_step",
       },
+    });
+    expect(bridge.status()).toMatchObject({
+      features: { seams: false },
+      missingSeams: ["iteration_start", "pre_compact", "post_compact"],
     });
     const acks: Ack[] = [];
     bridge.onAck((ack) => acks.push(ack));
+    expect(bridge.inject({ content: "idle", mode: "finish_step", kind: "message" })).toMatchObject({
+      handedToPi: true,
+    });
     bridge.setRunning(true);
-    bridge.inject({ content: "now", mode: "interrupt_immediate", kind: "message" });
+    bridge.inject({ content: "interrupt", mode: "interrupt_immediate", kind: "message" });
     bridge.inject({ content: "at the turn end", mode: "finish_step", kind: "message" });
-    expect(handed).toEqual([["now"]]);
-    expect(bridge.takeHeld("iteration_end").map((item) => item.content)).toEqual(["at the turn end"]);
-    expect(acks.at(-1)).toMatchObject({ state: "delivered", seam: "iteration_end" });
+    bridge.inject({ content: "note", kind: "note" });
+    expect(handed).toEqual([["idle"], ["note"]]);
+    const answer = await bridge.checkpoint({ kind: "post_tool_dispatch", iteration: 1, toolCalls: [] });
+    expect(answer.messages.map((m) => m.content)).toEqual(["interrupt", "at the turn end"]);
     bridge.inject({ content: "after the last turn", mode: "finish_step", kind: "message" });
     bridge.setRunning(false);
-    expect(handed).toEqual([["now"], ["after the last turn"]]);
-    expect(bridge.takeHeld("iteration_end")).toEqual([]);
+    expect(handed).toEqual([["idle"], ["note"], ["after the last turn"]]);
+    expect(acks.filter((ack) => "seam" in ack && ack.seam === "post_tool_dispatch")).toEqual([]);
+    answer.settled(true);
+    expect(acks.filter((ack) => "seam" in ack && ack.seam === "post_tool_dispatch")).toMatchObject([
+      { state: "delivered" },
+      { state: "delivered" },
+    ]);
+  });
+
+  it("items a host hands over are acknowledged once pi kept them, pending again (same order) when pi dropped them", async () => {
+    const bridge = new SteeringBridge({ sessionId: "s", cwd: "/" });
+    const acks: Ack[] = [];
+    bridge.onAck((ack) => acks.push(ack));
+    const a = bridge.inject({ content: "A", mode: "finish_step", kind: "message" });
+    const b = bridge.inject({ content: "B", mode: "interrupt_immediate", kind: "message" });
+    const dropped = await bridge.checkpoint({ kind: "iteration_end", iteration: 1, toolCalls: [] });
+    expect(dropped.messages.map((m) => m.content)).toEqual(["B", "A"]);
+    expect(bridge.pending()).toEqual([]);
+    expect(bridge.revoke(a.id)).toMatchObject({ status: "already_settled", state: "delivered" });
+    dropped.settled(false);
+    expect(acks).toEqual([]);
+    expect(bridge.pending().map((item) => item.id)).toEqual([a.id, b.id]);
+    const kept = await bridge.checkpoint({ kind: "iteration_end", iteration: 2, toolCalls: [] });
+    expect(kept.messages.map((m) => m.content)).toEqual(["B", "A"]);
+    kept.settled(true);
+    expect(acks.map((ack) => [ack.id, ack.state])).toEqual([
+      [b.id, "delivered"],
+      [a.id, "delivered"],
+    ]);
   });
 });

@@ -1,4 +1,14 @@
-import { type CheckpointPass, CheckpointRegistry, type DeliveryMode, type LoopSeam } from "@pi-rails/agent-core/kit";
+import {
+  type CheckpointPass,
+  CheckpointRegistry,
+  type DeliveryMode,
+  LOOP_SEAMS,
+  type LoopSeam,
+  SEAM_DRAIN_POLICY,
+  type SeamAnswer,
+  type SeamMessage,
+  type SeamRequest,
+} from "@pi-rails/agent-core/kit";
 import { renderItem } from "../queue/render.ts";
 import { SteeringQueue } from "../queue/steering-queue.ts";
 import type { Ack, RevokeResult, SteeringItem, SteeringItemInput } from "../queue/types.ts";
@@ -13,7 +23,7 @@ export interface InjectResult {
   id: string;
   /** The pending item with the same dedupeKey that this one replaced. */
   replaced?: string;
-  /** Degraded mode (stock pi): handed straight to pi's own steer/follow-up queue. */
+  /** No seam of this host takes it now (stock pi between runs, or an inbox note): handed to pi's own queue. */
   handedToPi?: boolean;
   /** The producer's `id` was already queued or settled: this request queued nothing (a safe retry). */
   duplicate?: boolean;
@@ -34,7 +44,10 @@ export interface BridgeStatus {
   lastSeam?: LoopSeam;
   toolCallsInFlight: ToolCallInFlight[];
   pending: number;
+  /** `seams`: the host stops at every loop seam. */
   features: { seams: boolean; cancel: boolean };
+  /** The loop seams this host cannot stop at (stock pi 1.6); absent when there are none. */
+  missingSeams?: LoopSeam[];
 }
 
 /** The drain phase of one seam: pi's `checkpoint` answer, and how many of its messages are inbox notes. */
@@ -73,23 +86,30 @@ export class UnavailableError extends Error {
 }
 
 /**
- * Where the bridge meets the pi it runs in, decided once per session (host/patched.ts, host/stock.ts). Without one
- * (a bridge used on its own) there are seams, no cancel, and audit_only items are rendered as `steering:audit` messages.
+ * Where the bridge meets the pi it runs in (agent-core's checkpoint host, chosen once per session). Without one (a
+ * bridge used on its own) there are all seams, no cancel, and audit_only items are rendered as `steering:audit`
+ * messages.
  */
 export interface BridgeHost {
-  /** Loop seams exist (patched pi): items wait for their seam. */
-  seams: boolean;
-  /** The patched pi's cancel API, when it has one. */
+  /** The loop seams this host stops at (default: every one). */
+  seams?: readonly LoopSeam[];
+  /** Cancel of one running tool call, when the host has it. */
   cancel?: CancelBackend | undefined;
-  /** No seams (stock pi): each accepted item is handed here at once and acknowledged delivered to "pi_queue". */
-  handoff?: (items: SteeringItem[], running: boolean) => void;
   /**
-   * Items that stay queued while a run is on, for the host to deliver at a boundary of its own (stock pi's turn end:
-   * `takeHeld`); they are handed over with the rest once the run ends.
+   * Hands items to pi's own queue outside the seams, acknowledged delivered to "pi_queue": those no seam of this
+   * host drains (inbox notes without the compaction seams), and every item queued between runs when the host has
+   * no seam at the start of a run (iteration_start).
    */
-  holdsWhileRunning?: (item: SteeringItem) => boolean;
+  handoff?: (items: SteeringItem[], running: boolean) => void;
   /** Writes drained audit_only items where no model request reads them (pi: a custom session entry). */
   audit?: (items: SteeringItem[], seam: LoopSeam | "pi_queue", iteration: number) => void;
+}
+
+/** A seam's answer (agent-core's `SeamAnswer`), with how many of its messages (the last ones) are inbox notes. */
+export interface BridgeSeamAnswer extends SeamAnswer {
+  messages: SeamMessage[];
+  inboxDelivered: number;
+  settled: (kept: boolean) => void;
 }
 
 export interface SteeringBridgeOptions {
@@ -113,8 +133,11 @@ export class SteeringBridge {
   readonly queue: SteeringQueue;
   readonly registry = new CheckpointRegistry();
   readonly tools = new ToolTracker();
-  readonly seams: boolean;
+  /** The loop seams this bridge is drained at. */
+  readonly seams: readonly LoopSeam[];
   readonly #host: BridgeHost;
+  /** Ids the drain running now handed over (confirmed or reopened once the host knows what pi kept). */
+  #handed: string[] = [];
   #running = false;
   #iteration = 0;
   #lastSeam: LoopSeam | undefined;
@@ -128,18 +151,19 @@ export class SteeringBridge {
     this.sessionId = options.sessionId;
     this.cwd = options.cwd;
     this.queue = options.queue ?? new SteeringQueue();
-    this.#host = options.host ?? { seams: true };
-    this.seams = this.#host.seams;
+    this.#host = options.host ?? {};
+    this.seams = this.#host.seams ?? LOOP_SEAMS;
     this.registry.registerDrainSource({
       name: "steering-bridge",
       channel: "bridge",
       drain: ({ mode, kind, iteration }) => {
-        const items = this.queue.takeMode(mode as DeliveryMode, kind, iteration);
-        if (mode === "audit_only" && this.#host.audit && items.length > 0) {
+        if (mode === "audit_only" && this.#host.audit) {
           // Audit records never become loop messages: no model request (chat, compaction, summary) can carry them.
-          this.#host.audit(items, kind, iteration);
+          const items = this.queue.takeMode(mode, kind, iteration);
+          if (items.length > 0) this.#host.audit(items, kind, iteration);
           return [];
         }
+        const items = this.#hand((item) => item.channel === "bridge" && item.mode === mode, kind, iteration);
         return items.map((item) => ({
           message: renderItem(item, kind, iteration) as unknown as AgentMessage,
           mode: item.mode!,
@@ -150,7 +174,7 @@ export class SteeringBridge {
       name: "steering-inbox",
       channel: "inbox",
       drain: ({ kind, iteration }) => {
-        const notes = this.queue.takeInbox(kind, iteration);
+        const notes = this.#hand((item) => item.channel === "inbox", kind, iteration);
         this.#inboxDrained += notes.length;
         return notes.map((item) => ({ message: renderItem(item, kind, iteration) as unknown as AgentMessage }));
       },
@@ -158,21 +182,30 @@ export class SteeringBridge {
   }
 
   /**
-   * Without seams: hand every pending item to the host now (at accept, items restored at session start, and at each
-   * start and end of a run those whose settle could not be journaled before). False when this host has seams.
+   * Hand to pi's own queue what no seam of this host takes now (`BridgeHost.handoff`): at accept, at session start
+   * and at each start and end of a run. False when the host has no hand-over.
    */
   handOff(): boolean {
     if (!this.#host.handoff) return false;
-    const held = this.#running ? this.#host.holdsWhileRunning : undefined;
-    const items = this.queue.size > 0 ? this.queue.takeWhere((item) => !held?.(item), "pi_queue", this.#iteration) : [];
+    const now = (item: SteeringItem) => this.#handsOver(item);
+    const items = this.queue.size > 0 ? this.queue.takeWhere(now, "pi_queue", this.#iteration) : [];
     if (items.length > 0) this.#host.handoff(items, this.#running);
     return true;
   }
 
-  /** What the host held while the run is on (`holdsWhileRunning`), taken now as delivered at `seam`. */
-  takeHeld(seam: LoopSeam): SteeringItem[] {
-    const held = this.#host.holdsWhileRunning;
-    return held ? this.queue.takeWhere(held, seam, this.#iteration) : [];
+  #handsOver(item: SteeringItem): boolean {
+    if (!this.#running && !this.seams.includes("iteration_start")) return true;
+    return !this.seams.some((seam) => {
+      const policy = SEAM_DRAIN_POLICY[seam];
+      return item.channel === "inbox" ? policy.inbox : policy.modes.includes(item.mode as DeliveryMode);
+    });
+  }
+
+  /** Items of one drain, handed over until the host says whether pi kept them (`BridgeSeamAnswer.settled`). */
+  #hand(match: (item: SteeringItem) => boolean, kind: LoopSeam, iteration: number): SteeringItem[] {
+    const items = this.queue.hand(match, kind, iteration);
+    for (const item of items) this.#handed.push(item.id);
+    return items;
   }
 
   /** Queue an item (or hand it to pi on stock pi); throws SteeringInputError on bad input. */
@@ -203,26 +236,40 @@ export class SteeringBridge {
   }
 
   /**
-   * The drain phase of one seam: at loop_exit the leftover policy runs first (discard, demote to audit, or carry),
-   * then the registry drains what the catalog allows at this seam, in mode order, then the inbox. The bridge
-   * remembers how many inbox notes it handed over, for the pass's record (`observe`).
+   * The drain phase of one seam (agent-core's checkpoint handler): at loop_exit the leftover policy runs first
+   * (discard, demote to audit, or carry), then the registry drains what the catalog allows at this seam, in mode
+   * order, then the inbox. The items are handed over, acknowledged once the host says pi kept them (`settled(true)`)
+   * or pending again when it did not. The bridge remembers how many inbox notes it handed over, for the pass's
+   * record (`observe`).
    */
+  async checkpoint({ kind, iteration, toolCalls }: SeamRequest): Promise<BridgeSeamAnswer> {
+    if (kind === "loop_exit") this.queue.settleLeftovers();
+    this.#inboxDrained = 0;
+    const handed: string[] = [];
+    this.#handed = handed;
+    const pass: CheckpointPass = await this.registry.checkpoint(kind, { iteration, toolCalls: toolCalls as never });
+    this.#handed = [];
+    const inboxDelivered = this.#inboxDrained;
+    this.#lastDrain = { kind, iteration, inbox: inboxDelivered };
+    return {
+      messages: pass.messages as unknown as SeamMessage[],
+      inboxDelivered,
+      skipToolDispatch: pass.skipToolDispatch === true,
+      ...(pass.skipReason !== undefined && { skipReason: pass.skipReason }),
+      settled: (kept) => (kept ? this.queue.confirm(handed) : this.queue.reopen(handed)),
+    };
+  }
+
+  /** One seam's drain, its items acknowledged delivered at once (a host whose loop always keeps them). */
   async drain(
     kind: LoopSeam,
     iteration: number,
     toolCalls: readonly { id: string; name: string }[] = [],
   ): Promise<SeamDeliveries> {
-    if (kind === "loop_exit") this.queue.settleLeftovers();
-    this.#inboxDrained = 0;
-    const pass: CheckpointPass = await this.registry.checkpoint(kind, { iteration, toolCalls: toolCalls as never });
-    const inboxDelivered = this.#inboxDrained;
-    this.#lastDrain = { kind, iteration, inbox: inboxDelivered };
-    return {
-      messages: pass.messages,
-      inboxDelivered,
-      skipToolDispatch: pass.skipToolDispatch === true,
-      ...(pass.skipReason !== undefined && { skipReason: pass.skipReason }),
-    };
+    const { settled, ...answer } = await this.checkpoint({ kind, iteration, toolCalls });
+    settled(true);
+    const messages = answer.messages as unknown as AgentMessage[];
+    return { ...answer, messages, skipToolDispatch: answer.skipToolDispatch === true };
   }
 
   /**
@@ -278,6 +325,7 @@ export class SteeringBridge {
   }
 
   status(): BridgeStatus {
+    const missing = LOOP_SEAMS.filter((seam) => !this.seams.includes(seam));
     return {
       sessionId: this.sessionId,
       pid: process.pid,
@@ -286,7 +334,8 @@ export class SteeringBridge {
       iteration: this.#iteration,
       toolCallsInFlight: this.#host.cancel ? this.#host.cancel.inFlight() : this.tools.list(),
       pending: this.queue.pending().length,
-      features: { seams: this.seams, cancel: this.#host.cancel !== undefined },
+      features: { seams: missing.length === 0, cancel: this.#host.cancel !== undefined },
+      ...(missing.length > 0 && { missingSeams: missing }),
       ...(this.#lastSeam && { lastSeam: this.#lastSeam }),
     };
   }

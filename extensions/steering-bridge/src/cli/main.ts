@@ -283,7 +283,7 @@ function formatStatus(status: BridgeStatus): string {
   return [
     `session ${status.sessionId} (pid ${status.pid}) in ${status.cwd}`,
     `${status.running ? "running" : "idle"}, iteration ${status.iteration}${status.lastSeam ? `, last seam ${status.lastSeam}` : ""}, ${status.pending} pending`,
-    `seams ${status.features.seams ? "available" : "unavailable (stock pi)"}, cancel ${status.features.cancel ? "available" : "unavailable"}`,
+    `seams ${status.missingSeams ? `available but ${status.missingSeams.join(", ")} (stock pi)` : "available"}, cancel ${status.features.cancel ? "available" : "unavailable"}`,
     calls.length > 0 ? `tool calls in flight:\n${calls.join("\n")}` : "no tool call in flight",
   ].join("\n");
 }

@@ -1,52 +1,24 @@
-import type {
-  AgentBeforeSettleEvent,
-  BoundaryResult,
-  ExtensionAPI,
-  ExtensionContext,
-  TurnEndEvent,
-} from "@earendil-works/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import {
-  chooseHost,
+  type CheckpointHost,
   emitEvent,
   latestSessionEntry,
-  type PiHostKind,
-  type PiHosts,
   resolveAgentDir,
   type SessionNotices,
   sessionBranch,
   writeSessionEntry,
 } from "@pi-rails/agent-core/kit";
-import { type BridgeHost, type CancelBackend, SteeringBridge } from "../bridge/steering-bridge.ts";
+import { type CancelBackend, SteeringBridge } from "../bridge/steering-bridge.ts";
 import { ensurePrivateDir, steeringDir } from "../endpoint/paths.ts";
 import { type Endpoint, startEndpoint } from "../endpoint/server.ts";
 import { STEERING_ACK_EVENT, STEERING_CHECKPOINT_EVENT, STEERING_READY_EVENT, type SteeringApi } from "../events.ts";
 import { QUEUE_SNAPSHOT_ENTRY, writeAuditRecords } from "../pi/session-entries.ts";
 import type { SteeringItem } from "../queue/types.ts";
 import { openSessionStore, type SessionStore } from "../store/session-store.ts";
+import { handToPiQueue } from "./pi-queue.ts";
 
 /** Says a notice once per session (a TUI notification, or a line on stderr in print mode). */
 export type Notify = (key: string, message: string, level?: "info" | "warning") => void;
-
-/** What a host is built from (hosts.ts: the patched and the stock one, chosen once per session by the kit). */
-export interface HostInput {
-  pi: ExtensionAPI;
-  /** The stock host says here, once, what this pi lacks. */
-  notify: Notify;
-}
-
-/**
- * A host's part in the session: the bridge's host (seams, or pi's own queue), and its handlers of pi's events, named
- * as pi names them (as pi-ttsr's hosts are). Cancel is the same on both (agent-core's cancellable tools).
- */
-export interface SessionHost extends BridgeHost {
-  /** Stock pi's stand-in for the pre-dispatch skip: blocks a call that must not run. */
-  tool_call?: (event: { toolName: string }) => { block: true; reason: string } | undefined;
-  turn_start?: () => void;
-  /** pi's turn boundary: stock pi delivers the items it held there (entries plus a continuation). */
-  turn_end?: (event: TurnEndEvent, bridge: SteeringBridge) => BoundaryResult | undefined;
-  /** pi's boundary before the run settles: what arrived after the last turn end, the same way. */
-  agent_before_settle?: (event: AgentBeforeSettleEvent, bridge: SteeringBridge) => BoundaryResult | undefined;
-}
 
 /**
  * One session's steering, the same on both hosts: the bridge, its journal (accepted means on disk; only the process
@@ -55,10 +27,6 @@ export interface SessionHost extends BridgeHost {
  */
 export class SteeringSession {
   readonly bridge: SteeringBridge;
-  /** The host's handlers of pi's turn and tool-call events. */
-  readonly host: SessionHost;
-  /** Which pi this session runs in (decided once, at its start). */
-  readonly hostKind: PiHostKind;
   readonly #pi: ExtensionAPI;
   readonly #ctx: ExtensionContext;
   readonly #notify: Notify;
@@ -71,22 +39,26 @@ export class SteeringSession {
   constructor(
     pi: ExtensionAPI,
     ctx: ExtensionContext,
-    hosts: PiHosts<HostInput, SessionHost>,
+    host: CheckpointHost,
     notices: SessionNotices,
     cancel?: CancelBackend,
   ) {
     this.#pi = pi;
     this.#ctx = ctx;
     this.#notify = (key, message, level) => notices.once(ctx, key, message, level);
-    const chosen = chooseHost(hosts, { pi, notify: this.#notify });
-    this.host = chosen.host;
-    this.hostKind = chosen.kind;
+    if (host.missing.length > 0) {
+      this.#notify(
+        "seams",
+        `this pi (${host.kind} pi, without the pi-rails patch) has no ${host.missing.join(", ")} seam: items queued between runs go to pi's next prompt, inbox notes to pi's follow-up queue; the others wait for ${host.seams.join(", ")}`,
+      );
+    }
     this.bridge = new SteeringBridge({
       sessionId: ctx.sessionManager.getSessionId(),
       cwd: ctx.cwd,
       host: {
-        ...this.host,
+        seams: host.seams,
         cancel,
+        handoff: (items, running) => handToPiQueue(pi, items, running),
         audit: (items, seam, iteration) => writeAuditRecords(pi, items, seam, iteration),
       },
     });
@@ -191,6 +163,15 @@ export class SteeringSession {
           }
         }),
         bridge.onAck((ack) => journal.settle(ack)),
+        // Handed over (settled on disk) but dropped by pi: pending again on disk too.
+        queue.onReopen((items) => {
+          try {
+            journal.reopen(items);
+          } catch (error) {
+            const why = `${items.length} steering item(s) pi did not take could not be written back to ${journal.path}: ${(error as Error).message}`;
+            this.#notify("journal-reopen", `${why}; this process still delivers them, a later one would not`);
+          }
+        }),
       );
       for (const [i, notice] of store.state.notices.entries()) this.#notify(`journal-${i}`, notice, "warning");
       queue.rememberSettled(store.state.settled);

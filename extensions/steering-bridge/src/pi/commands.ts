@@ -54,9 +54,9 @@ export function registerCommands(pi: ExtensionAPI, session: () => SteeringSessio
     description: "Show the latest loop seam passes and pending steering items (steering-bridge)",
     handler: async (_args, ctx) => {
       const bridge = session()?.bridge;
-      const lines = [
-        bridge?.seams ? formatSeamLog(log.latest(20)) : "Loop seams are unavailable: this pi is not patched.",
-      ];
+      const lines = [formatSeamLog(log.latest(20))];
+      const missing = bridge?.status().missingSeams;
+      if (missing) lines.push(`This pi (no pi-rails patch) has no ${missing.join(", ")} seam.`);
       const pending = bridge?.pending() ?? [];
       if (pending.length > 0) {
         lines.push(`${pending.length} steering item(s) pending: ${pending.map((i) => i.id).join(", ")}`);

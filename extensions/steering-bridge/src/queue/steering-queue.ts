@@ -56,6 +56,7 @@ export interface SteeringQueueOptions {
 type AckListener = (ack: Ack) => void;
 type AcceptListener = (item: SteeringItem) => void;
 type DeliverListener = (acks: readonly Ack[]) => void;
+type ReopenListener = (items: readonly SteeringItem[]) => void;
 
 /**
  * One session's steering queue: pending items in arrival order, each ending in exactly one acknowledged state.
@@ -72,6 +73,9 @@ export class SteeringQueue {
   readonly #listeners = new Set<AckListener>();
   readonly #acceptListeners = new Set<AcceptListener>();
   readonly #deliverListeners = new Set<DeliverListener>();
+  readonly #reopenListeners = new Set<ReopenListener>();
+  /** Items handed over (`hand`) that wait for `confirm` or `reopen`, with the ack they get on `confirm`. */
+  readonly #handing = new Map<string, { item: SteeringItem; ack: Ack; seq: number }>();
   readonly #now: () => number;
   readonly #newId: () => string;
   readonly #settledLimit: number;
@@ -118,6 +122,12 @@ export class SteeringQueue {
   onDeliver(listener: DeliverListener): () => void {
     this.#deliverListeners.add(listener);
     return () => this.#deliverListeners.delete(listener);
+  }
+
+  /** Listen to items put back by `reopen` (the journal writes them as pending again). */
+  onReopen(listener: ReopenListener): () => void {
+    this.#reopenListeners.add(listener);
+    return () => this.#reopenListeners.delete(listener);
   }
 
   /** Remember ids settled elsewhere (a journal of an earlier run): a retry with one of them is a duplicate. */
@@ -208,7 +218,7 @@ export class SteeringQueue {
       this.#settle(item, { id, state: "revoked", reason: "revoked", at: this.#now() });
       return { id, status: "revoked" };
     }
-    const state = this.settledState(id);
+    const state = this.settledState(id) ?? this.#handing.get(id)?.ack.state;
     return state ? { id, status: "already_settled", state } : { id, status: "unknown" };
   }
 
@@ -225,6 +235,55 @@ export class SteeringQueue {
   /** Take the pending items `match` picks for a delivery outside the loop seams (stock pi hands them to its queue). */
   takeWhere(match: (item: SteeringItem) => boolean, site: DeliverySite, iteration: number): SteeringItem[] {
     return this.#take(match, site, iteration);
+  }
+
+  /**
+   * Hand over the items `match` picks, as `takeWhere` does (the deliver listeners write them as settled first; a
+   * refusal keeps them pending), but acknowledge none yet: the host may still drop them (stock pi drops a boundary's
+   * entries when one of them is invalid). `confirm` acknowledges them, `reopen` puts them back.
+   */
+  hand(match: (item: SteeringItem) => boolean, site: DeliverySite, iteration: number): SteeringItem[] {
+    return this.#take(match, site, iteration, false);
+  }
+
+  /** Acknowledge handed-over items: pi kept them. */
+  confirm(ids: Iterable<string>): void {
+    for (const id of ids) {
+      const handing = this.#handing.get(id);
+      if (!handing) continue;
+      this.#handing.delete(id);
+      this.#remember(id, handing.ack.state);
+      this.#tell(handing.ack);
+    }
+  }
+
+  /**
+   * Put handed-over items back, pending, in their arrival order: pi dropped them. One whose dedupeKey a newer item
+   * took meanwhile is acknowledged as replaced by it.
+   */
+  reopen(ids: Iterable<string>): void {
+    const reopened: SteeringItem[] = [];
+    const handed = [...ids].flatMap((id) => this.#handing.get(id) ?? []).sort((a, b) => a.seq - b.seq);
+    for (const { item } of handed) {
+      const id = item.id;
+      this.#handing.delete(id);
+      const newer = item.dedupeKey === undefined ? undefined : this.#byDedupeKey.get(item.dedupeKey);
+      if (newer !== undefined) {
+        this.#remember(id, "revoked");
+        this.#tell({ id, state: "revoked", reason: "replaced", replacedBy: newer, at: this.#now() });
+        continue;
+      }
+      this.#add(item);
+      reopened.push(item);
+    }
+    if (reopened.length === 0) return;
+    for (const listener of this.#reopenListeners) {
+      try {
+        listener(reopened);
+      } catch {
+        // Pending here still; the listener told why it could not record them.
+      }
+    }
   }
 
   /** Take every pending item for a delivery outside the loop seams (stock pi hands them to its own queue). */
@@ -305,7 +364,7 @@ export class SteeringQueue {
    * Take the matching items, each acknowledged where it went: audit_only ones as audited, the rest delivered; none
    * when a deliver listener refused them (they stay pending).
    */
-  #take(match: (item: SteeringItem) => boolean, seam: DeliverySite, iteration: number): SteeringItem[] {
+  #take(match: (item: SteeringItem) => boolean, seam: DeliverySite, iteration: number, settle = true): SteeringItem[] {
     this.sweep();
     const taken = [...this.#pending.values()].filter(match);
     if (taken.length === 0) return taken;
@@ -319,7 +378,13 @@ export class SteeringQueue {
     } catch {
       return []; // not on disk as handed over: they stay pending (the listener told why)
     }
-    for (const [i, item] of taken.entries()) this.#settle(item, acks[i]!);
+    for (const [i, item] of taken.entries()) {
+      if (settle) this.#settle(item, acks[i]!);
+      else {
+        const seq = this.#seq.get(item.id) ?? 0;
+        if (this.#unlink(item)) this.#handing.set(item.id, { item, ack: acks[i]!, seq });
+      }
+    }
     return taken;
   }
 
@@ -357,6 +422,10 @@ export class SteeringQueue {
   #settle(item: SteeringItem, ack: Ack): void {
     if (!this.#unlink(item)) return;
     this.#remember(item.id, ack.state);
+    this.#tell(ack);
+  }
+
+  #tell(ack: Ack): void {
     for (const listener of this.#listeners) {
       try {
         listener(ack);

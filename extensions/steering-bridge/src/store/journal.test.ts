@@ -84,6 +84,26 @@ describe("QueueJournal", () => {
     expect(readFileSync(path, "utf8").trim().split("\n")).toHaveLength(2);
   });
 
+  it("reopen: an item settled before a hand-over that pi dropped is pending again, for this and a later process", () => {
+    const dir = mkdtempSync(join(tmpdir(), "journal-"));
+    dirs.push(dir);
+    const path = join(dir, "s.journal");
+    const { journal } = QueueJournal.open(path);
+    journal.accept(item("a"));
+    const ack = { id: "a", state: "delivered", seam: "iteration_end", iteration: 1, at: 2 } as const;
+    journal.settleNow([ack]);
+    journal.reopen([item("a")]);
+    expect(replayJournal(readFileSync(path, "utf8"))).toMatchObject({ pending: [item("a")], skippedLines: 0 });
+    expect(replayJournal(readFileSync(path, "utf8")).settled.has("a")).toBe(false);
+    // Delivered at the next hand-over: settled again, written again (the reopen forgot the first settle).
+    journal.settleNow([ack]);
+    journal.settle(ack);
+    journal.close();
+    const state = replayJournal(readFileSync(path, "utf8"));
+    expect({ pending: state.pending, settled: state.settled.get("a") }).toEqual({ pending: [], settled: "delivered" });
+    expect(readFileSync(path, "utf8").trim().split("\n")).toHaveLength(4);
+  });
+
   it("a long journal is rewritten at open to its pending items and newest settled ids", () => {
     const dir = mkdtempSync(join(tmpdir(), "journal-"));
     dirs.push(dir);

@@ -3,7 +3,11 @@ import { writeFileAtomicSync } from "@pi-rails/agent-core/kit";
 import { type Ack, type AckState, isSteeringItem, type SteeringItem } from "../queue/types.ts";
 
 /** One line of a session's steering journal. */
-export type JournalRecord = { t: "accept"; item: SteeringItem } | { t: "settle"; id: string; state: AckState };
+export type JournalRecord =
+  | { t: "accept"; item: SteeringItem }
+  | { t: "settle"; id: string; state: AckState }
+  /** Settled before a hand-over that pi then dropped: pending again. */
+  | { t: "reopen"; item: SteeringItem };
 
 /** What a journal holds: items accepted and not settled (arrival order), and every settled id with its state. */
 export interface JournalState {
@@ -76,6 +80,9 @@ class Replay {
       this.accept(record.item, size ?? bytes(text) + 1);
     } else if (record.t === "settle" && typeof record.id === "string" && typeof record.state === "string") {
       this.settle(record.id, record.state as AckState);
+    } else if (record.t === "reopen" && isSteeringItem(record.item)) {
+      this.settled.delete(record.item.id);
+      this.accept(record.item, size ?? bytes(text) + 1);
     } else {
       this.skippedLines++;
     }
@@ -309,6 +316,21 @@ export class QueueJournal {
     this.flush();
     this.#write(acks.map((ack) => line({ t: "settle", id: ack.id, state: ack.state })).join(""), acks.length);
     for (const ack of acks) this.#replay.settle(ack.id, ack.state);
+    this.#maybeCompact();
+  }
+
+  /**
+   * Record items settled before a hand-over that pi dropped as pending again, synchronously (a later process of the
+   * session then delivers them). Throws when that cannot be written.
+   */
+  reopen(items: readonly SteeringItem[]): void {
+    this.flush();
+    const text = items.map((item) => line({ t: "reopen", item })).join("");
+    this.#write(text, items.length);
+    for (const item of items) {
+      this.#replay.settled.delete(item.id);
+      this.#replay.accept(item, bytes(line({ t: "accept", item })));
+    }
     this.#maybeCompact();
   }
 
