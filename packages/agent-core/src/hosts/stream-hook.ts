@@ -72,21 +72,8 @@ export interface StreamHook {
 /** The session's hook, read at each event: `undefined` while the extension has none (its session still loading). */
 export type StreamHookSource = (ctx: ExtensionContext) => StreamHook | undefined;
 
-/** What a host does with pi's events; the registration wires each event once and hands it to the session's host. */
-export type StreamHost = {
-  [K in HostEvent]?: (event: Extract<ExtensionEvent, { type: K }>, ctx: ExtensionContext) => unknown;
-};
-type HostEvent =
-  | "stream_text"
-  | "stream_abort"
-  | "checkpoint"
-  | "message_update"
-  | "message_start"
-  | "message_end"
-  | "context"
-  | "tool_call"
-  | "agent_settled";
-const HOST_EVENTS: readonly HostEvent[] = [
+/** The pi events a host may answer (the patched ones fire only in the patched pi). */
+const HOST_EVENTS = [
   "stream_text",
   "stream_abort",
   "checkpoint",
@@ -96,7 +83,13 @@ const HOST_EVENTS: readonly HostEvent[] = [
   "context",
   "tool_call",
   "agent_settled",
-];
+] as const;
+type HostEvent = (typeof HOST_EVENTS)[number];
+
+/** What a host does with pi's events; the registration wires each event once and hands it to the session's host. */
+export type StreamHost = {
+  [K in HostEvent]?: (event: Extract<ExtensionEvent, { type: K }>, ctx: ExtensionContext) => unknown;
+};
 
 /** The two hosts: the patched one needs the patch's `stream_text` (its `stream_abort` and `checkpoint` come with it). */
 export const STREAM_HOOK_HOSTS: PiHosts<{ pi: ExtensionAPI; hookOf: StreamHookSource }, StreamHost> = {
@@ -121,13 +114,10 @@ export function registerStreamHook(pi: ExtensionAPI, hook: StreamHook | StreamHo
   pi.on("session_start", () => {
     chosen = chooseHost(STREAM_HOOK_HOSTS, { pi, hookOf });
   });
-  for (const name of HOST_EVENTS) {
-    // One handler per event for the extension's lifetime; the session's host answers it (or does nothing).
-    const on = pi.on as (event: string, handler: (event: unknown, ctx: ExtensionContext) => unknown) => void;
-    on(name, (event, ctx) =>
-      (chosen.host[name] as ((e: unknown, c: ExtensionContext) => unknown) | undefined)?.(event, ctx),
-    );
-  }
+  // One handler per event for the extension's lifetime; the session's host answers it (or does nothing).
+  type Handler = (event: unknown, ctx: ExtensionContext) => unknown;
+  const on = pi.on.bind(pi) as (event: HostEvent, handler: Handler) => void;
+  for (const name of HOST_EVENTS) on(name, (event, ctx) => (chosen.host[name] as Handler | undefined)?.(event, ctx));
   return {
     get kind() {
       return chosen.kind;
