@@ -128,11 +128,10 @@ export function registerCheckpoints(
   handler: CheckpointHandler,
   options: { host?: PiHostKind } = {},
 ): Checkpoints {
-  const choose = () => {
-    const hosts = options.host ? { ...CHECKPOINT_HOSTS, needs: [] } : CHECKPOINT_HOSTS;
-    if (options.host) return { kind: options.host, host: hosts[options.host]({ pi, handler }) };
-    return chooseHost(hosts, { pi, handler });
-  };
+  const choose = () =>
+    options.host
+      ? { kind: options.host, host: CHECKPOINT_HOSTS[options.host]({ pi, handler }) }
+      : chooseHost(CHECKPOINT_HOSTS, { pi, handler });
   let chosen = choose();
   pi.on("session_start", () => {
     chosen = choose();
