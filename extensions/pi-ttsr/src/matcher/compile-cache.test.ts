@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -36,12 +36,10 @@ describe("compile cache", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
     const first = compileAll(SPECS, dir);
     expect([first.cache, first.compiled]).toEqual(["miss", SPECS.length]);
-    // One file per pattern and one for the set, in one folder of this compiler's.
+    // A first start writes one file, the set's, in a folder of this compiler's.
     const folder = dirname(cacheFile(dir, SPECS[0]!));
     expect(readdirSync(dir)).toEqual([folder.slice(dir.length + 1)]);
-    expect(readdirSync(folder).sort()).toEqual(
-      [...SPECS.map((s) => cacheFile(dir!, s)), setFile(dir, SPECS)].map((f) => f.slice(folder.length + 1)).sort(),
-    );
+    expect(readdirSync(folder)).toEqual([setFile(dir, SPECS).slice(folder.length + 1)]);
     const second = compileAll(SPECS, dir);
     expect([second.cache, second.compiled]).toEqual(["hit", 0]);
     // Field for field, Infinity included (unbounded lengths and reaches, which JSON cannot carry as numbers).
@@ -56,18 +54,23 @@ describe("compile cache", () => {
     expect(JSON.parse(hitsOf(fresh, TEXT)).length).toBeGreaterThan(3);
   });
 
-  it("keys by the pattern: an edited rule set compiles only the edited pattern, and leaves the others' files alone", () => {
+  it("keys by the pattern: an edited rule set compiles only the edited pattern, and leaves the other set's file alone", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
     compileAll(SPECS, dir);
-    // A rewrite is a rename of a new file (a new inode): the unchanged patterns keep theirs.
-    const kept = SPECS.slice(0, 3).map((s) => statSync(cacheFile(dir!, s)).ino);
+    // A rewrite is a rename of a new file (a new inode): the first set's file keeps its own.
+    const kept = statSync(setFile(dir, SPECS)).ino;
     const edited = { source: "TODO", flags: "i", window: "accumulated" as const };
     const other = [...SPECS.slice(0, 3), edited];
     const result = compileAll(other, dir);
     expect([result.cache, result.compiled]).toEqual(["miss", 1]);
     expect(result.results).toEqual(other.map((s) => compileAll([s]).results[0]));
-    expect(SPECS.slice(0, 3).map((s) => statSync(cacheFile(dir!, s)).ino)).toEqual(kept);
-    expect(readdirSync(dirname(cacheFile(dir, edited)))).toHaveLength(SPECS.length + 1 + 2);
+    expect(statSync(setFile(dir, SPECS)).ino).toBe(kept);
+    // The two sets' files and the edited pattern's own.
+    expect(readdirSync(dirname(cacheFile(dir, edited))).sort()).toEqual(
+      [setFile(dir, SPECS), setFile(dir, other), cacheFile(dir, edited)]
+        .map((f) => f.slice(dirname(f).length + 1))
+        .sort(),
+    );
     // The edited set's start after that reads its one set file.
     expect(compileAll(other, dir)).toMatchObject({ cache: "hit", compiled: 0 });
     // The same source in another window or with other flags is another pattern.
@@ -76,42 +79,58 @@ describe("compile cache", () => {
     expect(compileAll([{ ...edited, window: "line" }], dir).compiled).toBe(1);
   });
 
-  it("reads an edited set's unchanged patterns from the last set's file (one read), their own files only if need be", () => {
+  it("finds an edited set's unchanged patterns in the last sets' files, another project's set between them", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
     const first = compileAll(SPECS, dir);
-    // Without their own files the unchanged patterns still come back from the set's file: nothing else compiled.
-    for (const s of SPECS) rmSync(cacheFile(dir, s));
     const edited = [...SPECS.slice(0, 6), { source: "TODO", flags: "i", window: "accumulated" as const }];
     const result = compileAll(edited, dir);
     expect([result.cache, result.compiled]).toEqual(["miss", 1]);
     expect(result.results.slice(0, 6)).toEqual(first.results.slice(0, 6));
     expect(result.results).toEqual(edited.map((s) => compileAll([s]).results[0]));
-    // A malformed entry in the newest set's file is skipped, not trusted: that pattern alone is compiled.
-    const newest = setFile(dir, edited);
+    // Another project's rules ran last (its set is the newest): the older sets' files still answer.
+    const elsewhere = [{ source: "elsewhere\\b", flags: "", window: "line" as const }];
+    compileAll(elsewhere, dir);
+    const again = compileAll([...SPECS.slice(0, 5), { source: "FIXME", flags: "", window: "accumulated" }], dir);
+    expect([again.cache, again.compiled]).toEqual(["miss", 1]);
+    // A malformed entry in a set's file is skipped, not trusted: that pattern alone is compiled.
+    const newest = setFile(dir, elsewhere);
     const whole = JSON.parse(readFileSync(newest, "utf8"));
-    whole.results[1] = { ok: true, pattern: { spec: SPECS[1], mode: 7 } };
+    whole.results.push({ ok: true, pattern: { spec: SPECS[1], mode: 7 } });
     writeFileSync(newest, JSON.stringify(whole));
-    const again = compileAll([...SPECS.slice(0, 6), { ...edited[6]!, flags: "" }], dir);
-    expect([again.cache, again.compiled]).toEqual(["miss", 2]);
-    expect(again.results[1]).toEqual(first.results[1]);
+    for (const s of [SPECS, edited, [...SPECS.slice(0, 5), { source: "FIXME", flags: "", window: "accumulated" }]])
+      rmSync(setFile(dir, s as PatternSpec[]));
+    const malformed = compileAll([SPECS[1]!, elsewhere[0]!], dir);
+    expect([malformed.cache, malformed.compiled]).toEqual(["miss", 1]);
+    expect(malformed.results[0]).toEqual(first.results[1]);
   });
 
   it("ignores and rewrites a corrupt or foreign cache file", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
-    const file = cacheFile(dir, SPECS[1]!);
-    mkdirSync(dirname(file), { recursive: true });
-    const set = setFile(dir, SPECS);
-    for (const junk of ["{not json", '{"format":4,"result":{}}', JSON.stringify({ format: 999, result: {} }), "null"]) {
-      compileAll(SPECS, dir);
-      writeFileSync(file, junk);
-      // The set's file answers without reading the pattern's; without it, the pattern is compiled again.
-      expect(compileAll(SPECS, dir)).toMatchObject({ cache: "hit", compiled: 0 });
-      writeFileSync(set, junk.replace("result", "results"));
-      const result = compileAll(SPECS, dir);
-      expect([result.cache, result.compiled]).toEqual(["miss", 1]);
-      expect(result.results.map((r) => r.ok)).toEqual([true, true, true, true, true, true, false]);
-      expect(compileAll(SPECS, dir).cache).toBe("hit");
+    const fresh = compileAll(SPECS).results;
+    for (const junk of [
+      "{not json",
+      '{"format":4,"results":[]}',
+      JSON.stringify({ format: 999, results: [] }),
+      "null",
+    ]) {
+      const own = mkdtempSync(join(dir, "junk-"));
+      const set = setFile(own, SPECS);
+      compileAll(SPECS, own);
+      writeFileSync(set, junk);
+      // Nothing else holds the patterns: all compiled again (each then written to its own file), nothing lost.
+      const result = compileAll(SPECS, own);
+      expect([result.cache, result.compiled]).toEqual(["miss", SPECS.length]);
+      expect(result.results).toEqual(fresh);
+      expect(compileAll(SPECS, own).cache).toBe("hit");
+      // A corrupt pattern file is compiled again too.
+      writeFileSync(cacheFile(own, SPECS[1]!), junk.replace("results", "result"));
+      writeFileSync(set, junk);
+      expect(compileAll(SPECS, own)).toMatchObject({ cache: "miss", compiled: 1 });
     }
+    const set = setFile(dir, SPECS);
+    compileAll(SPECS, dir);
+    writeFileSync(set, "{}");
+    compileAll(SPECS, dir);
     // An entry for another pattern (edited by hand, or a collision) is not trusted, a refusal's no more than a
     // compiled pattern's.
     for (const [k, spec] of [SPECS[0]!, SPECS[6]!].entries()) {
@@ -126,16 +145,16 @@ describe("compile cache", () => {
     }
   });
 
-  it("keeps the 8 newest rule sets' files, and every pattern's", () => {
+  it("keeps the 8 newest rule sets' files, and the files of patterns compiled beside a set", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
     const sets = Array.from({ length: 11 }, (_, i) => [SPECS[0]!, { ...SPECS[0]!, source: `rule${i}` }]);
     for (const set of sets) compileAll(set, dir);
     const folder = dirname(cacheFile(dir, SPECS[0]!));
     const names = readdirSync(folder);
     expect(names.filter((n) => n.startsWith("set-"))).toHaveLength(8);
-    expect(names.filter((n) => !n.startsWith("set-"))).toHaveLength(12);
-    // An older set is put together again from its patterns' files, nothing compiled.
-    expect(compileAll(sets[0]!, dir)).toMatchObject({ cache: "hit", compiled: 0 });
+    expect(names.filter((n) => !n.startsWith("set-"))).toHaveLength(10);
+    // An older set is put together again from the newer sets' files and its patterns' own, nothing compiled.
+    expect(compileAll(sets[1]!, dir)).toMatchObject({ cache: "hit", compiled: 0 });
   });
 
   it("compiles without a cache when the directory cannot be written", () => {

@@ -7,8 +7,10 @@ import { type CompiledPattern, type CompileResult, compilePattern, type PatternS
 /**
  * Compiled patterns on disk, so a session whose rules did not change starts without parsing a regex or even
  * loading the regex libraries, and editing one rule recompiles that rule alone:
- * - one file per pattern, named by a hash of its window, flags and source (which it also holds, checked on reading);
- * - one file per rule set (the KEPT_SETS newest), so a start with the rules of an earlier one reads one file.
+ * - one file per rule set (the KEPT_SETS newest), so a start with the rules of an earlier one reads one file, and a
+ *   changed set finds its unchanged patterns in the last sets' files;
+ * - one file per pattern compiled beside an earlier set (an edited rule's), named by a hash of its window, flags and
+ *   source (which it also holds, checked on reading).
  * They live in a folder named by a hash of this format, pi-ttsr's version, the regex libraries' versions and the
  * compiler's own code. Read and written with the kit's JSON cache routines (atomic writes); a file that does not
  * parse or does not fit is ignored and rewritten.
@@ -65,22 +67,39 @@ export function setFile(cacheDir: string, specs: readonly PatternSpec[]): string
 
 /**
  * Compiles every spec, through the cache in `cacheDir` when one is given. A rule set seen before is read from its
- * one whole-set file (what most session starts do); otherwise each pattern is read from its own file, only the
- * patterns without one are compiled (and written), and the set's file is written. Never throws for cache trouble.
+ * one whole-set file (what most session starts do). Otherwise the patterns are looked up in the newest set's file
+ * (a rule edited, added or removed since the last start: one read), in older sets' files when more than one is
+ * missing there (another project's rules ran last), then in their own files; only the rest are compiled, and the
+ * set's file is written. A pattern compiled beside an earlier set gets a file of its own too; a first start (no set
+ * yet) writes the set's file alone: creating hundreds of small files can cost more than compiling the patterns.
+ * Never throws for cache trouble.
  */
 export function compileAll(specs: readonly PatternSpec[], cacheDir?: string): CompileAllResult {
   if (!cacheDir) return { results: specs.map(compilePattern), cache: "off", compiled: specs.length };
   const whole = setFile(cacheDir, specs);
   const known = readSet(whole, specs);
   if (known) return { results: known, cache: "hit", compiled: 0 };
+  const sets = setFilesNewestFirst(dirname(whole));
+  const found: Array<CompileResult | undefined> = specs.map(() => undefined);
+  let missing = specs.length;
+  for (const [k, file] of sets.entries()) {
+    // The newest set always; older ones only while more than one pattern is missing (one is likely just new).
+    if (missing === 0 || (k > 0 && missing <= 1)) break;
+    const pool = setEntries(file);
+    specs.forEach((spec, i) => {
+      if (found[i]) return;
+      const pooled = pool.get(specKey(spec));
+      found[i] = pooled === undefined ? undefined : fromJsonOrUndefined(pooled, spec);
+      if (found[i]) missing--;
+    });
+  }
   let compiled = 0;
-  // A set that changed since the last start (a rule edited, added or removed) mostly holds that set's patterns:
-  // they are read from its file at once, and only the others from their own files (or compiled).
-  const pool = newestSetEntries(dirname(whole));
-  const results = specs.map((spec) => {
-    const pooled = pool.get(specKey(spec));
-    const known = pooled === undefined ? undefined : fromJsonOrUndefined(pooled, spec);
-    if (known) return known;
+  const results = specs.map((spec, i) => {
+    if (found[i]) return found[i];
+    if (sets.length === 0) {
+      compiled++;
+      return compilePattern(spec);
+    }
     const file = cacheFile(cacheDir, spec);
     const cached = readEntry(file, spec);
     if (cached) return cached;
@@ -111,24 +130,26 @@ function specKey(spec: PatternSpec): string {
 
 const flagLetters = (flags: string) => [...new Set(flags.replace(/[gyd]/g, ""))].sort().join("");
 
-/**
- * The entries of the newest whole-set file of a compiler folder, by spec (empty when there is none or it does not
- * read). Each is still checked against the spec it is used for (`fromJson`).
- */
-function newestSetEntries(folder: string): Map<string, unknown> {
-  const entries = new Map<string, unknown>();
-  let newest: { file: string; at: number } | undefined;
+/** The whole-set files of a compiler folder, newest first (none when it cannot be read). */
+function setFilesNewestFirst(folder: string): string[] {
   try {
-    for (const name of readdirSync(folder)) {
-      if (!name.startsWith("set-") || !name.endsWith(".json")) continue;
-      const at = statSync(join(folder, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-      if (!newest || at > newest.at) newest = { file: join(folder, name), at };
-    }
+    return readdirSync(folder)
+      .filter((name) => name.startsWith("set-") && name.endsWith(".json"))
+      .map((name) => ({
+        file: join(folder, name),
+        at: statSync(join(folder, name), { throwIfNoEntry: false })?.mtimeMs,
+      }))
+      .sort((x, y) => (y.at ?? 0) - (x.at ?? 0))
+      .map((set) => set.file);
   } catch {
-    return entries;
+    return [];
   }
-  if (!newest) return entries;
-  readJsonCache(newest.file, (json) => {
+}
+
+/** A whole-set file's entries by spec (empty when it does not read); each is checked again on use (`fromJson`). */
+function setEntries(file: string): Map<string, unknown> {
+  const entries = new Map<string, unknown>();
+  readJsonCache(file, (json) => {
     const data = json as { format?: unknown; results?: unknown };
     if (data.format !== FORMAT || !Array.isArray(data.results)) return;
     for (const r of data.results as Array<{ spec?: PatternSpec; pattern?: { spec?: PatternSpec } }>) {
@@ -155,14 +176,7 @@ function fromJsonOrUndefined(value: unknown, spec: PatternSpec): CompileResult |
  */
 function pruneSets(folder: string): void {
   try {
-    const sets = readdirSync(folder)
-      .filter((name) => name.startsWith("set-") && name.endsWith(".json"))
-      .map((name) => ({
-        file: join(folder, name),
-        at: statSync(join(folder, name), { throwIfNoEntry: false })?.mtimeMs,
-      }))
-      .sort((x, y) => (y.at ?? 0) - (x.at ?? 0));
-    for (const old of sets.slice(KEPT_SETS)) rmSync(old.file, { force: true });
+    for (const old of setFilesNewestFirst(folder).slice(KEPT_SETS)) rmSync(old, { force: true });
   } catch {}
 }
 
