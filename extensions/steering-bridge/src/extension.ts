@@ -37,10 +37,11 @@ export default function steeringBridge(pi: ExtensionAPI): void {
   // confirmed before a run ends or the session closes.
   const checkpoints = registerCheckpoints(pi, {
     checkpoint: (request) => session?.bridge.checkpoint(request),
+    // Each pass recorded with the bridge's own count of the inbox notes in it; at loop_exit what is left is
+    // snapshotted into the session file.
     pass: (pass) => {
-      const current = session;
-      log.record(current ? current.bridge.observe(pass) : { ...pass, inboxDelivered: 0 });
-      if (pass.kind === "loop_exit") current?.persistSnapshot();
+      log.record(session ? session.bridge.observe(pass) : { ...pass, inboxDelivered: 0 });
+      if (pass.kind === "loop_exit") session?.persistSnapshot();
     },
   });
 
