@@ -5,6 +5,8 @@
  */
 
 export {
+  /** Moved to agent-core's stream hook, which reads new responses from the stream on either pi; re-exported. */
+  ResponseBoundary,
   resolveAgentDir as defaultAgentDir,
   TTSR_TRIGGERED_EVENT,
   type TtsrTriggeredPayload,
@@ -35,7 +37,6 @@ export { INTERRUPT_TEMPLATE, REMINDER_TEMPLATE, renderInterrupt, renderReminder 
 export { buildRegistry } from "./manager/build-registry.ts";
 export { canFire, type FiringRecord, shouldInterrupt } from "./manager/policy.ts";
 export { admitsSource, gate, type RegisteredRule, RuleRegistry } from "./manager/registry.ts";
-export { ResponseBoundary } from "./manager/response-boundary.ts";
 export { type DeltaDecision, type DeltaInput, type RuleMatch, TtsrManager } from "./manager/ttsr-manager.ts";
 export {
   type CompiledPattern,
