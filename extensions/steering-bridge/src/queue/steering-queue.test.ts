@@ -29,12 +29,37 @@ describe("SteeringQueue", () => {
       if (refuse) throw new Error("EFBIG");
     });
     expect(q.takeMode("finish_step", "post_tool_dispatch", 1)).toEqual([]);
-    expect(q.takeAll("pi_queue", 1)).toEqual([]);
+    expect(q.takeWhere(() => true, "pi_queue", 1)).toEqual([]);
     expect([q.size, acks]).toEqual([1, []]);
     refuse = false;
     expect(q.takeMode("finish_step", "iteration_end", 2).map((i) => i.content)).toEqual(["a"]);
     expect(acks).toMatchObject([{ id: "id1", state: "delivered", seam: "iteration_end" }]);
     expect(seen).toEqual([["id1:delivered"], ["id1:delivered"], ["id1:delivered"]]);
+  });
+
+  it("hand: written as settled first, acknowledged on confirm; reopen puts them back (told to its listeners), a dedupeKey a newer item took meanwhile makes the old one replaced", () => {
+    const { q, acks } = queue();
+    const written: string[] = [];
+    q.onDeliver((pending) => written.push(...pending.map((ack) => `${ack.id}:${ack.state}`)));
+    const reopened: string[] = [];
+    q.onReopen((items) => reopened.push(...items.map((item) => item.id)));
+    q.enqueue({ content: "a", mode: "finish_step", kind: "message" });
+    q.enqueue({ content: "b", mode: "finish_step", kind: "message", dedupeKey: "k" });
+    const handed = q.hand((item) => item.mode === "finish_step", "iteration_end", 1).map((item) => item.id);
+    expect([handed, written, acks, q.size]).toEqual([["id1", "id2"], ["id1:delivered", "id2:delivered"], [], 0]);
+    q.enqueue({ content: "b2", mode: "finish_step", kind: "message", dedupeKey: "k" });
+    q.reopen(handed);
+    expect(reopened).toEqual(["id1"]);
+    expect(q.pending().map((item) => item.content)).toEqual(["b2", "a"]);
+    expect(acks).toMatchObject([{ id: "id2", state: "revoked", reason: "replaced", replacedBy: "id3" }]);
+    const again = q.hand(() => true, "iteration_end", 2).map((item) => item.id);
+    q.confirm(again);
+    q.confirm(again); // once
+    expect(acks.slice(1).map((ack) => [ack.id, ack.state])).toEqual([
+      ["id3", "delivered"],
+      ["id1", "delivered"],
+    ]);
+    expect(q.settledState("id1")).toBe("delivered");
   });
 
   it("hands over one mode at a time, in arrival order, and acknowledges each once", () => {
@@ -46,7 +71,7 @@ describe("SteeringQueue", () => {
     expect(q.takeMode("interrupt_immediate", "pre_tool_dispatch", 2).map((i) => i.content)).toEqual(["b"]);
     expect(q.takeMode("finish_step", "post_tool_dispatch", 2).map((i) => i.content)).toEqual(["a", "c"]);
     expect(q.takeMode("finish_step", "post_tool_dispatch", 2)).toEqual([]);
-    expect(q.takeInbox("pre_compact", 3).map((i) => i.content)).toEqual(["n"]);
+    expect(q.takeWhere((i) => i.channel === "inbox", "pre_compact", 3).map((i) => i.content)).toEqual(["n"]);
     expect(acks.map((a) => [a.id, a.state, "seam" in a ? a.seam : ""])).toEqual([
       ["id2", "delivered", "pre_tool_dispatch"],
       ["id1", "delivered", "post_tool_dispatch"],

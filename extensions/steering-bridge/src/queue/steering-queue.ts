@@ -227,11 +227,6 @@ export class SteeringQueue {
     return this.#take((item) => item.channel === "bridge" && item.mode === mode, seam, iteration);
   }
 
-  /** Take every inbox note, acknowledging them as delivered at `seam`. */
-  takeInbox(seam: LoopSeam, iteration: number): SteeringItem[] {
-    return this.#take((item) => item.channel === "inbox", seam, iteration);
-  }
-
   /** Take the pending items `match` picks for a delivery outside the loop seams (stock pi hands them to its queue). */
   takeWhere(match: (item: SteeringItem) => boolean, site: DeliverySite, iteration: number): SteeringItem[] {
     return this.#take(match, site, iteration);
@@ -258,7 +253,7 @@ export class SteeringQueue {
   }
 
   /**
-   * Put handed-over items back, pending, in their arrival order: pi dropped them. One whose dedupeKey a newer item
+   * Put handed-over items back, pending (in their order, after any that arrived meanwhile): pi dropped them. One whose dedupeKey a newer item
    * took meanwhile is acknowledged as replaced by it.
    */
   reopen(ids: Iterable<string>): void {
@@ -284,11 +279,6 @@ export class SteeringQueue {
         // Pending here still; the listener told why it could not record them.
       }
     }
-  }
-
-  /** Take every pending item for a delivery outside the loop seams (stock pi hands them to its own queue). */
-  takeAll(site: DeliverySite, iteration: number): SteeringItem[] {
-    return this.#take(() => true, site, iteration);
   }
 
   /**
