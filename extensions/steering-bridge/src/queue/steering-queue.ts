@@ -253,8 +253,8 @@ export class SteeringQueue {
   }
 
   /**
-   * Put handed-over items back, pending (in their order, after any that arrived meanwhile): pi dropped them. One whose dedupeKey a newer item
-   * took meanwhile is acknowledged as replaced by it.
+   * Put handed-over items back, pending (in their order, after any that arrived meanwhile): pi dropped them. One
+   * whose dedupeKey a newer item took meanwhile is acknowledged as replaced by it.
    */
   reopen(ids: Iterable<string>): void {
     const reopened: SteeringItem[] = [];
