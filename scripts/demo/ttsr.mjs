@@ -117,8 +117,8 @@ export async function runTtsrStage({ root, bold = (t) => t, dim = (t) => t, targ
       );
       console.log(
         dim(
-          "   (stock pi: the TUI shows the cut-off text while it streams and clears it when the run stops; the patched\n" +
-            "   pi's stream hook cuts the request inside the turn, before that chunk is shown)",
+          "   (stock pi: the retry is a new run; the text before the match streams on both pis and is cleared, but only\n" +
+            "   the patched pi's stream hook cuts the request inside the turn, before the completing chunk is shown)",
         ),
       );
     } else {
