@@ -57,7 +57,7 @@ describe("pnpm demo", () => {
     expect(stdout).toContain('injected: <system-interrupt reason="rule_violation" rule="no-legacy-fetch"');
     expect(stdout).toContain("the dropped partial sent again: no");
     expect(stdout).toContain('fetchV2("/api/user"');
-    expect(stdout).toContain("the TUI shows the cut-off text while it streams and clears it when the run stops");
+    expect(stdout).toContain("the retry is a new run; the text before the match streams on both pis and is cleared");
     expect(stdout).toContain("message (assistant, empty: the interrupted attempt, kept for its usage, never sent)");
     // Stages 2 and 3 work as on the patched pi.
     expect(stdout).toContain("the 50 KB file is in the request: no");
