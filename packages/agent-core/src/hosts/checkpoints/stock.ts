@@ -83,7 +83,10 @@ export function stockCheckpointHost(pi: ExtensionAPI, handler: CheckpointHandler
       return undefined;
     }
     proposed = { after: ctx.sessionManager.getLeafId(), seams };
-    return { entries: [...event.entries, ...messages.map(boundaryDraft)], continue: true };
+    const entries = [...event.entries, ...messages.map(boundaryDraft)];
+    // A run being aborted (the user, or another extension's ctx.abort(): pi-ttsr's interrupt) ends here: the entries
+    // go in for the next run; a continuation would only make pi start a turn and abort it at once.
+    return ctx.signal?.aborted ? { entries } : { entries, continue: true };
   };
 
   return {
