@@ -68,6 +68,11 @@ export class LazyDfa {
     this.start = this.intern([]);
   }
 
+  /** How many patterns the automaton runs (none: a stream of this lane reads nothing). */
+  get patternCount(): number {
+    return this.initials.length;
+  }
+
   get stateCount(): number {
     return this.cache.size;
   }

@@ -151,7 +151,9 @@ describe("StreamMatcher", () => {
     // No pattern: no work, whatever streams.
     const idle = set.stream([]);
     expect(idle.push("bad( eval( any TODO ".repeat(50))).toEqual([]);
+    expect(idle.finish()).toEqual([]);
     expect(idle.automatonStates).toBe(1);
+    expect(idle.buffer).toBe("bad( eval( any TODO ".repeat(50));
   });
 
   it(

@@ -59,12 +59,15 @@ export class StreamMatcher {
   private finished = false;
   /** Native work of the current delta, per unit and in all. */
   private readonly budget = new DeltaBudget();
+  /** The lane runs nothing: no automaton pattern, no native or chunk unit. */
+  private readonly idle: boolean;
 
   constructor(
     private readonly set: LaneOwner,
     private readonly lane: Lane = set.fullLane,
   ) {
     this.state = lane.dfa.start;
+    this.idle = lane.dfa.patternCount === 0 && lane.nativeIds.length === 0 && lane.chunkIds.length === 0;
   }
 
   /** Everything pushed so far. */
@@ -91,6 +94,8 @@ export class StreamMatcher {
     let hits = NO_HITS;
     const base = this.text.length;
     this.text.append(chunk);
+    // A stream no rule watches (prose with only tool rules) does not read its characters at all.
+    if (this.idle) return NO_HITS;
     const dfa = this.lane.dfa;
     let s = this.state;
     let lineStart = this.lineStart;
