@@ -11,6 +11,7 @@ import {
   STOCK_PI_VERSION,
   type StockPi,
   startModelServer,
+  startProviderServer,
 } from "@pi-rails/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ruleFile } from "./helpers.ts";
@@ -32,6 +33,14 @@ function assistantStops(home: CliHome): string[] {
   });
 }
 
+/** The entries of the run's one session file. */
+function sessionEntries(home: CliHome): { type: string; customType?: string; data?: unknown }[] {
+  const sessions = join(home.agentDir, "sessions");
+  const files = readdirSync(sessions, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"));
+  expect(files).toHaveLength(1);
+  return readSessionFile(join(sessions, files[0]!)) as never;
+}
+
 /** No request carries an assistant message without content (strict providers refuse one). */
 function noEmptyAssistant(requests: readonly { messages: readonly unknown[] }[]): void {
   for (const request of requests) {
@@ -47,6 +56,7 @@ function noEmptyAssistant(requests: readonly { messages: readonly unknown[] }[])
 const E2E_TIMEOUT_MS = 180_000;
 
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
+const FOLLOW_UP_MIDSTREAM = join(PACKAGE_DIR, "test", "fixtures", "follow-up-midstream.ts");
 /** A file whose first line breaks the no-any rule, and which goes on after it. */
 const FILE = `let x: any = 1;\n${Array.from({ length: 30 }, (_, i) => `export const v${i} = ${i};\n`).join("")}`;
 
@@ -144,6 +154,37 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
     expect(retried.indexOf("Sure. Just call eval(")).toBeLessThan(retried.indexOf("Never call eval()."));
     expect(retried).toContain("Your partial output is kept above");
     expect(run.stdout).toContain("Use JSON.parse(input)");
+  });
+
+  it("a message the user queued while the answer streamed: the interrupt's cost is the stopped attempt's, not that of the turn pi then starts and aborts for the queued message", async () => {
+    // Anthropic reports the input tokens when the message starts: an attempt stopped mid-stream has a usage.
+    const server = await startProviderServer("anthropic-messages", {
+      script: [
+        { text: "Sure. Just call eval(input) and return the result; that is the quickest way.", chunkSize: 4 },
+        { text: "Use JSON.parse(input): it only parses data." },
+      ],
+    }).then(keep);
+    const home = keep(
+      prepareCliHome({
+        server,
+        files: { ".pi/rules/no-eval.md": ruleFile({ condition: "\\beval\\(" }, "Never call eval().") },
+      }),
+    );
+    const run = await runPi(["-e", PACKAGE_DIR, "-e", FOLLOW_UP_MIDSTREAM, "-p", "parse it"], {
+      home,
+      piCli: stock.cli,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    const retried = JSON.stringify(server.requests[1]!.messages);
+    expect(retried).toContain("QUEUED-BY-THE-USER");
+    expect(retried).toContain("Never call eval().");
+    expect(retried).not.toContain("Just call eval");
+    // pi drained its queue into the aborted run and started a turn it aborted before any request (its own emptied
+    // message); the cost recorded is the first attempt's, which the provider reported.
+    const costs = sessionEntries(home).filter((e) => e.type === "custom" && e.customType === "ttsr:interrupt-cost");
+    expect(costs).toHaveLength(1);
+    expect((costs[0] as { data: { usage: { input: number } } }).data.usage.input).toBeGreaterThan(0);
   });
 
   it("past three interrupts in a row (each by another rule: a rule fires once), the next follows the message instead", async () => {

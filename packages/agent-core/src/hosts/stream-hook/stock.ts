@@ -86,7 +86,9 @@ export function stockStreamHost(pi: ExtensionAPI, hookOf: StreamHookSource): Str
       // Stopped for an interrupt, or read whole before the abort took effect (pi may have read the rest of the
       // answer already): either way it is replaced, as the patched loop drops it, and a tool call in it never runs.
       if (pending) {
-        pending.usage = message.usage;
+        // The stopped attempt's cost: a turn pi starts afterwards for a message waiting in its queue is aborted before
+        // any request (its usage is zero), and is emptied too.
+        pending.usage ??= message.usage;
         return { message: interruptedReplacement(message, pending.interrupt.keepPartial === true) };
       }
       if (failed) return undefined;
