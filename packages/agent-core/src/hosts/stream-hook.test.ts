@@ -80,6 +80,9 @@ async function run(host: Host, hook: Partial<StreamHook>, replies: string[]): Pr
       (reply): Reply =>
         (context) => {
           requests.push(JSON.stringify(context.messages.filter((m) => (m.role as string) !== "system")));
+          // "call:<tool>#<id>:<text>": a call with that id (providers may reuse one); "note:<text>": a note.
+          const call = /^call:(\w+)#(\w+):(.*)$/.exec(reply);
+          if (call) return fauxAssistantMessage([fauxToolCall(call[1]!, { text: call[3]! }, { id: call[2]! })]);
           return reply.startsWith("note:")
             ? fauxAssistantMessage([fauxToolCall("note", { text: reply.slice(5) })])
             : fauxAssistantMessage([fauxText(reply)]);
@@ -209,6 +212,20 @@ describe.each<Host>(["patched", "stock"])("registerStreamHook on %s pi", (host) 
     expect(r.outcomes.map((o) => o.kind)).toEqual(["retried"]);
   });
 
+  it("a hook whose outcome handler throws still gets its retry (pi reports the error; the answer is not left empty)", async () => {
+    const hook = {
+      ...interruptOn("eval("),
+      onOutcome: () => {
+        throw new Error("outcome handler failed");
+      },
+    };
+    const r = await run(host, hook, ["Sure: just call eval(input) and more.", "Use JSON.parse(input)."]);
+    expect(r.requests).toHaveLength(2);
+    expect(r.requests[1]).toContain("Never eval(");
+    const last = assistants(r.session).at(-1);
+    expect(last?.content).toEqual([expect.objectContaining({ text: "Use JSON.parse(input)." })]);
+  });
+
   it("a follow-up after a response that ended normally reaches the model's next request", async () => {
     let due = true;
     const r = await run(
@@ -270,5 +287,19 @@ describe("the abort cap (three interrupts in a row)", () => {
     expect(r.requests[4]).toContain("Blocked: no X.");
     // pi never sends an empty assistant message: the three emptied ones stay out of every request.
     for (const request of r.requests) expect(request).not.toContain('"content":[]');
+  });
+
+  it("stock pi: a capped call pi never dispatched (an unknown tool) blocks no later call that reuses its id", async () => {
+    const r = await run("stock", always(), [
+      "XXXX",
+      "XXXX",
+      "XXXX",
+      "call:missing#c1:XXXX",
+      "call:note#c1:fine",
+      "Done.",
+    ]);
+    expect(r.outcomes.map((o) => o.kind)).toEqual(["retried", "retried", "retried", "capped"]);
+    expect(r.ran).toEqual(["fine"]);
+    expect(r.requests).toHaveLength(6);
   });
 });

@@ -72,7 +72,11 @@ export function stockStreamHost(pi: ExtensionAPI, hookOf: StreamHookSource): Str
     },
 
     message_start({ message }, ctx) {
-      if (message.role === "assistant") hookOf(ctx)?.onResponseStart?.(ctx);
+      if (message.role !== "assistant") return;
+      // Blocks are for the calls of the response that was capped; one pi never dispatched (an unknown tool, invalid
+      // arguments) must not block a later call that reuses its id.
+      blocked.clear();
+      hookOf(ctx)?.onResponseStart?.(ctx);
     },
 
     message_end({ message }, ctx): MessageEndEventResult | undefined {
@@ -108,9 +112,10 @@ export function stockStreamHost(pi: ExtensionAPI, hookOf: StreamHookSource): Str
       const hook = hookOf(ctx);
       if (!settled || !hook) return;
       const { interrupt, usage } = settled;
-      hook.onOutcome?.({ kind: "retried", interrupt, consecutive, ...(usage ? { usage } : {}) }, ctx);
+      // The retry first: a hook that throws (pi reports it) must not leave the answer stopped and empty.
       const { customType, content, details } = interrupt;
       pi.sendMessage({ customType, content, display: false, details }, { triggerTurn: true });
+      hook.onOutcome?.({ kind: "retried", interrupt, consecutive, ...(usage ? { usage } : {}) }, ctx);
     },
 
     tool_call(event, ctx): ToolCallEventResult | undefined {
