@@ -53,7 +53,7 @@ afterEach(async () => {
  * `registerStreamHook`, and a `note` tool that records its calls. On "stock" the patched pi's mark is removed
  * while the session lives, so the session gets the public-events host, as in the published pi.
  */
-async function run(host: Host, hook: Partial<StreamHook>, replies: string[]): Promise<Run> {
+async function run(host: Host, hook: Partial<StreamHook>, replies: string[], prompts = ["go"]): Promise<Run> {
   const marks = globalThis as Record<symbol, unknown>;
   const mark = marks[PI_PATCH_SYMBOL];
   if (host === "stock") {
@@ -80,7 +80,9 @@ async function run(host: Host, hook: Partial<StreamHook>, replies: string[]): Pr
       (reply): Reply =>
         (context) => {
           requests.push(JSON.stringify(context.messages.filter((m) => (m.role as string) !== "system")));
-          // "call:<tool>#<id>:<text>": a call with that id (providers may reuse one); "note:<text>": a note.
+          // "error:<text>": the provider fails; "call:<tool>#<id>:<text>": a call with that id (providers may reuse one); "note:<text>": a note.
+          if (reply.startsWith("error:"))
+            return fauxAssistantMessage([], { stopReason: "error", errorMessage: reply.slice(6) });
           const call = /^call:(\w+)#(\w+):(.*)$/.exec(reply);
           if (call) return fauxAssistantMessage([fauxToolCall(call[1]!, { text: call[3]! }, { id: call[2]! })]);
           return reply.startsWith("note:")
@@ -137,8 +139,10 @@ async function run(host: Host, hook: Partial<StreamHook>, replies: string[]): Pr
   cleanups.push(() => session.dispose());
   await session.bindExtensions({});
   result.session = session;
-  await session.prompt("go");
-  await session.agent.waitForIdle();
+  for (const prompt of prompts) {
+    await session.prompt(prompt);
+    await session.agent.waitForIdle();
+  }
   // Stock pi sends the retry once pi settled, a run of its own: wait until every scripted reply was asked for.
   await expect.poll(() => session.isStreaming || requests.length < replies.length).toBe(false);
   await session.agent.waitForIdle();
@@ -287,6 +291,14 @@ describe("the abort cap (three interrupts in a row)", () => {
     expect(r.requests[4]).toContain("Blocked: no X.");
     // pi never sends an empty assistant message: the three emptied ones stay out of every request.
     for (const request of r.requests) expect(request).not.toContain('"content":[]');
+  });
+
+  it("stock pi: a new prompt starts counting again, even after interrupts whose last retry failed", async () => {
+    const r = await run("stock", always(), ["XXXX", "XXXX", "error:overloaded", "XXXX", "Fine."], ["go", "again"]);
+    expect(r.outcomes.map((o) => o.kind)).toEqual(["retried", "retried", "retried"]);
+    expect(r.outcomes.map((o) => (o.kind === "retried" ? o.consecutive : 0))).toEqual([1, 2, 1]);
+    expect(r.requests).toHaveLength(5);
+    expect(r.requests[4]).toContain("No X.");
   });
 
   it("stock pi: a capped call pi never dispatched (an unknown tool) blocks no later call that reuses its id", async () => {

@@ -82,6 +82,7 @@ const HOST_EVENTS = [
   "message_end",
   "context",
   "tool_call",
+  "agent_start",
   "agent_settled",
 ] as const;
 type HostEvent = (typeof HOST_EVENTS)[number];

@@ -52,7 +52,14 @@ export function stockStreamHost(pi: ExtensionAPI, hookOf: StreamHookSource): Str
   /** The interrupt stopping the response now, until pi settles and its retry goes in. */
   let pending: { interrupt: StreamHookInterrupt; usage?: Usage } | undefined;
   let consecutive = 0;
+  /** The retry was sent: the run it starts goes on counting interrupts in a row; any other run starts at zero. */
+  let retrying = false;
   return {
+    agent_start() {
+      if (!retrying) consecutive = 0;
+      retrying = false;
+    },
+
     message_update(event, ctx) {
       // The rest of an aborted response is not read: it will not reach the model.
       if (pending) return;
@@ -114,6 +121,7 @@ export function stockStreamHost(pi: ExtensionAPI, hookOf: StreamHookSource): Str
       const { interrupt, usage } = settled;
       // The retry first: a hook that throws (pi reports it) must not leave the answer stopped and empty.
       const { customType, content, details } = interrupt;
+      retrying = true;
       pi.sendMessage({ customType, content, display: false, details }, { triggerTurn: true });
       hook.onOutcome?.({ kind: "retried", interrupt, consecutive, ...(usage ? { usage } : {}) }, ctx);
     },
