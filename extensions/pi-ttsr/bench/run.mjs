@@ -209,7 +209,7 @@ if (json) {
   console.table(compile.rows);
   if (startup) {
     console.log(
-      `\nstart-up: the real pi -p, ${startup.answerKb} KB answer matching no rule, ${startup.rounds} rounds (pairedRatio: median of the per-round ratios):`,
+      `\nstart-up: the real pi -p answering one line (startup*) and ${startup.answerKb} KB matching no rule (run*), ${startup.rounds} rounds (ratios: medians of the per-round ratios to plain pi):`,
     );
     console.table(startup.rows);
   }
