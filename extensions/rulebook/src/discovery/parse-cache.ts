@@ -17,11 +17,15 @@ export interface ParsedFile extends ParsedFrontmatter {
   controlChars?: number;
 }
 
-/** One parsed file, valid while the file's size, mtime and ctime are unchanged. */
+/**
+ * One parsed file, valid while the file's size, mtime, ctime and inode are unchanged (an edit moves mtime and ctime,
+ * even one that restores mtime; a file renamed over another, or written by replace-on-save, is another inode).
+ */
 export interface CacheEntry {
   mtimeMs: number;
   ctimeMs: number;
   size: number;
+  ino: number;
   parsed: ParsedFile;
   /** Read from a parse store and not re-parsed since: saving the store again would change nothing. */
   fromStore?: boolean;
@@ -35,7 +39,7 @@ interface SharedCache {
 }
 
 /** Bump when the cached shape changes, so two versions of this module never share entries. */
-const CACHE_VERSION = 3;
+const CACHE_VERSION = 4;
 const KEY = Symbol.for("@pi-rails/rulebook/parse-cache");
 
 /**
@@ -74,7 +78,7 @@ export async function readParsed(path: string, stats: Stats): Promise<{ parsed: 
   const cache = sharedParseCache();
   const key = cacheKey(path);
   const hit = cache.entries.get(key);
-  if (hit && hit.mtimeMs === stats.mtimeMs && hit.ctimeMs === stats.ctimeMs && hit.size === stats.size) {
+  if (hit && sameFile(hit, stats)) {
     cache.stats.hits++;
     return { parsed: hit.parsed, cached: true };
   }
@@ -89,8 +93,18 @@ export async function readParsed(path: string, stats: Stats): Promise<{ parsed: 
     parsed = parseBytes(head);
     if (head.length < stats.size) parsed.cutAtBytes = { size: stats.size, read: head.length };
   }
-  cache.entries.set(key, { mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, size: stats.size, parsed });
+  cache.entries.set(key, { mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, size: stats.size, ino: stats.ino, parsed });
   return { parsed, cached: false };
+}
+
+/** The entry was made from this very file as it is now: any difference in the four means it is read again. */
+function sameFile(entry: CacheEntry, stats: Stats): boolean {
+  return (
+    entry.mtimeMs === stats.mtimeMs &&
+    entry.ctimeMs === stats.ctimeMs &&
+    entry.size === stats.size &&
+    entry.ino === stats.ino
+  );
 }
 
 /**

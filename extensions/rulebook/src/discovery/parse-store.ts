@@ -5,13 +5,14 @@ import { type CacheEntry, cacheKey, sharedParseCache } from "./parse-cache.ts";
 
 /**
  * The parse cache on disk. A session whose rule files did not change starts without loading the YAML parser or
- * parsing a file: each entry is valid while its file's size, mtime and ctime are unchanged, and the whole store
+ * parsing a file: each entry is valid while its file's size, mtime, ctime and inode are unchanged (one lstat, which listing the
+ * folder does anyway), and the whole store
  * only for the format, rulebook version, gray-matter version and parser code that wrote it. Written atomically;
  * a store that does not parse or does not fit is ignored and rewritten. Trouble with the store never fails a load.
  */
 
 /** Bump when the stored shape changes. */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** How many entries each store held when this process last read or wrote it (a file set that shrank is saved). */
 const storedCounts = new Map<string, number>();
@@ -79,10 +80,15 @@ export function saveParseStore(file: string | false, paths: Iterable<string>): v
   let changed = false;
   for (const path of new Set(paths)) {
     const entry: CacheEntry | undefined = cache.entries.get(cacheKey(path));
-    // What JSON cannot carry is parsed again each session; it must not make every session rewrite the store.
-    if (!entry || !isJsonData(entry.parsed)) continue;
-    if (!entry.fromStore) changed = true;
-    entries.push({ path, mtimeMs: entry.mtimeMs, ctimeMs: entry.ctimeMs, size: entry.size, parsed: entry.parsed });
+    if (!entry) continue;
+    if (!entry.fromStore) {
+      // What JSON cannot carry is parsed again each session; it must not make every session rewrite the store.
+      // (An entry read from the store came from JSON: it needs no check.)
+      if (!isJsonData(entry.parsed)) continue;
+      changed = true;
+    }
+    const { mtimeMs, ctimeMs, size, ino, parsed } = entry;
+    entries.push({ path, mtimeMs, ctimeMs, size, ino, parsed });
   }
   if (!changed && entries.length === storedCounts.get(file)) return;
   if (!writeJsonCache(file, { fingerprint: parserFingerprint(), entries })) return;
@@ -102,6 +108,7 @@ function isStoredEntry(e: unknown): e is StoredEntry {
     typeof x.mtimeMs === "number" &&
     typeof x.ctimeMs === "number" &&
     typeof x.size === "number" &&
+    typeof x.ino === "number" &&
     typeof x.parsed === "object" &&
     x.parsed !== null &&
     typeof x.parsed.body === "string" &&
