@@ -100,7 +100,10 @@ async function run(host: Host, hook: Partial<StreamHook>, replies: string[], pro
         result.starts++;
         hook.onResponseStart?.(ctx);
       },
-      onResponseEnd: ({ stopReason }) => void result.ends.push(stopReason),
+      onResponseEnd: (end, ctx) => {
+        result.ends.push(end.stopReason);
+        hook.onResponseEnd?.(end, ctx);
+      },
       onOutcome: (outcome, ctx) => {
         result.outcomes.push(outcome);
         hook.onOutcome?.(outcome, ctx);
@@ -228,6 +231,21 @@ describe.each<Host>(["patched", "stock"])("registerStreamHook on %s pi", (host) 
     expect(r.requests[1]).toContain("Never eval(");
     const last = assistants(r.session).at(-1);
     expect(last?.content).toEqual([expect.objectContaining({ text: "Use JSON.parse(input)." })]);
+  });
+
+  it("a hook that throws when the stopped response ends: the response is still replaced, and retried", async () => {
+    const hook = {
+      ...interruptOn("eval("),
+      onResponseEnd: ({ stopReason }: { stopReason: string }) => {
+        if (stopReason === "aborted") throw new Error("response-end handler failed");
+      },
+    };
+    const r = await run(host, hook, ["Sure: just call eval(input) and more.", "Use JSON.parse(input)."]);
+    expect(r.requests).toHaveLength(2);
+    expect(r.requests[1]).toContain("Never eval(");
+    const texts = assistants(r.session).map((m) => m.content.map((c) => (c.type === "text" ? c.text : "")).join(""));
+    expect(texts.join("")).not.toContain("just call eval");
+    if (host === "stock") expect(assistants(r.session).flatMap((m) => m.errorMessage ?? [])).toEqual([]);
   });
 
   it("a follow-up after a response that ended normally reaches the model's next request", async () => {

@@ -50,7 +50,7 @@ export function stockStreamHost(pi: ExtensionAPI, hookOf: StreamHookSource): Str
   /** Tool calls to block at `tool_call` (past the cap), with the interrupts about each. */
   const blocked = new Map<string, StreamHookInterrupt[]>();
   /** The interrupt stopping the response now, until pi settles and its retry goes in. */
-  let pending: { interrupt: StreamHookInterrupt; usage?: Usage } | undefined;
+  let pending: { interrupt: StreamHookInterrupt; usage?: Usage; failure?: unknown } | undefined;
   let consecutive = 0;
   /** The retry was sent: the run it starts goes on counting interrupts in a row; any other run starts at zero. */
   let retrying = false;
@@ -93,15 +93,22 @@ export function stockStreamHost(pi: ExtensionAPI, hookOf: StreamHookSource): Str
       if (!failed) consecutive = 0;
       else blocked.clear();
       const hook = hookOf(ctx);
-      hook?.onResponseEnd?.({ stopReason: pending ? "aborted" : stopReason }, ctx);
       // Stopped for an interrupt, or read whole before the abort took effect (pi may have read the rest of the
       // answer already): either way it is replaced, as the patched loop drops it, and a tool call in it never runs.
       if (pending) {
         // The stopped attempt's cost: a turn pi starts afterwards for a message waiting in its queue is aborted before
         // any request (its usage is zero), and is emptied too.
         pending.usage ??= message.usage;
-        return { message: interruptedReplacement(message, pending.interrupt.keepPartial === true) };
+        const replacement = interruptedReplacement(message, pending.interrupt.keepPartial === true);
+        // Replaced whatever the hook does: should it throw, pi hears of it once the retry went out (agent_settled).
+        try {
+          hook?.onResponseEnd?.({ stopReason: "aborted" }, ctx);
+        } catch (error) {
+          pending.failure ??= error;
+        }
+        return { message: replacement };
       }
+      hook?.onResponseEnd?.({ stopReason }, ctx);
       if (failed) return undefined;
       const followUp = hook?.takeFollowUp?.(ctx);
       if (followUp) pi.sendMessage({ ...followUp, display: false }, { deliverAs: "followUp", triggerTurn: true });
@@ -124,6 +131,7 @@ export function stockStreamHost(pi: ExtensionAPI, hookOf: StreamHookSource): Str
       retrying = true;
       pi.sendMessage({ customType, content, display: false, details }, { triggerTurn: true });
       hook.onOutcome?.({ kind: "retried", interrupt, consecutive, ...(usage ? { usage } : {}) }, ctx);
+      if (settled.failure !== undefined) throw settled.failure;
     },
 
     tool_call(event, ctx): ToolCallEventResult | undefined {
