@@ -71,6 +71,22 @@ describe.each(["patched", "stock"] as const)("registerCheckpoints on the %s host
     expect(passes.at(-1)).toMatchObject({ kind: "loop_exit" });
   });
 
+  it("a handler that throws at pre_tool_dispatch keeps no call from running (pi hears of the error, the model does not)", async () => {
+    const { server, test } = await run(
+      host,
+      [{ toolCalls: [{ id: "w1", name: "write", arguments: { path: "fine.txt", content: "ok" } }] }, { text: "ok" }],
+      {
+        checkpoint: ({ kind }) => {
+          if (kind === "pre_tool_dispatch") throw new Error("handler failed");
+          return undefined;
+        },
+      },
+    );
+    await test.prompt("write fine.txt");
+    expect(existsSync(join(test.cwd, "fine.txt"))).toBe(true);
+    expect(JSON.stringify(server.requests[1]!.messages)).not.toContain("handler failed");
+  });
+
   it("a message pi dropped at a boundary (another extension's proposal was invalid) is told so, and goes in at the next one", async () => {
     const settled: [string, boolean][] = [];
     let kept = false;

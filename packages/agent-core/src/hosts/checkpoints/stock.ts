@@ -39,6 +39,8 @@ export function stockCheckpointHost(pi: ExtensionAPI, handler: CheckpointHandler
   let calls: SeamToolCall[] = [];
   /** The pre_tool_dispatch of the last assistant message, once its first call asked. */
   let preDispatch: Pending | undefined;
+  /** What the handler threw at pre_tool_dispatch, for pi to report at agent_end (where it reports, not blocks). */
+  let failure: unknown;
   /** Proposed at a boundary, after the leaf `after`: confirmed (or not) at the next event. */
   let proposed: { after: string | null; seams: Pending[] } | undefined;
 
@@ -106,7 +108,13 @@ export function stockCheckpointHost(pi: ExtensionAPI, handler: CheckpointHandler
       calls = toolCallsOf(message);
     },
     tool_call: async ({ toolName }, ctx) => {
-      preDispatch ??= await ask("pre_tool_dispatch", ctx);
+      try {
+        preDispatch ??= await ask("pre_tool_dispatch", ctx);
+      } catch (error) {
+        // pi would make the call's result of a throw here (blocking it): the calls run, pi hears of it at agent_end.
+        failure ??= error;
+        return undefined;
+      }
       if (!preDispatch.dispatchSkipped) return undefined;
       const reason = preDispatch.answer?.skipReason;
       return { block: true, reason: `Tool call ${toolName} was not dispatched${reason ? `: ${reason}` : ""}` };
@@ -122,7 +130,12 @@ export function stockCheckpointHost(pi: ExtensionAPI, handler: CheckpointHandler
       seams.push(await ask(event.toolResults.length > 0 ? "post_tool_dispatch" : "iteration_end", ctx));
       return propose(event, seams, ctx);
     },
-    agent_end: (_event, ctx) => confirm(ctx),
+    agent_end: (_event, ctx) => {
+      confirm(ctx);
+      const failed = failure;
+      failure = undefined;
+      if (failed !== undefined) throw failed;
+    },
     agent_before_settle: async (event, ctx) => {
       confirm(ctx);
       if (event.outcome !== "completed") return undefined;
