@@ -1,6 +1,6 @@
 import type { Dirent, Stats } from "node:fs";
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { isInside } from "@pi-rails/agent-core/kit";
 import { isAllowed, type LinkPolicy, outsideMessage, resolveBelow } from "./links.ts";
 
@@ -145,7 +145,8 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
     if (why) ignored.push({ path, reason: why, kind: "not-a-rule" });
   };
 
-  const walk = (dir: string, depth: number): void => {
+  /** `rel`: the folder relative to root, `/`-separated ("" for root): what `relative()` would give, without it. */
+  const walk = (dir: string, depth: number, rel: string): void => {
     const real = realInside(dir);
     if (real === undefined) return;
     if (visited.has(real)) {
@@ -161,12 +162,13 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
       return;
     }
     entries.sort((a, b) => compareNames(a.name, b.name));
-    const subdirs: string[] = [];
+    const subdirs: Array<{ path: string; rel: string }> = [];
     for (const entry of entries) {
       const path = join(dir, entry.name);
+      const relPath = rel + entry.name;
       const accepted = options.accept(entry.name);
       if (entry.isDirectory()) {
-        if (depth < maxDepth) subdirs.push(path);
+        if (depth < maxDepth) subdirs.push({ path, rel: `${relPath}/` });
         continue;
       }
       if (!entry.isSymbolicLink() && !accepted) {
@@ -181,7 +183,7 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
         continue;
       }
       if (stats.isDirectory()) {
-        if (depth < maxDepth) subdirs.push(path);
+        if (depth < maxDepth) subdirs.push({ path, rel: `${relPath}/` });
         continue;
       }
       if (!accepted) {
@@ -193,13 +195,13 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
         problems.push({ path, reason: `${kindOf(stats)}, not a regular file` });
         continue;
       }
-      files.push({ path, relPath: relative(root, path).split(sep).join("/"), stats });
+      files.push({ path, relPath, stats });
     }
-    subdirs.sort(compareNames);
-    for (const sub of subdirs) walk(sub, depth + 1);
+    subdirs.sort((a, b) => compareNames(a.path, b.path));
+    for (const sub of subdirs) walk(sub.path, depth + 1, sub.rel);
   };
 
-  walk(root, 0);
+  walk(root, 0, "");
   files.sort((a, b) => compareNames(a.relPath, b.relPath));
   problems.sort((a, b) => compareNames(a.path, b.path));
   ignored.sort((a, b) => compareNames(a.path, b.path));
