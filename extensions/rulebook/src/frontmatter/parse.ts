@@ -36,15 +36,42 @@ const SAFE_ENGINES = Object.fromEntries(
 );
 
 type GrayMatter = (input: string, options: object) => { data: unknown };
+type SafeLoad = (input: string) => unknown;
 const require = createRequire(import.meta.url);
 let loadedGrayMatter: GrayMatter | undefined;
-/**
- * gray-matter, loaded on the first file that has frontmatter: with its YAML parser it costs about 25 ms of
- * start-up, which a session whose parses all come from the parse store never pays.
- */
+let loadedSafeLoad: SafeLoad | undefined;
+/** gray-matter, for a block in another language than YAML (`---json`; `---js` is refused by SAFE_ENGINES). */
 function grayMatter(input: string, options: object): { data: unknown } {
   loadedGrayMatter ??= require("gray-matter") as GrayMatter;
   return loadedGrayMatter(input, options);
+}
+/**
+ * js-yaml's `safeLoad`, which is what gray-matter's YAML engine is, from the very js-yaml gray-matter depends on, in
+ * that package's own single-file build (`dist/`): one module to load instead of gray-matter's and js-yaml's forty
+ * (measured: 10-15 ms of CPU against 30-40). Loaded on the first file that must be parsed; a session whose parses
+ * all come from the parse store loads neither.
+ */
+function safeLoad(yaml: string): unknown {
+  if (!loadedSafeLoad) {
+    const fromGrayMatter = createRequire(require.resolve("gray-matter"));
+    loadedSafeLoad = (fromGrayMatter("js-yaml/dist/js-yaml.min.js") as { safeLoad: SafeLoad }).safeLoad;
+  }
+  return loadedSafeLoad(yaml);
+}
+
+/**
+ * What gray-matter's YAML engine gives for the block `---<language>\n<yaml>\n---`, without loading gray-matter: the
+ * text it hands the engine (up to the first line starting with `---`), `{}` when that is only comments and blank,
+ * else `safeLoad` of it. Another language goes through gray-matter itself. Throws as the engine does.
+ */
+export function yamlBlockData(language: string, yaml: string): unknown {
+  if (language !== "" && !/^ya?ml$/i.test(language)) {
+    return grayMatter(`---${language}\n${yaml}\n---\n`, { engines: SAFE_ENGINES }).data;
+  }
+  const text = `\n${yaml}\n---\n`;
+  const matter = text.slice(0, text.indexOf("\n---"));
+  if (matter.replace(/^\s*#[^\n]+/gm, "").trim() === "") return {};
+  return safeLoad(matter);
 }
 
 /** Lines before the block in the file: the opening `---`. YAML is parsed with that line in front, as in the file. */
@@ -84,7 +111,7 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
   const language = open[0].slice(3).trim();
   // `---yaml` is YAML; any other language (`---js`) is refused, never read line by line
   const code = language !== "" && !/^ya?ml$/i.test(language);
-  const attempt = (yaml: string) => parseYaml(`---${language}\n${yaml}\n---\n`);
+  const attempt = (yaml: string) => parseYaml(language, yaml);
   let result = attempt(quoteGlobValues(block));
   if (!result.ok && !code) {
     // Not Cursor's glob form: read any other unquoted value YAML rejects (`description: a: b`) as text
@@ -117,10 +144,9 @@ export function parseFrontmatter(text: string): ParsedFrontmatter {
 
 type YamlResult = { ok: true; data: Record<string, unknown> } | { ok: false; error: string };
 
-function parseYaml(input: string): YamlResult {
+function parseYaml(language: string, yaml: string): YamlResult {
   try {
-    // gray-matter sees only the block we delimited, so its idea of the closing line cannot differ from ours.
-    const data: unknown = grayMatter(input, { engines: SAFE_ENGINES }).data;
+    const data: unknown = yamlBlockData(language, yaml);
     if (data !== null && typeof data === "object" && !Array.isArray(data)) {
       // js-yaml defines every key as an own property (`__proto__` and `constructor` stay plain data)
       return { ok: true, data: data as Record<string, unknown> };
@@ -171,7 +197,7 @@ function quoteRejectedValues(block: string): string {
     .map((line) => {
       const top = TOP_KEY.exec(line.replace(/\r$/, ""));
       if (!top?.[4] || /^["'|>[{]/.test(top[4])) return line;
-      if (parseYaml(`---\n${line}\n---\n`).ok) return line;
+      if (parseYaml("", line).ok) return line;
       return `${top[1]}${top[2]}${top[3]}${JSON.stringify(top[4])}`;
     })
     .join("\n");
