@@ -27,7 +27,7 @@ import {
 import { DeliveryCore, tell } from "./host/delivery.ts";
 import { STOCK_PI_NOTICE, ttsrStreamHook } from "./host/stream-hook.ts";
 import { buildRegistry } from "./manager/build-registry.ts";
-import { completedTurns } from "./manager/completed-turns.ts";
+import { completedTurns, countsAsTurn } from "./manager/completed-turns.ts";
 import { TtsrManager } from "./manager/ttsr-manager.ts";
 import { type LoadedRules, loadTtsrRules } from "./rules/load.ts";
 import { formatIssue } from "./rules/types.ts";
@@ -95,7 +95,10 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
   });
 
   pi.on("tool_result", (event, ctx) => session?.core.toolResult(event, ctx));
-  pi.on("turn_end", () => session?.core.manager.onTurnEnd());
+  // stock pi ends a turn with the emptied response of an interrupt: not a turn of the conversation.
+  pi.on("turn_end", (event) => {
+    if (countsAsTurn(event.message)) session?.core.manager.onTurnEnd();
+  });
 
   pi.registerCommand("ttsr", {
     description: "TTSR: list the rules watching the stream, and their warnings",

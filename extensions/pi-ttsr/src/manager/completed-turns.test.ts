@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { completedTurns } from "./completed-turns.ts";
+import { completedTurns, countsAsTurn } from "./completed-turns.ts";
 
 const assistant = (stopReason: string, content: unknown[] = [{ type: "text", text: "x" }]) => ({
   type: "message",
@@ -21,5 +21,16 @@ describe("completedTurns", () => {
     expect(completedTurns([user, assistant("aborted"), user, assistant("aborted", []), user])).toBe(2);
     // A follow-up custom message after a full answer does not hide that answer's turn.
     expect(completedTurns([user, assistant("stop"), retry, assistant("stop")])).toBe(2);
+  });
+
+  it("skips stock pi's emptied attempts (ended normally, no content) that a retry follows, live and on resume", () => {
+    const data = { type: "custom" };
+    expect(completedTurns([user, assistant("stop", []), data, retry, assistant("stop")])).toBe(1);
+    // an empty answer no retry follows is a turn (a model may answer nothing)
+    expect(completedTurns([user, assistant("stop", []), user, assistant("stop")])).toBe(2);
+    expect(countsAsTurn(assistant("stop", []).message)).toBe(false);
+    expect(countsAsTurn(assistant("stop").message)).toBe(true);
+    expect(countsAsTurn(assistant("aborted").message)).toBe(true);
+    expect(countsAsTurn(assistant("aborted", []).message)).toBe(true);
   });
 });
