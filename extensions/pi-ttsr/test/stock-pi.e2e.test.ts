@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -57,8 +57,6 @@ const E2E_TIMEOUT_MS = 180_000;
 
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FOLLOW_UP_MIDSTREAM = join(PACKAGE_DIR, "test", "fixtures", "follow-up-midstream.ts");
-/** A file whose first line breaks the no-any rule, and which goes on after it. */
-const FILE = `let x: any = 1;\n${Array.from({ length: 30 }, (_, i) => `export const v${i} = ${i};\n`).join("")}`;
 
 // The published pi (the testkit's STOCK_PI_VERSION, 1.6.0) as a user has it, without the pi-rails patch.
 describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TIMEOUT_MS }, () => {
@@ -70,67 +68,8 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
   }, 300_000);
   afterAll(() => stock?.dispose(), E2E_TIMEOUT_MS);
 
-  it("says once what is degraded; a tool call whose streamed arguments break a rule is stopped before it runs, and the retry does not carry it", async () => {
-    const server = await startModelServer({
-      script: [
-        // The file goes on after the violation (as a real one does), so the abort lands while the call streams.
-        { toolCalls: [{ name: "write", arguments: { path: "src/a.ts", content: FILE } }], chunkSize: 4, delayMs: 2 },
-        { text: "Understood, I will not use any." },
-      ],
-    }).then(keep);
-    const home = keep(
-      prepareCliHome({
-        server,
-        files: {
-          ".pi/rules/no-any.md": ruleFile({ condition: ":\\s*any\\b", scope: "tool:write(*.ts)" }, "Never use any."),
-        },
-      }),
-    );
-    const run = await runPi(["-e", PACKAGE_DIR, "-p", "write it"], { home, piCli: stock.cli });
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr.split("\n").filter((l) => l.includes("pi-ttsr:") && /stock pi/i.test(l))).toHaveLength(1);
-    expect(existsSync(join(home.cwd, "src", "a.ts"))).toBe(false);
-    // The streamed call was aborted before pi dispatched it; the run started again with the rule, and without the
-    // violating call (pi never sends an aborted message, nor an empty one).
-    expect(server.requests).toHaveLength(2);
-    const retried = JSON.stringify(server.requests[1]!.messages);
-    expect(retried).toContain('<system-interrupt reason=\\"rule_violation\\" rule=\\"no-any\\"');
-    expect(retried).toContain("Never use any.");
-    expect(retried).not.toContain("let x: any");
-    expect(retried).not.toMatch(/"role":"tool"/);
-    expect(assistantStops(home)).toEqual(["stop (emptied)", "stop"]);
-    noEmptyAssistant(server.requests);
-    expect(run.stdout).toContain("Understood, I will not use any.");
-  });
-
-  it("interrupts a prose rule's response: the run stops and starts again with the rule, without the partial", async () => {
-    const server = await startModelServer({
-      script: [
-        { text: "Sure. Just call eval(input) and return the result; that is the quickest way.", chunkSize: 4 },
-        { text: "Use JSON.parse(input): it only parses data." },
-      ],
-    }).then(keep);
-    const home = keep(
-      prepareCliHome({
-        server,
-        files: { ".pi/rules/no-eval.md": ruleFile({ condition: "\\beval\\(" }, "Never call eval().") },
-      }),
-    );
-    const run = await runPi(["-e", PACKAGE_DIR, "-p", "parse it"], { home, piCli: stock.cli });
-    expect(run.code, run.stderr).toBe(0);
-    // The first response was stopped and replaced by an empty one that ended normally (the screen shows neither the
-    // cut-off text nor "Operation aborted"; the session keeps its usage), the second answered.
-    expect(assistantStops(home)).toEqual(["stop (emptied)", "stop"]);
-    expect(server.requests).toHaveLength(2);
-    noEmptyAssistant(server.requests);
-    // The retry carries the rule and not the partial (pi never sends an aborted message to a model).
-    const retried = JSON.stringify(server.requests[1]!.messages);
-    expect(retried).toContain("Never call eval().");
-    expect(retried).toContain("parse it");
-    expect(retried).not.toContain("Just call eval");
-    expect(run.stdout).toContain("Use JSON.parse(input)");
-    expect(run.stdout).not.toContain("Just call eval");
-  });
+  // The interrupt of a prose answer and of a streamed tool call, the notice said once, and what the session keeps:
+  // packages/pi-integration/test/host-matrix.e2e.test.ts runs them on this pi and on the patched one.
 
   it("contextMode keep: the retry carries the partial's text before the rule, and the session keeps it", async () => {
     const server = await startModelServer({

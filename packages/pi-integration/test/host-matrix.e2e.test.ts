@@ -1,5 +1,4 @@
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -8,7 +7,6 @@ import {
   installStockPi,
   type ModelServer,
   prepareCliHome,
-  readSessionFile,
   resolvePiCli,
   runPi,
   type StockPi,
@@ -17,19 +15,30 @@ import {
   WIRE_FORMATS,
 } from "@pi-rails/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  ANY_FILE,
+  alive,
+  assistantStop,
+  EVAL_ANSWER,
+  gate,
+  inject,
+  NO_ANY_RULE,
+  NO_EVAL_RULE,
+  ROOT,
+  RULEBOOK,
+  STEERING,
+  sessionEntries,
+  steer,
+  E2E_TIMEOUT_MS as TIMEOUT_MS,
+  TTSR,
+  textOf,
+  texts,
+} from "./scenario-kit.ts";
 
 // The README's table "your own pi 1.6 | with @pi-rails/pi", row by row, on both hosts: the published pi 1.6.0 (no
 // patch; the extensions on pi's public events) and the workspace's patched pi. Each scenario asserts what the row
 // says both hosts do, and the cells where they differ. The README's rows and this file's scenarios are checked
 // against each other, so the table cannot claim a row that no test runs on both.
-
-const ROOT = join(import.meta.dirname, "..", "..", "..");
-const TTSR = join(ROOT, "extensions", "pi-ttsr");
-const STEERING = join(ROOT, "extensions", "steering-bridge");
-const RULEBOOK = join(ROOT, "extensions", "rulebook");
-const PI_STEER = join(STEERING, "bin", "pi-steer.mjs");
-/** Wall time is not what these tests measure: a loaded machine (2 cores, many runs) may take this long. */
-const TIMEOUT_MS = 180_000;
 
 type HostKind = "stock" | "patched";
 
@@ -64,78 +73,23 @@ function readmeRows(): string[] {
   return rows;
 }
 
-/** `pi-steer` against the session of `home`; exit code and stdout. */
-function steer(home: CliHome, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [PI_STEER, ...args], { cwd: home.cwd, env: home.env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** How each assistant message of the run's one session file ended. */
+const assistantStops = (home: CliHome): string[] => sessionEntries(home).flatMap((e) => assistantStop(e) ?? []);
 
-/** `pi-steer inject` once the session's socket answers (it is up once pi's session started). */
-async function inject(home: CliHome, args: string[]): Promise<{ id: string }> {
-  let run = await steer(home, ["inject", ...args, "--json"]);
-  for (const deadline = Date.now() + 30_000; run.code !== 0 && Date.now() < deadline; ) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    run = await steer(home, ["inject", ...args, "--json"]);
-  }
-  expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout);
-}
-
-/** Whether process `pid` still runs. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+/** No request carries an assistant message without content (strict providers refuse one). */
+function noEmptyAssistant(requests: readonly { messages: readonly unknown[] }[]): void {
+  for (const request of requests) {
+    const empty = request.messages.filter((m) => {
+      const message = m as { role?: string; content?: unknown; tool_calls?: unknown };
+      return message.role === "assistant" && !message.tool_calls && (message.content ?? "") === "";
+    });
+    expect(empty).toEqual([]);
   }
 }
 
-/** A gate a model server's script awaits: the answer is held until the test opens it (items then arrive mid-turn). */
-function gate(): { held: Promise<void>; open: () => void } {
-  let open: () => void = () => {};
-  const held = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { held, open };
-}
-
-const textOf = (content: unknown): string =>
-  typeof content === "string"
-    ? content
-    : Array.isArray(content)
-      ? content.map((p) => (p && typeof p === "object" && "text" in p ? String(p.text) : "")).join("")
-      : "";
-
-/** The texts of a chat-completions request's messages, without the system prompt. */
-const texts = (messages: readonly unknown[]): string[] =>
-  (messages as { role: string; content: unknown }[])
-    .filter((m) => m.role !== "system" && m.role !== "developer")
-    .map((m) => textOf(m.content));
-
-/** How each assistant message of the run's one session file ended (stopReason; "(emptied)" for one with no content). */
-function assistantStops(home: CliHome): string[] {
-  const sessions = join(home.agentDir, "sessions");
-  const files = readdirSync(sessions, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"));
-  expect(files).toHaveLength(1);
-  type Message = { role?: string; stopReason?: string; content?: unknown[] };
-  return (readSessionFile(join(sessions, files[0]!)) as { message?: Message }[]).flatMap(({ message: m }) =>
-    m?.role === "assistant" ? [`${m.stopReason}${m.content?.length === 0 ? " (emptied)" : ""}`] : [],
-  );
-}
-
-const ruleFile = (condition: string, body: string, scope?: string) =>
-  `---\ndescription: ${body}\ncondition: ${JSON.stringify(condition)}\n${scope ? `scope: ${JSON.stringify(scope)}\n` : ""}---\n${body}\n`;
+/** The lines of pi-ttsr's once-per-session stock-pi notice on stderr. */
+const stockNotices = (stderr: string) =>
+  stderr.split("\n").filter((l) => l.includes("pi-ttsr:") && /stock pi/i.test(l));
 
 describe("the README's host table", () => {
   it("names, in each row, a behaviour tested on both hosts", () => {
@@ -161,14 +115,9 @@ describe.each<HostKind>(["stock", "patched"])("%s pi 1.6", (kind) => {
     `${kind}: a TTSR rule on the answer's text stops it and the run goes on with the rule, without the partial`,
     async () => {
       const server = await startModelServer({
-        script: [
-          { text: "Sure. Just call eval(input) and return the result; that is the quickest way.", chunkSize: 4 },
-          { text: "Use JSON.parse(input): it only parses data." },
-        ],
+        script: [{ text: EVAL_ANSWER, chunkSize: 4 }, { text: "Use JSON.parse(input): it only parses data." }],
       }).then(keep);
-      const home = keep(
-        prepareCliHome({ server, files: { ".pi/rules/no-eval.md": ruleFile("\\beval\\(", "Never call eval().") } }),
-      );
+      const home = keep(prepareCliHome({ server, files: NO_EVAL_RULE }));
       const run = await pi(TTSR, "parse it", home);
       expect(run.code, run.stderr).toBe(0);
       expect(server.requests).toHaveLength(2);
@@ -181,6 +130,9 @@ describe.each<HostKind>(["stock", "patched"])("%s pi 1.6", (kind) => {
       expect(server.requests[0]!.deltaTimes.length).toBeLessThan(Math.ceil(77 / 4));
       // Stock pi keeps an emptied entry that ended normally (its usage kept); the patched loop drops the attempt.
       expect(assistantStops(home)).toEqual(kind === "stock" ? ["stop (emptied)", "stop"] : ["stop"]);
+      noEmptyAssistant(server.requests);
+      // Stock pi says once what differs there; the patched pi has nothing to say.
+      expect(stockNotices(run.stderr)).toHaveLength(kind === "stock" ? 1 : 0);
     },
     TIMEOUT_MS,
   );
@@ -188,27 +140,29 @@ describe.each<HostKind>(["stock", "patched"])("%s pi 1.6", (kind) => {
   it(
     `${kind}: a TTSR rule on a tool call's arguments stops the call before it runs; the retry carries the rule, not the call`,
     async () => {
-      const file = `let x: any = 1;\n${Array.from({ length: 30 }, (_, i) => `export const v${i} = ${i};\n`).join("")}`;
       const server = await startModelServer({
         script: [
-          { toolCalls: [{ name: "write", arguments: { path: "src/a.ts", content: file } }], chunkSize: 4, delayMs: 2 },
+          {
+            toolCalls: [{ name: "write", arguments: { path: "src/a.ts", content: ANY_FILE } }],
+            chunkSize: 4,
+            delayMs: 2,
+          },
           { text: "Understood, I will not use any." },
         ],
       }).then(keep);
-      const home = keep(
-        prepareCliHome({
-          server,
-          files: { ".pi/rules/no-any.md": ruleFile(":\\s*any\\b", "Never use any.", "tool:write(*.ts)") },
-        }),
-      );
+      const home = keep(prepareCliHome({ server, files: NO_ANY_RULE }));
       const run = await pi(TTSR, "write it", home);
       expect(run.code, run.stderr).toBe(0);
       expect(existsSync(join(home.cwd, "src", "a.ts"))).toBe(false);
       expect(server.requests).toHaveLength(2);
       const retried = JSON.stringify(server.requests[1]!.messages);
       expect(retried).toContain("Never use any.");
+      expect(retried).toContain('<system-interrupt reason=\\"rule_violation\\" rule=\\"no-any\\"');
       expect(retried).not.toContain("let x: any");
+      expect(retried).not.toMatch(/"role":"tool"/);
       expect(run.stdout).toContain("Understood, I will not use any.");
+      expect(assistantStops(home)).toEqual(kind === "stock" ? ["stop (emptied)", "stop"] : ["stop"]);
+      noEmptyAssistant(server.requests);
     },
     TIMEOUT_MS,
   );
@@ -218,14 +172,9 @@ describe.each<HostKind>(["stock", "patched"])("%s pi 1.6", (kind) => {
     async () => {
       // No delay between deltas: pi may have read the whole answer before the abort takes effect.
       const server = await startModelServer({
-        script: [
-          { text: "Sure. Just call eval(input) and return the result; that is the quickest way.", chunkSize: 4 },
-          { text: "Use JSON.parse(input): it only parses data." },
-        ],
+        script: [{ text: EVAL_ANSWER, chunkSize: 4 }, { text: "Use JSON.parse(input): it only parses data." }],
       }).then(keep);
-      const home = keep(
-        prepareCliHome({ server, files: { ".pi/rules/no-eval.md": ruleFile("\\beval\\(", "Never call eval().") } }),
-      );
+      const home = keep(prepareCliHome({ server, files: NO_EVAL_RULE }));
       const run = await runPi(["-e", TTSR, "--mode", "json", "parse it"], { home, piCli: cli, timeoutMs: 120_000 });
       expect(run.code, run.stderr).toBe(0);
       type JsonEvent = { type: string; message?: { role?: string; stopReason?: string; content?: unknown[] } };
@@ -267,7 +216,7 @@ describe.each<HostKind>(["stock", "patched"])("%s pi 1.6", (kind) => {
       // A second item with the same dedupe key replaces the first while both wait.
       await inject(home, ["STALE-ITEM", "--mode", "finish_step", "--dedupe-key", "k"]);
       await inject(home, ["KEPT-ITEM", "--mode", "finish_step", "--dedupe-key", "k"]);
-      expect((await steer(home, ["revoke", revoked.id, "--json"])).code).toBe(0);
+      expect((await steer(home, ["revoke", String(revoked.id), "--json"])).code).toBe(0);
       open();
       const result = await run;
       expect(result.code, result.stderr).toBe(0);

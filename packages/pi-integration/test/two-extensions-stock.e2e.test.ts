@@ -1,76 +1,34 @@
-import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
-  type CliHome,
   closeAfterEach,
   installStockPi,
   prepareCliHome,
-  readSessionFile,
   runPi,
   type ScriptedResponse,
   type StockPi,
   startModelServer,
 } from "@pi-rails/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  ANY_FILE,
+  assistantStop,
+  EVAL_ANSWER,
+  gate,
+  inject,
+  NO_ANY_RULE,
+  NO_EVAL_RULE,
+  STEERING,
+  sessionEntries,
+  E2E_TIMEOUT_MS as TIMEOUT_MS,
+  TTSR,
+  texts,
+} from "./scenario-kit.ts";
 
 // pi-ttsr and steering-bridge loaded together (both `-e`) in the published pi 1.6.0, each on its own copy of
 // agent-core's stock hosts: the stream hook (message_update, ctx.abort(), message_end, context, agent_settled) and
 // the checkpoints (turn_end / agent_before_settle boundaries, tool_call, agent_settled). What one does to the run (an
 // aborted, emptied response; a boundary continuation) must not break what the other does in the same turn.
-
-const ROOT = join(import.meta.dirname, "..", "..", "..");
-const TTSR = join(ROOT, "extensions", "pi-ttsr");
-const STEERING = join(ROOT, "extensions", "steering-bridge");
-const PI_STEER = join(STEERING, "bin", "pi-steer.mjs");
-const TIMEOUT_MS = 180_000;
-
-const RULE = '---\ncondition: "\\\\beval\\\\("\n---\nNever call eval().\n';
-const TOOL_RULE = '---\ncondition: ":\\\\s*any\\\\b"\nscope: "tool:write(*.ts)"\n---\nNever use any.\n';
-/** A file whose first line breaks the no-any rule, and which goes on after it. */
-const FILE = `let x: any = 1;\n${Array.from({ length: 30 }, (_, i) => `export const v${i} = ${i};\n`).join("")}`;
-
-/** `pi-steer` against the session of `home`, retried until its socket answers (pi's session has started). */
-async function steer(home: CliHome, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const once = () =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [PI_STEER, ...args], { cwd: home.cwd, env: home.env });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d) => {
-        stdout += d;
-      });
-      child.stderr.on("data", (d) => {
-        stderr += d;
-      });
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
-  let run = await once();
-  for (const deadline = Date.now() + 30_000; run.code !== 0 && Date.now() < deadline; ) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    run = await once();
-  }
-  return run;
-}
-
-/** The texts of a chat-completions request's conversation (system prompt left out). */
-function texts(messages: readonly unknown[]): string[] {
-  return messages.flatMap((m) => {
-    const { role, content } = m as { role: string; content?: unknown };
-    if (role === "system" || role === "developer") return [];
-    if (typeof content === "string") return [content];
-    if (!Array.isArray(content)) return [""];
-    return [content.map((part) => (part as { text?: string }).text ?? "").join("")];
-  });
-}
-
-/** The run's one session file. */
-function sessionEntries(home: CliHome): { type: string; customType?: string; message?: { role: string } }[] {
-  const sessions = join(home.agentDir, "sessions");
-  const files = readdirSync(sessions, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"));
-  expect(files).toHaveLength(1);
-  return readSessionFile(join(sessions, files[0]!)) as never;
-}
 
 describe("pi-ttsr and steering-bridge together in stock pi 1.6", { timeout: TIMEOUT_MS }, () => {
   let stock: StockPi;
@@ -91,10 +49,7 @@ describe("pi-ttsr and steering-bridge together in stock pi 1.6", { timeout: TIME
     first: ScriptedResponse;
     mode: string;
   }) {
-    let open: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      open = resolve;
-    });
+    const { held, open } = gate();
     const server = await startModelServer({
       script: async (_request, index) => {
         if (index > 0) return { text: "Done right, and I saw the steer." };
@@ -106,20 +61,16 @@ describe("pi-ttsr and steering-bridge together in stock pi 1.6", { timeout: TIME
     const extensions = options.order === "ttsr-first" ? ["-e", TTSR, "-e", STEERING] : ["-e", STEERING, "-e", TTSR];
     const pi = runPi([...extensions, "-p", "go"], { home, piCli: stock.cli, timeoutMs: 120_000 });
     await server.waitForRequests(1, 60_000);
-    const injected = await steer(home, ["inject", "STEER-ITEM", "--mode", options.mode, "--json"]);
-    expect(injected.code, injected.stderr).toBe(0);
-    expect(JSON.parse(injected.stdout)).not.toHaveProperty("handedToPi");
+    expect(await inject(home, ["STEER-ITEM", "--mode", options.mode])).not.toHaveProperty("handedToPi");
     open();
     const run = await pi;
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).not.toMatch(/error|invalid/i);
     expect(run.stdout).toContain("I saw the steer");
     // The session: the emptied response once (no turn pi started only to abort it), the item and the rule, the answer.
-    const entries = sessionEntries(home).flatMap((e) => {
-      if (e.type === "custom_message") return [e.customType];
-      const m = e.message as { role?: string; stopReason?: string; content?: unknown[] } | undefined;
-      return m?.role === "assistant" ? [`${m.stopReason}${m.content?.length === 0 ? " (emptied)" : ""}`] : [];
-    });
+    const entries = sessionEntries(home).flatMap((e) =>
+      e.type === "custom_message" ? [e.customType] : (assistantStop(e) ?? []),
+    );
     return { home, sent: server.requests.map((r) => texts(r.messages)), raw: server.requests, entries };
   }
 
@@ -128,8 +79,8 @@ describe("pi-ttsr and steering-bridge together in stock pi 1.6", { timeout: TIME
     async (order) => {
       const { sent, entries } = await together({
         order,
-        rules: { ".pi/rules/no-eval.md": RULE },
-        first: { text: "Sure. Just call eval(input) and return the result; that is the quickest way.", chunkSize: 4 },
+        rules: NO_EVAL_RULE,
+        first: { text: EVAL_ANSWER, chunkSize: 4 },
         mode: "finish_step",
       });
       // Two requests: the interrupted one, and the retry with the rule and the steering item (once each).
@@ -148,9 +99,9 @@ describe("pi-ttsr and steering-bridge together in stock pi 1.6", { timeout: TIME
     async (order) => {
       const { home, sent, raw, entries } = await together({
         order,
-        rules: { ".pi/rules/no-any.md": TOOL_RULE },
+        rules: NO_ANY_RULE,
         first: {
-          toolCalls: [{ id: "w1", name: "write", arguments: { path: "src/a.ts", content: FILE } }],
+          toolCalls: [{ id: "w1", name: "write", arguments: { path: "src/a.ts", content: ANY_FILE } }],
           chunkSize: 4,
           delayMs: 2,
         },
