@@ -77,6 +77,7 @@ export type CheckpointEvents = {
 type CheckpointEvent =
   | "checkpoint"
   | "loop_checkpoint"
+  | "before_agent_start"
   | "agent_start"
   | "turn_start"
   | "message_end"
@@ -89,6 +90,7 @@ type CheckpointEvent =
 const EVENTS: readonly CheckpointEvent[] = [
   "checkpoint",
   "loop_checkpoint",
+  "before_agent_start",
   "agent_start",
   "turn_start",
   "message_end",

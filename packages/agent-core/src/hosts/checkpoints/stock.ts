@@ -4,10 +4,11 @@ import type { CheckpointEvents, CheckpointHandler, SeamAnswer, SeamRequest, Seam
 import { boundaryDraft, committedAfter, toolCallsOf } from "./boundary.ts";
 
 /**
- * The seams pi 1.6's public events stand in for. iteration_start (before the first request of a run) and
- * pre_compact / post_compact have no actionable event on stock pi.
+ * The seams pi 1.6's public events stand in for: iteration_start only for a run's first iteration
+ * (`before_agent_start`); pre_compact / post_compact have no actionable event on stock pi.
  */
 export const STOCK_SEAMS: readonly LoopSeam[] = [
+  "iteration_start",
   "pre_tool_dispatch",
   "post_tool_dispatch",
   "iteration_end",
@@ -23,6 +24,9 @@ interface Pending {
 
 /**
  * Stock pi 1.6, public events only:
+ * - iteration_start of a run's first iteration at `before_agent_start`: the messages go to pi's next-turn queue,
+ *   which that very run takes (after its starting message) and persists with it; so what waits between runs stays
+ *   with the handler until a run really starts, not in pi's memory, which exit, /new and /resume drop;
  * - pre_tool_dispatch at the first `tool_call` of an assistant message (pi preflights a message's calls before any
  *   runs): when the handler skips, every call of that message is blocked with the loop's placeholder text, which pi
  *   sends as each call's error result (valid on every wire format);
@@ -43,9 +47,11 @@ export function stockCheckpointHost(pi: ExtensionAPI, handler: CheckpointHandler
   let failure: unknown;
   /** Proposed at a boundary, after the leaf `after`: confirmed (or not) at the next event. */
   let proposed: { after: string | null; seams: Pending[] } | undefined;
+  /** Handed to the run starting now, after the leaf `after`: confirmed once its first response is in. */
+  let starting: { after: string | null; seams: Pending[] } | undefined;
 
-  const ask = async (kind: LoopSeam, ctx: ExtensionContext): Promise<Pending> => {
-    const request = { kind, iteration, toolCalls: kind.endsWith("_tool_dispatch") ? calls : [] };
+  const ask = async (kind: LoopSeam, ctx: ExtensionContext, at = iteration): Promise<Pending> => {
+    const request = { kind, iteration: at, toolCalls: kind.endsWith("_tool_dispatch") ? calls : [] };
     const answer = await handler.checkpoint(request, ctx);
     const dispatchSkipped = kind === "pre_tool_dispatch" && answer?.skipToolDispatch === true && calls.length > 0;
     return { request, answer, dispatchSkipped };
@@ -65,8 +71,15 @@ export function stockCheckpointHost(pi: ExtensionAPI, handler: CheckpointHandler
   };
   /** What pi did with the last proposal: its entries are in the branch after the leaf they followed, or not. */
   const confirm = (ctx: ExtensionContext) => {
-    const last = proposed;
+    settle(proposed, ctx);
     proposed = undefined;
+  };
+  /** The run's starting messages are in the session once its first response (or its end) is. */
+  const confirmStart = (ctx: ExtensionContext) => {
+    settle(starting, ctx);
+    starting = undefined;
+  };
+  const settle = (last: typeof proposed, ctx: ExtensionContext) => {
     if (!last) return;
     const messages = last.seams.flatMap((seam) => seam.answer?.messages ?? []);
     const kept = committedAfter(ctx.sessionManager.getBranch(), last.after, messages);
@@ -92,6 +105,17 @@ export function stockCheckpointHost(pi: ExtensionAPI, handler: CheckpointHandler
   };
 
   return {
+    before_agent_start: async (_event, ctx) => {
+      confirmStart(ctx);
+      const seam = await ask("iteration_start", ctx, 1);
+      const messages = seam.answer?.messages ?? [];
+      if (messages.length === 0) return report(seam, true, ctx);
+      starting = { after: ctx.sessionManager.getLeafId(), seams: [seam] };
+      // Taken by this run right after its starting message (pi reads the queue once the handlers are done).
+      for (const { customType, content, display, details } of messages) {
+        pi.sendMessage({ customType, content, display, details }, { deliverAs: "nextTurn" });
+      }
+    },
     agent_start: (_event, ctx) => {
       confirm(ctx);
       iteration = 0;
@@ -104,6 +128,7 @@ export function stockCheckpointHost(pi: ExtensionAPI, handler: CheckpointHandler
     },
     message_end: ({ message }, ctx) => {
       if (message.role !== "assistant") return;
+      confirmStart(ctx);
       dropPreDispatch(ctx);
       calls = toolCallsOf(message);
     },
@@ -132,6 +157,7 @@ export function stockCheckpointHost(pi: ExtensionAPI, handler: CheckpointHandler
     },
     agent_end: (_event, ctx) => {
       confirm(ctx);
+      confirmStart(ctx);
       const failed = failure;
       failure = undefined;
       if (failed !== undefined) throw failed;
@@ -143,6 +169,7 @@ export function stockCheckpointHost(pi: ExtensionAPI, handler: CheckpointHandler
     },
     agent_settled: async (_event, ctx) => {
       confirm(ctx);
+      confirmStart(ctx);
       dropPreDispatch(ctx);
       const seam = await ask("loop_exit", ctx);
       for (const message of seam.answer?.messages ?? []) {
@@ -151,6 +178,9 @@ export function stockCheckpointHost(pi: ExtensionAPI, handler: CheckpointHandler
       }
       report(seam, true, ctx);
     },
-    session_shutdown: (_event, ctx) => confirm(ctx),
+    session_shutdown: (_event, ctx) => {
+      confirm(ctx);
+      confirmStart(ctx);
+    },
   };
 }
