@@ -71,6 +71,31 @@ describe.each(["patched", "stock"] as const)("registerCheckpoints on the %s host
     expect(passes.at(-1)).toMatchObject({ kind: "loop_exit" });
   });
 
+  it("iteration_start of a run's first iteration: the message goes in right after the prompt, in the first request, once; told kept", async () => {
+    const passes: SeamPass[] = [];
+    const settled: boolean[] = [];
+    let answered = false;
+    const { server, test } = await run(host, [{ text: "first" }, { text: "second" }], {
+      checkpoint: ({ kind, iteration }) => {
+        if (kind !== "iteration_start" || answered) return undefined;
+        answered = true;
+        expect(iteration).toBe(1);
+        return { messages: [message("AT-START")], settled: (k) => void settled.push(k) };
+      },
+      pass: (pass) => void passes.push(pass),
+    });
+    await test.prompt("go");
+    await test.prompt("again");
+    expect(server.requests).toHaveLength(2);
+    expect(conversation(server.requests[0]!.messages).map((m) => m.text)).toEqual(["go", "AT-START"]);
+    expect(conversation(server.requests[1]!.messages).map((m) => m.text)).toEqual(["go", "AT-START", "first", "again"]);
+    expect(settled).toEqual([true]);
+    expect(passes.filter((p) => p.kind === "iteration_start" && p.delivered > 0)).toMatchObject([
+      { iteration: 1, delivered: 1 },
+    ]);
+    expect(test.session.messages.filter((m) => m.role === "custom")).toHaveLength(1);
+  });
+
   it("a handler that throws at pre_tool_dispatch keeps no call from running (pi hears of the error, the model does not)", async () => {
     const { server, test } = await run(
       host,
@@ -136,8 +161,8 @@ describe("the host a session gets", () => {
     keep(await createTestSession({ model: { kind: "loopback", server }, extensions: [probe] }));
     expect(host).toEqual({
       kind: "stock",
-      seams: ["pre_tool_dispatch", "post_tool_dispatch", "iteration_end", "loop_exit"],
-      missing: ["iteration_start", "pre_compact", "post_compact"],
+      seams: ["iteration_start", "pre_tool_dispatch", "post_tool_dispatch", "iteration_end", "loop_exit"],
+      missing: ["pre_compact", "post_compact"],
     });
   });
 });

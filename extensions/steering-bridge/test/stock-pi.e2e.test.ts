@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,12 +18,61 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readJournal } from "../src/store/journal.ts";
 import { conversation } from "./helpers.ts";
-import { alive, gate, injectWhenUp, PACKAGE_DIR, runSteer } from "./steer-cli.ts";
+import { alive, gate, injectWhenUp, PACKAGE_DIR, runSteer, waitFor } from "./steer-cli.ts";
 
 const INVALID_BOUNDARY = join(PACKAGE_DIR, "test", "fixtures", "invalid-boundary.ts");
 
+/** The session's journal: what is pending, and how each settled item ended. */
+function journalOf(home: CliHome) {
+  const steering = join(home.agentDir, "steering");
+  return readJournal(join(steering, readdirSync(steering).find((f) => f.endsWith(".journal"))!));
+}
+
+/** The custom_message entries of the home's only session file whose content is `content`. */
+function sessionMessages(home: CliHome, content: string): unknown[] {
+  const sessions = join(home.agentDir, "sessions");
+  const files = readdirSync(sessions, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"));
+  expect(files).toHaveLength(1);
+  const entries = readSessionFile(join(sessions, files[0]!)) as { type: string; content?: unknown }[];
+  return entries.filter((e) => e.type === "custom_message" && e.content === content);
+}
+
+/** The stock pi in RPC mode on the home's last session, idle until prompted; `stop` closes stdin (pi's orderly exit). */
+function rpcPi(home: CliHome, cli: string) {
+  const child = spawn(process.execPath, [cli, "--mode", "rpc", "--continue", "-e", PACKAGE_DIR], {
+    cwd: home.cwd,
+    env: home.env,
+    stdio: ["pipe", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    prompt: (message: string) => child.stdin.write(`${JSON.stringify({ type: "prompt", message })}\n`),
+    stop: async () => {
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return { code, stderr };
+    },
+    kill: () => child.kill("SIGKILL"),
+  };
+}
+
+/** The bridge of the home's session is up and idle (pi settled its last run). */
+async function idle(home: CliHome): Promise<void> {
+  await waitFor(async () => {
+    const run = await runSteer(["status", "--json"], home);
+    return run.code === 0 && (JSON.parse(run.stdout) as { running: boolean }).running === false;
+  }, "an idle steering bridge");
+}
+
 // The published pi 1.6 as a user has it (installed from the npm registry by the testkit), without the pi-rails
-// patch: the seams its public events stand in for (agent-core's checkpoints: pre_tool_dispatch at tool_call,
+// patch: the seams its public events stand in for (agent-core's checkpoints: iteration_start of a run's first
+// iteration at before_agent_start, pre_tool_dispatch at tool_call,
 // post_tool_dispatch / iteration_end at turn_end and agent_before_settle, loop_exit at agent_settled); cancel of one
 // running call works as on the patched pi (agent-core's cancellable built-in tools).
 describe("stock pi (published 1.6, no patch)", () => {
@@ -130,6 +180,82 @@ describe("stock pi (published 1.6, no patch)", () => {
     const audit = entries.findIndex((e) => e.customType === "steering:audit");
     expect(audit).toBeGreaterThan(entries.findLastIndex((e) => e.message?.role === "assistant"));
   }, 120_000);
+
+  it("an item injected into an idle session whose pi exits without a prompt stays pending; the next pi --continue -p delivers it once, with its prompt", async () => {
+    server = await startModelServer({ script: [{ text: "first answer" }, { text: "saw the idle item" }] });
+    home = prepareCliHome({ server });
+    const first = await runPi(["-e", PACKAGE_DIR, "-p", "first"], { home, piCli: stock.cli, timeoutMs: 90_000 });
+    expect(first.code, first.stderr).toBe(0);
+
+    const rpc = rpcPi(home, stock.cli);
+    try {
+      const injected = await injectWhenUp(home, ["IDLE-ITEM", "--mode", "finish_step", "--id", "idle-job", "--json"]);
+      expect(injected.code, injected.stderr).toBe(0);
+      // Not handed to pi's in-memory next-turn queue (which its exit drops): pending in the bridge and its journal.
+      expect(JSON.parse(injected.stdout)).toEqual({ id: "idle-job" });
+      const stopped = await rpc.stop();
+      expect(stopped.code, stopped.stderr).toBe(0);
+    } finally {
+      rpc.kill();
+    }
+    expect(server.requests).toHaveLength(1);
+    expect(journalOf(home).pending.map((item) => item.id)).toEqual(["idle-job"]);
+
+    const second = await runPi(["-e", PACKAGE_DIR, "--continue", "-p", "second"], {
+      home,
+      piCli: stock.cli,
+      timeoutMs: 90_000,
+    });
+    expect(second.code, second.stderr).toBe(0);
+    // One request: the item went in with the run's prompt (iteration_start at before_agent_start), right after it.
+    expect(server.requests).toHaveLength(2);
+    const sent = conversation(server.requests[1]!.messages).map((m) => m.text);
+    expect(sent.slice(-2)).toEqual(["second", "IDLE-ITEM"]);
+    expect(sessionMessages(home, "IDLE-ITEM")).toHaveLength(1);
+    const journal = journalOf(home);
+    expect({ pending: journal.pending, state: journal.settled.get("idle-job") }).toEqual({
+      pending: [],
+      state: "delivered",
+    });
+  }, 180_000);
+
+  it("items that arrive between two prompts of one RPC session go in with the next prompt, once", async () => {
+    server = await startModelServer({
+      script: [{ text: "setup" }, { text: "first answer" }, { text: "saw both items" }],
+    });
+    home = prepareCliHome({ server });
+    const setup = await runPi(["-e", PACKAGE_DIR, "-p", "setup"], { home, piCli: stock.cli, timeoutMs: 90_000 });
+    expect(setup.code, setup.stderr).toBe(0);
+
+    const rpc = rpcPi(home, stock.cli);
+    try {
+      rpc.prompt("one");
+      await server.waitForRequests(2, 60_000);
+      await idle(home);
+      for (const [content, mode] of [
+        ["BETWEEN-INTERRUPT", "interrupt_immediate"],
+        ["BETWEEN-FINISH", "finish_step"],
+      ]) {
+        const run = await runSteer(["inject", content!, "--mode", mode!, "--json"], home);
+        expect(run.code, run.stderr).toBe(0);
+        expect(JSON.parse(run.stdout)).not.toHaveProperty("handedToPi");
+      }
+      expect(journalOf(home).pending).toHaveLength(2);
+      rpc.prompt("two");
+      await server.waitForRequests(3, 60_000);
+      await idle(home);
+      const stopped = await rpc.stop();
+      expect(stopped.code, stopped.stderr).toBe(0);
+    } finally {
+      rpc.kill();
+    }
+    expect(server.requests).toHaveLength(3);
+    expect(JSON.stringify(server.requests[1]!.messages)).not.toContain("BETWEEN-");
+    const sent = conversation(server.requests[2]!.messages).map((m) => m.text);
+    expect(sent.slice(-3)).toEqual(["two", "BETWEEN-INTERRUPT", "BETWEEN-FINISH"]);
+    expect(sessionMessages(home, "BETWEEN-FINISH")).toHaveLength(1);
+    expect(journalOf(home).pending).toEqual([]);
+  }, 180_000);
 
   it("holds finish_step in the bridge's queue until the turn ends: a revoked item is never sent, a kept one goes in at the end of that turn and is answered", async () => {
     // The answer (no tool calls) is held until both items are in and one is revoked: they arrive mid-turn.

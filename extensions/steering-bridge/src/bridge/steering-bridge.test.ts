@@ -92,6 +92,30 @@ describe("SteeringBridge drain table", () => {
     ]);
   });
 
+  it("a host with iteration_start but no compaction seams (stock pi): between runs every item waits for the next run's start; during a run inbox notes go to pi's queue", async () => {
+    const handed: { items: string[]; running: boolean }[] = [];
+    const bridge = new SteeringBridge({
+      sessionId: "s",
+      cwd: "/",
+      host: {
+        seams: ["iteration_start", "pre_tool_dispatch", "post_tool_dispatch", "iteration_end", "loop_exit"],
+        handoff: (items, running) => handed.push({ items: items.map((item) => item.content), running }),
+      },
+    });
+    expect(bridge.inject({ content: "idle", mode: "finish_step", kind: "message" })).not.toHaveProperty("handedToPi");
+    expect(bridge.inject({ content: "idle note", kind: "note" })).not.toHaveProperty("handedToPi");
+    bridge.setRunning(false);
+    expect(handed).toEqual([]);
+    expect(bridge.pending().map((item) => item.content)).toEqual(["idle", "idle note"]);
+    const start = await bridge.checkpoint({ kind: "iteration_start", iteration: 1, toolCalls: [] });
+    expect(start.messages.map((m) => m.content)).toEqual(["idle"]);
+    bridge.setRunning(true);
+    expect(handed).toEqual([{ items: ["idle note"], running: true }]);
+    expect(bridge.inject({ content: "note", kind: "note" })).toMatchObject({ handedToPi: true });
+    start.settled(false);
+    expect(bridge.pending().map((item) => item.content)).toEqual(["idle"]);
+  });
+
   it("items a host hands over are acknowledged once pi kept them, pending again (same order) when pi dropped them", async () => {
     const bridge = new SteeringBridge({ sessionId: "s", cwd: "/" });
     const acks: Ack[] = [];

@@ -96,9 +96,9 @@ export interface BridgeHost {
   /** Cancel of one running tool call, when the host has it. */
   cancel?: CancelBackend | undefined;
   /**
-   * Hands items to pi's own queue outside the seams, acknowledged delivered to "pi_queue": those no seam of this
-   * host drains (inbox notes without the compaction seams), and every item queued between runs when the host has
-   * no seam at the start of a run (iteration_start).
+   * Hands items to pi's own queue outside the seams, acknowledged delivered to "pi_queue": during a run, those no
+   * seam of this host drains (inbox notes without the compaction seams); between runs, every item, but only when
+   * the host has no seam at the start of a run (iteration_start).
    */
   handoff?: (items: SteeringItem[], running: boolean) => void;
   /** Writes drained audit_only items where no model request reads them (pi: a custom session entry). */
@@ -194,7 +194,8 @@ export class SteeringBridge {
   }
 
   #handsOver(item: SteeringItem): boolean {
-    if (!this.#running && !this.seams.includes("iteration_start")) return true;
+    // Between runs an item waits (pending, in the journal) for the next run's iteration_start where the host has it.
+    if (!this.#running) return !this.seams.includes("iteration_start");
     return !this.seams.some((seam) => {
       const policy = SEAM_DRAIN_POLICY[seam];
       return item.channel === "inbox" ? policy.inbox : policy.modes.includes(item.mode as DeliveryMode);

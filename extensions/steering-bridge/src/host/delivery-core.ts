@@ -49,7 +49,7 @@ export class SteeringSession {
     if (host.missing.length > 0) {
       this.#notify(
         "seams",
-        `this pi (${host.kind} pi, without the pi-rails patch) has no ${host.missing.join(", ")} seam: items queued between runs go to pi's next prompt, inbox notes to pi's follow-up queue; the others wait for ${host.seams.join(", ")}`,
+        `this pi (${host.kind} pi, without the pi-rails patch) has no ${host.missing.join(", ")} seam: inbox notes go to pi's follow-up queue once a run starts; the others wait for ${host.seams.join(", ")}`,
       );
     }
     this.bridge = new SteeringBridge({

@@ -4,9 +4,9 @@ import { renderItem } from "../queue/render.ts";
 import type { SteeringItem } from "../queue/types.ts";
 
 /**
- * Hand items no seam takes now to pi's own queue (the bridge's `handoff`): between runs, pi's next turn; during a
- * run (an inbox note where pi has no compaction seams), its steer queue for interrupt_immediate, else its follow-up
- * queue. audit_only items become audit records at once.
+ * Hand items no seam takes now to pi's own queue (the bridge's `handoff`): between runs (only on a host with no
+ * iteration_start), pi's next turn; during a run (an inbox note where pi has no compaction seams), its steer queue
+ * for interrupt_immediate, else its follow-up queue. audit_only items become audit records at once.
  */
 export function handToPiQueue(pi: ExtensionAPI, items: readonly SteeringItem[], running: boolean): void {
   writeAuditRecords(
