@@ -22,10 +22,15 @@ import { alive, gate, injectWhenUp, PACKAGE_DIR, runSteer, waitFor } from "./ste
 
 const INVALID_BOUNDARY = join(PACKAGE_DIR, "test", "fixtures", "invalid-boundary.ts");
 
-/** The session's journal: what is pending, and how each settled item ended. */
-function journalOf(home: CliHome) {
+/** The journal that knows item `id`: what is pending, and how each settled item ended. */
+function journalOf(home: CliHome, id: string) {
   const steering = join(home.agentDir, "steering");
-  return readJournal(join(steering, readdirSync(steering).find((f) => f.endsWith(".journal"))!));
+  const journals = readdirSync(steering)
+    .filter((f) => f.endsWith(".journal"))
+    .map((f) => readJournal(join(steering, f)));
+  const known = journals.filter((j) => j.settled.has(id) || j.pending.some((item) => item.id === id));
+  expect(known).toHaveLength(1);
+  return known[0]!;
 }
 
 /** The custom_message entries of the home's only session file whose content is `content`. */
@@ -50,7 +55,7 @@ function rpcPi(home: CliHome, cli: string) {
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return {
-    prompt: (message: string) => child.stdin.write(`${JSON.stringify({ type: "prompt", message })}\n`),
+    send: (command: object) => child.stdin.write(`${JSON.stringify(command)}\n`),
     stop: async () => {
       child.stdin.end();
       const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
@@ -181,43 +186,55 @@ describe("stock pi (published 1.6, no patch)", () => {
     expect(audit).toBeGreaterThan(entries.findLastIndex((e) => e.message?.role === "assistant"));
   }, 120_000);
 
-  it("an item injected into an idle session whose pi exits without a prompt stays pending; the next pi --continue -p delivers it once, with its prompt", async () => {
-    server = await startModelServer({ script: [{ text: "first answer" }, { text: "saw the idle item" }] });
-    home = prepareCliHome({ server });
-    const first = await runPi(["-e", PACKAGE_DIR, "-p", "first"], { home, piCli: stock.cli, timeoutMs: 90_000 });
-    expect(first.code, first.stderr).toBe(0);
+  it.each(["exit", "/new"] as const)(
+    "an item injected into an idle session that pi leaves without a prompt (%s) stays pending; the next pi --continue -p delivers it once, with its prompt",
+    async (leave) => {
+      server = await startModelServer({ script: [{ text: "first answer" }, { text: "saw the idle item" }] });
+      home = prepareCliHome({ server });
+      const first = await runPi(["-e", PACKAGE_DIR, "-p", "first"], { home, piCli: stock.cli, timeoutMs: 90_000 });
+      expect(first.code, first.stderr).toBe(0);
 
-    const rpc = rpcPi(home, stock.cli);
-    try {
-      const injected = await injectWhenUp(home, ["IDLE-ITEM", "--mode", "finish_step", "--id", "idle-job", "--json"]);
-      expect(injected.code, injected.stderr).toBe(0);
-      // Not handed to pi's in-memory next-turn queue (which its exit drops): pending in the bridge and its journal.
-      expect(JSON.parse(injected.stdout)).toEqual({ id: "idle-job" });
-      const stopped = await rpc.stop();
-      expect(stopped.code, stopped.stderr).toBe(0);
-    } finally {
-      rpc.kill();
-    }
-    expect(server.requests).toHaveLength(1);
-    expect(journalOf(home).pending.map((item) => item.id)).toEqual(["idle-job"]);
+      const rpc = rpcPi(home, stock.cli);
+      try {
+        const injected = await injectWhenUp(home, ["IDLE-ITEM", "--mode", "finish_step", "--id", "idle-job", "--json"]);
+        expect(injected.code, injected.stderr).toBe(0);
+        // Not handed to pi's in-memory next-turn queue (which its exit drops): pending in the bridge and its journal.
+        expect(JSON.parse(injected.stdout)).toEqual({ id: "idle-job" });
+        if (leave === "/new") {
+          rpc.send({ type: "new_session" });
+          // The new session's bridge is the one pi-steer reaches once pi has switched.
+          await waitFor(async () => {
+            const run = await runSteer(["pending", "--json"], home!);
+            return run.code === 0 && !run.stdout.includes("idle-job");
+          }, "the new session's bridge");
+        }
+        const stopped = await rpc.stop();
+        expect(stopped.code, stopped.stderr).toBe(0);
+      } finally {
+        rpc.kill();
+      }
+      expect(server.requests).toHaveLength(1);
+      expect(journalOf(home, "idle-job").pending.map((item) => item.id)).toEqual(["idle-job"]);
 
-    const second = await runPi(["-e", PACKAGE_DIR, "--continue", "-p", "second"], {
-      home,
-      piCli: stock.cli,
-      timeoutMs: 90_000,
-    });
-    expect(second.code, second.stderr).toBe(0);
-    // One request: the item went in with the run's prompt (iteration_start at before_agent_start), right after it.
-    expect(server.requests).toHaveLength(2);
-    const sent = conversation(server.requests[1]!.messages).map((m) => m.text);
-    expect(sent.slice(-2)).toEqual(["second", "IDLE-ITEM"]);
-    expect(sessionMessages(home, "IDLE-ITEM")).toHaveLength(1);
-    const journal = journalOf(home);
-    expect({ pending: journal.pending, state: journal.settled.get("idle-job") }).toEqual({
-      pending: [],
-      state: "delivered",
-    });
-  }, 180_000);
+      const second = await runPi(["-e", PACKAGE_DIR, "--continue", "-p", "second"], {
+        home,
+        piCli: stock.cli,
+        timeoutMs: 90_000,
+      });
+      expect(second.code, second.stderr).toBe(0);
+      // One request: the item went in with the run's prompt (iteration_start at before_agent_start), right after it.
+      expect(server.requests).toHaveLength(2);
+      const sent = conversation(server.requests[1]!.messages).map((m) => m.text);
+      expect(sent.slice(-2)).toEqual(["second", "IDLE-ITEM"]);
+      expect(sessionMessages(home, "IDLE-ITEM")).toHaveLength(1);
+      const journal = journalOf(home, "idle-job");
+      expect({ pending: journal.pending, state: journal.settled.get("idle-job") }).toEqual({
+        pending: [],
+        state: "delivered",
+      });
+    },
+    180_000,
+  );
 
   it("items that arrive between two prompts of one RPC session go in with the next prompt, once", async () => {
     server = await startModelServer({
@@ -229,19 +246,19 @@ describe("stock pi (published 1.6, no patch)", () => {
 
     const rpc = rpcPi(home, stock.cli);
     try {
-      rpc.prompt("one");
+      rpc.send({ type: "prompt", message: "one" });
       await server.waitForRequests(2, 60_000);
       await idle(home);
-      for (const [content, mode] of [
-        ["BETWEEN-INTERRUPT", "interrupt_immediate"],
-        ["BETWEEN-FINISH", "finish_step"],
+      for (const [content, mode, id] of [
+        ["BETWEEN-INTERRUPT", "interrupt_immediate", "between-1"],
+        ["BETWEEN-FINISH", "finish_step", "between-2"],
       ]) {
-        const run = await runSteer(["inject", content!, "--mode", mode!, "--json"], home);
+        const run = await runSteer(["inject", content!, "--mode", mode!, "--id", id!, "--json"], home);
         expect(run.code, run.stderr).toBe(0);
         expect(JSON.parse(run.stdout)).not.toHaveProperty("handedToPi");
       }
-      expect(journalOf(home).pending).toHaveLength(2);
-      rpc.prompt("two");
+      expect(journalOf(home, "between-1").pending).toHaveLength(2);
+      rpc.send({ type: "prompt", message: "two" });
       await server.waitForRequests(3, 60_000);
       await idle(home);
       const stopped = await rpc.stop();
@@ -254,7 +271,7 @@ describe("stock pi (published 1.6, no patch)", () => {
     const sent = conversation(server.requests[2]!.messages).map((m) => m.text);
     expect(sent.slice(-3)).toEqual(["two", "BETWEEN-INTERRUPT", "BETWEEN-FINISH"]);
     expect(sessionMessages(home, "BETWEEN-FINISH")).toHaveLength(1);
-    expect(journalOf(home).pending).toEqual([]);
+    expect(journalOf(home, "between-1").pending).toEqual([]);
   }, 180_000);
 
   it("holds finish_step in the bridge's queue until the turn ends: a revoked item is never sent, a kept one goes in at the end of that turn and is answered", async () => {
