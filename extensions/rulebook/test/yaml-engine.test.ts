@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import matter from "gray-matter";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { yamlBlockData } from "../src/frontmatter/parse.ts";
+import { yamlBlockData, yamlParserVersion } from "../src/frontmatter/parse.ts";
 import { tempWorld, writeTree } from "../src/testing/tree.ts";
 
 /**
@@ -99,6 +100,12 @@ describe("YAML frontmatter without gray-matter: the same as gray-matter's YAML e
       }
     });
   }
+  it("the parse store keys on the version of the js-yaml that parses (gray-matter's, read without loading it)", () => {
+    const fromGrayMatter = createRequire(createRequire(import.meta.url).resolve("gray-matter"));
+    const manifest = JSON.parse(readFileSync(fromGrayMatter.resolve("js-yaml/package.json"), "utf8"));
+    expect(yamlParserVersion()).toBe(manifest.version);
+    expect(yamlParserVersion()).toMatch(/^3\./);
+  });
   it("another language still goes through gray-matter (---json parses, ---toml is not registered)", () => {
     expect(yamlBlockData("json", '{"a": 1}')).toEqual({ a: 1 });
     expect(() => yamlBlockData("toml", "a = 1")).toThrow('gray-matter engine "toml" is not registered');

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { cacheDirFromEnv, codeFingerprint, readJsonCache, writeJsonCache } from "@pi-rails/agent-core/kit";
+import { yamlParserVersion } from "../frontmatter/parse.ts";
 import { type CacheEntry, cacheKey, sharedParseCache } from "./parse-cache.ts";
 
 /**
@@ -33,7 +34,8 @@ function parserFingerprint(): string {
     sources: PARSER_SOURCES.map((file) => `src/${file}.ts`),
     // agent-core: the kit's stripControl cleans what is parsed
     dependencies: ["gray-matter", "@pi-rails/agent-core"],
-    salt: `${FORMAT}`,
+    // js-yaml parses the YAML (through gray-matter's dependency on it): its version, as the packages' above
+    salt: `${FORMAT}\0js-yaml@${yamlParserVersion()}`,
   });
 }
 

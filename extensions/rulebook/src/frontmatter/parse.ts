@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { parseFallbackLines, scalar, splitOutsideBraces } from "./fallback.ts";
 
@@ -52,11 +53,28 @@ function grayMatter(input: string, options: object): { data: unknown } {
  * all come from the parse store loads neither.
  */
 function safeLoad(yaml: string): unknown {
-  if (!loadedSafeLoad) {
-    const fromGrayMatter = createRequire(require.resolve("gray-matter"));
-    loadedSafeLoad = (fromGrayMatter("js-yaml/dist/js-yaml.min.js") as { safeLoad: SafeLoad }).safeLoad;
-  }
+  loadedSafeLoad ??= (fromGrayMatter()("js-yaml/dist/js-yaml.min.js") as { safeLoad: SafeLoad }).safeLoad;
   return loadedSafeLoad(yaml);
+}
+
+/** Resolves as gray-matter does: the js-yaml it depends on (rulebook does not depend on js-yaml itself). */
+const fromGrayMatter = () => createRequire(require.resolve("gray-matter"));
+
+let yamlVersion: string | undefined;
+/**
+ * The version of the js-yaml that parses frontmatter, read from its manifest without loading it: the parse store
+ * keys on it, since gray-matter's version does not pin it.
+ */
+export function yamlParserVersion(): string {
+  if (yamlVersion === undefined) {
+    try {
+      const manifest = fromGrayMatter().resolve("js-yaml/package.json");
+      yamlVersion = String((JSON.parse(readFileSync(manifest, "utf8")) as { version?: unknown }).version);
+    } catch {
+      yamlVersion = "missing";
+    }
+  }
+  return yamlVersion;
 }
 
 /**
