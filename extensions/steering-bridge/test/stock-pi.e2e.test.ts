@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cancelReminderTextFor } from "@pi-rails/agent-core/kit";
@@ -12,8 +12,6 @@ import {
   runPi,
   type StockPi,
   startModelServer,
-  startProviderServer,
-  WIRE_FORMATS,
 } from "@pi-rails/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readJournal } from "../src/store/journal.ts";
@@ -274,40 +272,6 @@ describe("stock pi (published 1.6, no patch)", () => {
     expect(journalOf(home, "between-1").pending).toEqual([]);
   }, 180_000);
 
-  it("holds finish_step in the bridge's queue until the turn ends: a revoked item is never sent, a kept one goes in at the end of that turn and is answered", async () => {
-    // The answer (no tool calls) is held until both items are in and one is revoked: they arrive mid-turn.
-    const { held, open: release } = gate();
-    server = await startModelServer({
-      script: async (_request, index) => {
-        if (index > 0) return { text: "saw the kept item" };
-        await held;
-        return { text: "Here is my answer." };
-      },
-    });
-    home = prepareCliHome({ server });
-    const pi = runPi(["-e", PACKAGE_DIR, "-p", "answer"], { home, piCli: stock.cli, timeoutMs: 90_000 });
-    await server.waitForRequests(1, 60_000);
-    const inject = async (content: string) => {
-      const run = await injectWhenUp(home!, [content, "--mode", "finish_step", "--json"]);
-      expect(run.code, run.stderr).toBe(0);
-      return JSON.parse(run.stdout) as { id: string; handedToPi?: boolean };
-    };
-    const revoked = await inject("REVOKED-ITEM");
-    const kept = await inject("KEPT-ITEM");
-    expect([revoked.handedToPi, kept.handedToPi]).toEqual([undefined, undefined]);
-    const revoke = await runSteer(["revoke", revoked.id, "--json"], home);
-    expect(revoke.code, revoke.stderr).toBe(0);
-    release();
-
-    const result = await pi;
-    expect(result.code, result.stderr).toBe(0);
-    expect(server.requests).toHaveLength(2);
-    const sent = conversation(server.requests[1]!.messages).map((m) => m.text);
-    expect(sent.slice(-2)).toEqual(["Here is my answer.", "KEPT-ITEM"]);
-    expect(JSON.stringify(server.requests.map((r) => r.messages))).not.toContain("REVOKED-ITEM");
-    expect(result.stdout).toContain("saw the kept item");
-  }, 120_000);
-
   it("a finish_step item held through a failed turn goes in after pi's own retry, in the same run", async () => {
     // The first answer fails mid-stream (an overloaded provider); pi retries after agent_end. The item, injected while
     // that answer was held, must still be the bridge's then, not handed to pi's next prompt.
@@ -379,37 +343,6 @@ describe("stock pi (published 1.6, no patch)", () => {
     expect({ pending: journal.pending, state: journal.settled.get(id) }).toEqual({ pending: [], state: "delivered" });
   }, 120_000);
 
-  it.each(WIRE_FORMATS)(
-    "%s: an interrupt_immediate item that arrives while the model answers keeps that answer's tool calls from running, and the next request is valid",
-    async (format) => {
-      // The first answer (a bash call) is held until the item is in: the item arrives mid-turn, as a user's would.
-      const { held, open: release } = gate();
-      const ran = join(mkdtempSync(join(tmpdir(), "stock-skip-")), "ran");
-      server = await startProviderServer(format, {
-        strict: true,
-        script: async (_request, index) => {
-          if (index > 0) return { text: "Stopped before touching anything." };
-          await held;
-          return { toolCalls: [{ id: "touch", name: "bash", arguments: { command: `touch ${ran}` } }] };
-        },
-      });
-      home = prepareCliHome({ server });
-      const pi = runPi(["-e", PACKAGE_DIR, "-p", "touch the file"], { home, piCli: stock.cli, timeoutMs: 90_000 });
-      await server.waitForRequests(1, 60_000);
-      const injected = await injectWhenUp(home, ["STOP-BEFORE-TOOLS", "--mode", "interrupt_immediate", "--json"]);
-      expect(injected.code, injected.stderr).toBe(0);
-      release();
-
-      const result = await pi;
-      expect(result.code, result.stderr).toBe(0);
-      expect(existsSync(ran)).toBe(false);
-      expect(server.requests).toHaveLength(2);
-      expect(server.requests.map((r) => r.rejected?.message ?? "accepted")).toEqual(["accepted", "accepted"]);
-      const sent = JSON.stringify(server.requests[1]!.messages);
-      expect(sent).toContain("Tool call bash was not dispatched: interrupt_immediate");
-      expect(sent.indexOf("STOP-BEFORE-TOOLS")).toBeGreaterThan(sent.indexOf("was not dispatched"));
-      expect(result.stdout).toContain("Stopped before touching anything.");
-    },
-    120_000,
-  );
+  // interrupt_immediate keeping a pending tool batch from running, on every wire format, and finish_step with dedupe
+  // and revoke: packages/pi-integration/test/host-matrix.e2e.test.ts runs them on this pi and on the patched one.
 });
