@@ -51,8 +51,9 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, host: PiHos
       tell(ctx, `loading rules failed, TTSR is off for this session: ${(error as Error).message}`);
     }
   }
-  // One bad rule disables only itself (buildRegistry isolates a rule whose compilation throws).
-  const built = buildRegistry(loaded.rules);
+  // One bad rule disables only itself (buildRegistry isolates a rule whose compilation throws). Regex rules the
+  // compile cache cannot answer start deferred, so a first start does not wait for their compile.
+  const built = buildRegistry(loaded.rules, { defer: true });
   const manager = new TtsrManager(built.registry, { settings, cwd: ctx.cwd });
   // A rule suspended mid-session (its native matching went over its CPU-time budget) is said once.
   manager.registry.onIssue((issue) => tell(ctx, formatIssue(issue)));
@@ -95,6 +96,8 @@ export default function ttsrExtension(pi: ExtensionAPI): void {
   });
 
   pi.on("tool_result", (event, ctx) => session?.core.toolResult(event, ctx));
+  // the user reads the answer: compile the rules that started deferred, in the background
+  pi.on("agent_end", () => session?.core.manager.registry.compileDeferredLater());
   // stock pi ends a turn with the emptied response of an interrupt: not a turn of the conversation.
   pi.on("turn_end", (event) => {
     if (countsAsTurn(event.message)) session?.core.manager.onTurnEnd();

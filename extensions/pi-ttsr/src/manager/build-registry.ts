@@ -1,14 +1,17 @@
 import type { RuleIssue, TtsrRule } from "../rules/types.ts";
-import { RuleRegistry } from "./registry.ts";
+import { type RegistryOptions, RuleRegistry } from "./registry.ts";
 
 /**
  * Compiles the rules into one registry so that one bad rule disables only itself: if compiling the whole set
  * throws (a bug or a limit hit by one rule's pattern or glob), each rule is compiled alone to find the ones that
  * throw; they are skipped with an issue naming their file, and the others are compiled together.
  */
-export function buildRegistry(rules: readonly TtsrRule[]): { registry: RuleRegistry; issues: RuleIssue[] } {
+export function buildRegistry(
+  rules: readonly TtsrRule[],
+  options: RegistryOptions = {},
+): { registry: RuleRegistry; issues: RuleIssue[] } {
   try {
-    return { registry: new RuleRegistry(rules), issues: [] };
+    return { registry: new RuleRegistry(rules, options), issues: [] };
   } catch (whole) {
     const issues: RuleIssue[] = [];
     const kept: TtsrRule[] = [];
@@ -26,7 +29,7 @@ export function buildRegistry(rules: readonly TtsrRule[]): { registry: RuleRegis
       }
     }
     try {
-      return { registry: new RuleRegistry(kept), issues };
+      return { registry: new RuleRegistry(kept, options), issues };
     } catch (error) {
       issues.push({
         path: kept[0]?.path ?? "(rules)",

@@ -1,5 +1,5 @@
 import type { PatternSpec } from "../matcher/compile.ts";
-import { compileAll } from "../matcher/compile-cache.ts";
+import { compileAll, saveCompiled, saveCompiledSet } from "../matcher/compile-cache.ts";
 import { PatternSet } from "../matcher/pattern-set.ts";
 import { LazyGlob } from "../rules/lazy-glob.ts";
 import { checkRuleGlob, scopeReachesAStream } from "../rules/normalize.ts";
@@ -28,7 +28,17 @@ export interface RegistryOptions {
    * else `<agent dir>/cache/pi-ttsr`.
    */
   cacheDir?: string | false;
+  /**
+   * Defer compiling the patterns the cache cannot answer (deferred.ts): a session's start. They are compiled when a
+   * stream outgrows them or by `compileDeferredLater`, and cached then.
+   */
+  defer?: boolean;
 }
+
+/** After a turn, deferred patterns are compiled from this many ms on (a `pi -p` has exited by then)... */
+const IDLE_COMPILE_DELAY_MS = 1000;
+/** ...one per timer callback, so that a keystroke never waits for more than one pattern's compile. */
+const IDLE_COMPILE_BATCH = 1;
 
 /** A glob for a gate; one normalization did not vet (a library caller's rule) throws here, not on first use. */
 function compileGlob(glob: string): LazyGlob {
@@ -79,9 +89,18 @@ export class RuleRegistry {
       }
     }
     const cacheDir = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir || undefined;
-    const compiled = compileAll(specs, cacheDir);
+    const compiled = compileAll(specs, cacheDir, { defer: options.defer === true });
     this.compileCache = compiled.cache;
     this.patternSet = new PatternSet(specs, { compiled: compiled.results });
+    if (cacheDir && compiled.deferred > 0) {
+      const set = this.patternSet;
+      set.onCompiled((ids) => {
+        // One by one (idle): each pattern's own file; all at once (a stream outgrew them): the set's file alone.
+        if (ids.length <= IDLE_COMPILE_BATCH)
+          for (const id of ids) saveCompiled(cacheDir, specs[id]!, set.results[id]!);
+        if (!set.hasDeferred) saveCompiledSet(cacheDir, specs, set.results);
+      });
+    }
     const patternsOf: number[][] = candidates.map(() => []);
     const errorsOf: string[][] = candidates.map(() => []);
     specs.forEach((spec, id) => {
@@ -122,6 +141,25 @@ export class RuleRegistry {
       this.rules.push(registered);
     });
     this.patternSet.onSuspend(({ pattern, reason }) => this.suspended(pattern, reason));
+  }
+
+  private idleCompile: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Compiles the deferred patterns while the session is idle: from IDLE_COMPILE_DELAY_MS on, one per timer
+   * callback; the timers never keep the process alive. Call after a turn; calling again while it runs does nothing.
+   */
+  compileDeferredLater(): void {
+    if (this.idleCompile || !this.patternSet.hasDeferred) return;
+    const step = (delay: number) => {
+      this.idleCompile = setTimeout(() => {
+        this.patternSet.compileDeferred(IDLE_COMPILE_BATCH);
+        this.idleCompile = undefined;
+        if (this.patternSet.hasDeferred) step(0);
+      }, delay);
+      this.idleCompile.unref?.();
+    };
+    step(IDLE_COMPILE_DELAY_MS);
   }
 
   /**

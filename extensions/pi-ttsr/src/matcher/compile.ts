@@ -9,6 +9,7 @@ import {
   walkAst,
 } from "./analysis.ts";
 import { longestWord, nfaReadsChar, type PlainNfa, plainNfa } from "./automaton.ts";
+import type { DeferredRegexes } from "./deferred.ts";
 import { acceptPoints, firstPrefix, sampleStrings } from "./language-check.ts";
 import { libs } from "./libs.ts";
 import { checkRedos, type RedosVerdict } from "./redos.ts";
@@ -81,6 +82,11 @@ export interface CompiledPattern {
   polynomial: boolean;
   /** Non-fatal notes for `ttsr list` (e.g. polynomial backtracking bounded by the window). */
   notes: string[];
+  /**
+   * Not compiled yet (deferred.ts): the matcher runs these linear-time regexes on the text so far until the
+   * pattern set compiles it. Never written to the compile cache.
+   */
+  deferred?: DeferredRegexes;
 }
 
 /**

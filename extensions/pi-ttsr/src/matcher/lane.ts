@@ -11,6 +11,8 @@ export interface Lane {
   readonly dfa: LazyDfa;
   readonly nativeIds: readonly number[];
   readonly chunkIds: readonly number[];
+  /** Units of deferred patterns (deferred.ts): their linear-time regexes run on the text so far. */
+  readonly deferredIds: readonly number[];
 }
 
 /**
@@ -25,6 +27,12 @@ export interface LaneOwner {
   readonly suspended: ReadonlyMap<number, string>;
   readonly budgetLimits: BudgetLimits;
   readonly fullLane: Lane;
+  /** Bumped when deferred patterns are compiled: lanes built before are stale. */
+  readonly generation: number;
+  /** A stream with deferred patterns compiles them before its text grows past this. */
+  readonly deferredMaxText: number;
+  laneFor(patterns?: readonly number[]): Lane;
+  compileDeferred(): void;
   isSuspendedUnit(unit: number): boolean;
   overBudget(unit: number, ms: number): void;
   suspend(unit: number, ms: number): void;

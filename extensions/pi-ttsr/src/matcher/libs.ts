@@ -3,11 +3,13 @@ import { createRequire } from "node:module";
 type Refa = typeof import("refa");
 type Analysis = typeof import("regexp-ast-analysis");
 type Scslre = typeof import("scslre");
+type Regexpp = typeof import("@eslint-community/regexpp");
 
 const require = createRequire(import.meta.url);
 let refa: Refa | undefined;
 let analysis: Analysis | undefined;
 let scslre: Scslre | undefined;
+let regexpp: Regexpp | undefined;
 
 /**
  * The regex libraries, loaded on first use (synchronously: they are CommonJS). A rule set read from the
@@ -25,5 +27,10 @@ export const libs = {
   get scslre(): Scslre {
     scslre ??= require("scslre") as Scslre;
     return scslre;
+  },
+  /** The parser alone (a few ms to load, against refa's 20-30): what a deferred pattern is screened with. */
+  get regexpp(): Regexpp {
+    regexpp ??= require("@eslint-community/regexpp") as Regexpp;
+    return regexpp;
   },
 };

@@ -46,7 +46,7 @@ interface Candidate {
  * read from a TextBuffer so its cost does not depend on the length of the response, and is on a CPU budget (native-budget.ts).
  */
 export class StreamMatcher {
-  private readonly text = new TextBuffer();
+  private text = new TextBuffer();
   private state: DfaState;
   /** Units decided (matched); and patterns reported. */
   private readonly matched = new Set<number>();
@@ -59,15 +59,29 @@ export class StreamMatcher {
   private finished = false;
   /** Native work of the current delta, per unit and in all. */
   private readonly budget = new DeltaBudget();
-  /** The lane runs nothing: no automaton pattern, no native or chunk unit. */
-  private readonly idle: boolean;
+  /** The lane runs nothing: no automaton pattern, no native, chunk or deferred unit. */
+  private idle: boolean;
+  /** The set's generation this matcher's lane belongs to (see rebuild). */
+  private generation: number;
 
   constructor(
     private readonly set: LaneOwner,
-    private readonly lane: Lane = set.fullLane,
+    private lane: Lane = set.fullLane,
+    /** The pattern ids this stream runs (all when undefined): its lane again after a rebuild. */
+    private readonly restriction?: readonly number[],
   ) {
     this.state = lane.dfa.start;
-    this.idle = lane.dfa.patternCount === 0 && lane.nativeIds.length === 0 && lane.chunkIds.length === 0;
+    this.generation = set.generation;
+    this.idle = StreamMatcher.runsNothing(lane);
+  }
+
+  private static runsNothing(lane: Lane): boolean {
+    return (
+      lane.dfa.patternCount === 0 &&
+      lane.nativeIds.length === 0 &&
+      lane.chunkIds.length === 0 &&
+      lane.deferredIds.length === 0
+    );
   }
 
   /** Everything pushed so far. */
@@ -90,6 +104,38 @@ export class StreamMatcher {
 
   push(chunk: string): PatternHit[] {
     if (chunk.length === 0 || this.finished) return NO_HITS;
+    if (
+      this.generation !== this.set.generation ||
+      (this.lane.deferredIds.length !== 0 && this.text.length + chunk.length > this.set.deferredMaxText)
+    ) {
+      return this.rebuild(chunk);
+    }
+    return this.pushNow(chunk);
+  }
+
+  /**
+   * The set compiled its deferred patterns (or this stream is about to outgrow them: it has them compiled now):
+   * runs the new lane over the text so far, then the delta. Catching up reports nothing the deferred patterns
+   * did not (both are exact), except that what was reported stays reported.
+   */
+  private rebuild(chunk: string): PatternHit[] {
+    if (this.lane.deferredIds.length !== 0 && this.text.length + chunk.length > this.set.deferredMaxText) {
+      this.set.compileDeferred();
+    }
+    const text = this.text.toString();
+    this.lane = this.set.laneFor(this.restriction);
+    this.generation = this.set.generation;
+    this.idle = StreamMatcher.runsNothing(this.lane);
+    this.text = new TextBuffer();
+    this.state = this.lane.dfa.start;
+    this.lineStart = 0;
+    this.candidates.clear();
+    const caught = text.length > 0 ? this.pushNow(text) : NO_HITS;
+    const hits = chunk.length > 0 ? this.pushNow(chunk) : NO_HITS;
+    return caught.length === 0 ? hits : [...caught, ...hits];
+  }
+
+  private pushNow(chunk: string): PatternHit[] {
     // Allocated lazily: the common delta matches nothing and must not create garbage.
     let hits = NO_HITS;
     const base = this.text.length;
@@ -110,7 +156,14 @@ export class StreamMatcher {
     }
     this.state = s;
     this.lineStart = lineStart;
-    if (this.candidates.size === 0 && this.lane.nativeIds.length === 0 && this.lane.chunkIds.length === 0) return hits;
+    const lane = this.lane;
+    if (
+      this.candidates.size === 0 &&
+      lane.nativeIds.length === 0 &&
+      lane.chunkIds.length === 0 &&
+      lane.deferredIds.length === 0
+    )
+      return hits;
     if (hits === NO_HITS) hits = [];
     this.runVerifiers(base, hits, false);
     for (const id of this.lane.chunkIds) {
@@ -131,8 +184,10 @@ export class StreamMatcher {
    */
   finish(): PatternHit[] {
     if (this.finished) return NO_HITS;
+    // deferred patterns compiled since the last delta: catch up on the new lane first
+    const caught = this.generation !== this.set.generation ? this.rebuild("") : NO_HITS;
     this.finished = true;
-    const hits: PatternHit[] = [];
+    const hits: PatternHit[] = [...caught];
     this.runVerifiers(this.text.length, hits, true);
     return hits.length === 0 ? NO_HITS : hits;
   }
@@ -143,6 +198,42 @@ export class StreamMatcher {
     if (this.candidates.size !== 0) this.verifyCandidates(hits, final);
     for (const id of this.lane.nativeIds)
       if (!this.matched.has(id) && !this.set.isSuspendedUnit(id)) this.runNative(id, from, hits, final);
+    if (this.lane.deferredIds.length !== 0) this.runDeferred(from, hits, final);
+  }
+
+  /**
+   * The deferred patterns (deferred.ts) on the text so far, as the reference semantics reads it: the whole text
+   * (each line closed in this delta, and the open line, for line windows), settled matches only until the end.
+   * Linear-time regexes over at most `deferredMaxText` characters: not timed.
+   */
+  private runDeferred(base: number, hits: PatternHit[], final: boolean): void {
+    const text = this.text.toString();
+    // Line windows: from the line that was open before this delta.
+    const firstLine = base === 0 ? 0 : text.lastIndexOf("\n", base - 1) + 1;
+    for (const id of this.lane.deferredIds) {
+      if (this.matched.has(id) || this.set.isSuspendedUnit(id)) continue;
+      const p = this.set.units[id]!;
+      const d = p.deferred;
+      if (!d) continue;
+      const settle = final ? 0 : d.settle;
+      const re = final ? d.plain : d.settled;
+      if (p.spec.window !== "line") {
+        const m = re.exec(text);
+        if (m) this.hit(id, m.index + m[0].length - settle, hits);
+        continue;
+      }
+      for (let start = firstLine; start <= text.length; ) {
+        const nl = text.indexOf("\n", start);
+        const closed = nl >= 0;
+        const m = (closed ? d.plain : re).exec(text.slice(start, closed ? nl : text.length));
+        if (m) {
+          this.hit(id, start + m.index + m[0].length - (closed ? 0 : settle), hits);
+          break;
+        }
+        if (!closed) break;
+        start = nl + 1;
+      }
+    }
   }
 
   /**
