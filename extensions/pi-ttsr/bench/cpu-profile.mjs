@@ -1,7 +1,8 @@
 // Where a start's CPU time goes: CPU profiles of the real `pi -p` (64 KB answer, as bench/startup.mjs), summed by
 // the outermost pi-ttsr frame on each sample's stack (its call tree: loading rules, building the registry, matching)
-// and by module. `node bench/cpu-profile.mjs [warm|edited|cold|builtin|none]`, PROFILES=<n> runs (default 4);
-// compare a mode with `builtin` (the shipped rules only) to see what the 200 rules add.
+// and by module, with the self time of the frames under ours. `node bench/cpu-profile.mjs [warm|edited|cold|builtin|none]`,
+// PROFILES=<n> runs (default 4), SHORT=1 for the one-line answer (start-up alone); compare a mode with `builtin` (the
+// shipped rules only) to see what the 200 rules add.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -33,7 +34,7 @@ const top = (map, count) =>
     .map(([k, v]) => `${v.toFixed(1).padStart(7)} ${k}`)
     .join("\n");
 
-const answer = benchText(64 * 1024);
+const answer = process.env.SHORT ? "Done: the module is written." : benchText(64 * 1024);
 const server = await startModelServer({ script: () => ({ text: answer, chunkSize: 256 }) });
 const home = prepareCliHome({ server, files });
 const profDir = mkdtempSync(join(tmpdir(), "ttsr-profile-"));
@@ -55,6 +56,7 @@ try {
   const profiles = readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile"));
   const byModule = new Map();
   const byOurs = new Map();
+  const bySelf = new Map();
   for (const file of profiles) {
     const p = JSON.parse(readFileSync(join(profDir, file), "utf8"));
     const parent = new Map();
@@ -71,7 +73,10 @@ try {
       let outer;
       for (let n = id; n !== undefined; n = parent.get(n))
         if (OURS.test(byId.get(n).callFrame.url)) outer = byId.get(n);
-      if (outer) byOurs.set(frame(outer), (byOurs.get(frame(outer)) ?? 0) + ms);
+      if (outer) {
+        byOurs.set(frame(outer), (byOurs.get(frame(outer)) ?? 0) + ms);
+        bySelf.set(frame(leaf), (bySelf.get(frame(leaf)) ?? 0) + ms);
+      }
     });
   }
   const total = [...byModule.values()].reduce((a, b) => a + b, 0);
@@ -80,6 +85,7 @@ try {
     `${mode}: ${profiles.length} profiles, ${total.toFixed(0)} ms sampled per run, ${ours.toFixed(1)} under ours`,
   );
   console.log(`\nby the outermost frame of ours (ms per run):\n${top(byOurs, 15)}`);
+  console.log(`\nself under ours:\n${top(bySelf, 40)}`);
   console.log(`\nby module (self time, ms per run):\n${top(byModule, 15)}`);
 } finally {
   home.dispose();

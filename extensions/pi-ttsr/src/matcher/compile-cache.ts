@@ -1,8 +1,17 @@
 import { createHash } from "node:crypto";
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { codeFingerprint, readJsonCache, writeJsonCache } from "@pi-rails/agent-core/kit";
-import { type CompiledPattern, type CompileResult, compilePattern, type PatternSpec, type Refusal } from "./compile.ts";
+import {
+  type CompiledPattern,
+  type CompileResult,
+  compilePattern,
+  literalChars,
+  type PatternSpec,
+  type Refusal,
+} from "./compile.ts";
+import { deferPattern } from "./deferred.ts";
 
 /**
  * Compiled patterns on disk, so a session whose rules did not change starts without parsing a regex or even
@@ -47,12 +56,55 @@ export function cacheFile(cacheDir: string, spec: PatternSpec): string {
   return join(folderOf(cacheDir), `${hash.digest("hex").slice(0, 32)}.json`);
 }
 
+/**
+ * The shipped rules compiled at build time (scripts/compile-builtins.mjs), one folder above this module in the
+ * built package (dist/), in a whole-set file's format plus the compiler it was made by: a first start finds them
+ * there, so it compiles none of them. Ignored when another compiler made it (or it is missing: tests on src/).
+ */
+export const SHIPPED_SET = fileURLToPath(new URL("../builtin-compiled.json", import.meta.url));
+
+/**
+ * What the shipped set must have been made with: pi-ttsr's and the regex libraries' versions and FORMAT. (Not the
+ * compiler's sources, which the installed package does not have; the set is built with the very dist/ it ships in.)
+ */
+const compilerId = () =>
+  codeFingerprint({
+    packageName: "@pi-rails/pi-ttsr",
+    from: import.meta.url,
+    sources: [],
+    dependencies: REGEX_LIBRARIES,
+    salt: `${FORMAT}`,
+  });
+
+/** Writes the shipped set (the build's script). */
+export function writeShippedSet(
+  file: string,
+  specs: readonly PatternSpec[],
+  results: readonly CompileResult[],
+): boolean {
+  return writeJsonCache(file, {
+    format: FORMAT,
+    compiler: compilerId(),
+    results: results.map((r, i) => toJson(r, specs[i]!)),
+  });
+}
+
 export interface CompileAllResult {
   results: CompileResult[];
   /** "hit": every pattern read from the cache; "miss": some compiled (and written when a directory was given). */
   cache: "hit" | "miss" | "off";
-  /** How many patterns were compiled (the rest were read from the cache). */
+  /** How many patterns were compiled (the rest were read from the cache, or deferred). */
   compiled: number;
+  /** How many patterns were deferred (with `defer`): their results are deferred patterns, compiled later. */
+  deferred: number;
+}
+
+export interface CompileAllOptions {
+  /**
+   * Defer the patterns the cache cannot answer, where deferred.ts can (a session's start), instead of compiling
+   * them now. The whole set's file is then written once they are compiled (`saveCompiledSet`).
+   */
+  defer?: boolean;
 }
 
 /** Whole-set files kept per compiler folder (the newest; older ones are removed when one is written). */
@@ -74,11 +126,34 @@ export function setFile(cacheDir: string, specs: readonly PatternSpec[]): string
  * yet) writes the set's file alone: creating hundreds of small files can cost more than compiling the patterns.
  * Never throws for cache trouble.
  */
-export function compileAll(specs: readonly PatternSpec[], cacheDir?: string): CompileAllResult {
-  if (!cacheDir) return { results: specs.map(compilePattern), cache: "off", compiled: specs.length };
+export function compileAll(
+  specs: readonly PatternSpec[],
+  cacheDir?: string,
+  options: CompileAllOptions = {},
+): CompileAllResult {
+  let compiled = 0;
+  let deferred = 0;
+  const deferOf = (spec: PatternSpec): CompileResult | undefined => {
+    const flags = flagLetters(spec.flags ?? "");
+    const later = options.defer && !literalChars(spec.source, flags) ? deferPattern(spec, flags) : undefined;
+    if (!later) return undefined;
+    deferred++;
+    return { ok: true, pattern: later };
+  };
+  const compileOrDefer = (spec: PatternSpec): CompileResult => {
+    const later = deferOf(spec);
+    if (later) return later;
+    compiled++;
+    return compilePattern(spec);
+  };
+  if (!cacheDir) {
+    const shipped: Array<CompileResult | undefined> = specs.map(() => undefined);
+    fromShipped(specs, shipped);
+    return { results: specs.map((s, i) => shipped[i] ?? compileOrDefer(s)), cache: "off", compiled, deferred };
+  }
   const whole = setFile(cacheDir, specs);
   const known = readSet(whole, specs);
-  if (known) return { results: known, cache: "hit", compiled: 0 };
+  if (known) return { results: known, cache: "hit", compiled: 0, deferred: 0 };
   const sets = setFilesNewestFirst(dirname(whole));
   const found: Array<CompileResult | undefined> = specs.map(() => undefined);
   let missing = specs.length;
@@ -93,25 +168,54 @@ export function compileAll(specs: readonly PatternSpec[], cacheDir?: string): Co
       if (found[i]) missing--;
     });
   }
-  let compiled = 0;
+  if (missing > 0) missing -= fromShipped(specs, found);
+  const fresh: number[] = [];
   const results = specs.map((spec, i) => {
     if (found[i]) return found[i];
-    if (sets.length === 0) {
-      compiled++;
-      return compilePattern(spec);
-    }
-    const file = cacheFile(cacheDir, spec);
-    const cached = readEntry(file, spec);
+    // No set yet (a first start): a deferred pattern is cheaper than looking for its file.
+    const later = sets.length === 0 ? deferOf(spec) : undefined;
+    if (later) return later;
+    // (A first start without deferring has no pattern files to find either: they are written beside a set.)
+    const cached = sets.length === 0 && !options.defer ? undefined : readEntry(cacheFile(cacheDir, spec), spec);
     if (cached) return cached;
-    compiled++;
-    const result = compilePattern(spec);
-    writeJsonCache(file, { format: FORMAT, result: toJson(result, spec) });
+    const result = compileOrDefer(spec);
+    if (!result.ok || !result.pattern.deferred) fresh.push(i);
     return result;
   });
+  // A pattern compiled beside an earlier set (or beside deferred ones, which keep the set's file from being
+  // written) gets a file of its own.
+  if (sets.length > 0 || deferred > 0) for (const i of fresh) saveCompiled(cacheDir, specs[i]!, results[i]!);
+  if (deferred === 0) saveCompiledSet(cacheDir, specs, results);
+  return { results, cache: compiled + deferred === 0 ? "hit" : "miss", compiled, deferred };
+}
+
+/** Writes one compiled pattern's own file (a deferred one compiled later, an edited rule's). Never throws. */
+export function saveCompiled(cacheDir: string, spec: PatternSpec, result: CompileResult): void {
+  if (result.ok && result.pattern.deferred) return;
+  writeJsonCache(cacheFile(cacheDir, spec), { format: FORMAT, result: toJson(result, spec) });
+}
+
+/** Writes a whole set's file (none of its results deferred) and prunes the older ones. Never throws. */
+export function saveCompiledSet(cacheDir: string, specs: readonly PatternSpec[], results: readonly CompileResult[]) {
+  if (results.some((r) => r.ok && r.pattern.deferred)) return;
+  const whole = setFile(cacheDir, specs);
   if (writeJsonCache(whole, { format: FORMAT, results: results.map((r, i) => toJson(r, specs[i]!)) })) {
     pruneSets(dirname(whole));
   }
-  return { results, cache: compiled === 0 ? "hit" : "miss", compiled };
+}
+
+/** Fills `found` from the shipped set where it has the spec; how many it filled. */
+function fromShipped(specs: readonly PatternSpec[], found: Array<CompileResult | undefined>): number {
+  const pool = setEntries(SHIPPED_SET, compilerId());
+  if (pool.size === 0) return 0;
+  let filled = 0;
+  specs.forEach((spec, i) => {
+    if (found[i]) return;
+    const pooled = pool.get(specKey(spec));
+    found[i] = pooled === undefined ? undefined : fromJsonOrUndefined(pooled, spec);
+    if (found[i]) filled++;
+  });
+  return filled;
 }
 
 function readSet(file: string, specs: readonly PatternSpec[]): CompileResult[] | undefined {
@@ -147,11 +251,12 @@ function setFilesNewestFirst(folder: string): string[] {
 }
 
 /** A whole-set file's entries by spec (empty when it does not read); each is checked again on use (`fromJson`). */
-function setEntries(file: string): Map<string, unknown> {
+function setEntries(file: string, compiler?: string): Map<string, unknown> {
   const entries = new Map<string, unknown>();
   readJsonCache(file, (json) => {
-    const data = json as { format?: unknown; results?: unknown };
+    const data = json as { format?: unknown; results?: unknown; compiler?: unknown };
     if (data.format !== FORMAT || !Array.isArray(data.results)) return;
+    if (compiler !== undefined && data.compiler !== compiler) return;
     for (const r of data.results as Array<{ spec?: PatternSpec; pattern?: { spec?: PatternSpec } }>) {
       const spec = r?.pattern?.spec ?? r?.spec;
       if (spec && typeof spec.source === "string") entries.set(specKey(spec), r);

@@ -1,5 +1,6 @@
-import { readdir, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   loadParseStore,
@@ -13,6 +14,22 @@ import type { RuleIssue, SourceRule } from "./types.ts";
 
 /** The `rules/` folder shipped with the package (next to `src/` and `dist/`). */
 export const BUILTIN_RULES_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "rules");
+
+/**
+ * The shipped rules' texts and parses, made at build time (scripts/compile-builtins.mjs) one folder above this module
+ * in the built package (dist/): a first start parses none of them (no YAML parser loaded). A file whose text differs
+ * from the one recorded is parsed as any other.
+ */
+export const SHIPPED_PARSES = fileURLToPath(new URL("../builtin-parsed.json", import.meta.url));
+
+/** The recorded parses by file name (empty when missing or unreadable: tests on src/). */
+function shippedParses(): Map<string, { text: string; parsed: ParsedFrontmatter }> {
+  try {
+    return new Map(Object.entries(JSON.parse(readFileSync(SHIPPED_PARSES, "utf8"))));
+  } catch {
+    return new Map();
+  }
+}
 
 /** Provider id of the shipped rules: lowest precedence, so a user rule of the same name replaces one. */
 export const BUILTIN_PROVIDER = "pi-ttsr-builtin";
@@ -82,12 +99,19 @@ export async function loadBuiltinRules(dir = BUILTIN_RULES_DIR): Promise<{ rules
   } catch {
     return { rules, issues: [{ path: dir, message: "builtin rules folder is missing" }] };
   }
-  loadParseStore(store);
+  const shipped = dir === BUILTIN_RULES_DIR ? shippedParses() : new Map();
+  let storeLoaded = false;
   const paths = names.map((n) => join(dir, n));
   for (const path of paths) {
     let parsed: ParsedFrontmatter;
     try {
-      parsed = (await readParsed(path, await stat(path))).parsed;
+      const known = shipped.get(basename(path));
+      if (known && (await readFile(path, "utf8")) === known.text) parsed = known.parsed;
+      else {
+        if (!storeLoaded) loadParseStore(store);
+        storeLoaded = true;
+        parsed = (await readParsed(path, await stat(path))).parsed;
+      }
     } catch (error) {
       issues.push({ path, message: `rule skipped: it could not be read (${(error as Error).message})` });
       continue;
@@ -96,6 +120,6 @@ export async function loadBuiltinRules(dir = BUILTIN_RULES_DIR): Promise<{ rules
     if (rule) rules.push(rule);
     issues.push(...fileIssues);
   }
-  saveParseStore(store, paths);
+  if (storeLoaded) saveParseStore(store, paths);
   return { rules, issues };
 }
