@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
+import { chunk } from "../testing/deltas.ts";
 import { loadScaledTimeout } from "../testing/machine-load.ts";
 import { type CompileResult, compilePattern, type MatchWindow, type PatternSpec } from "./compile.ts";
 import { compileAll } from "./compile-cache.ts";
@@ -120,18 +121,6 @@ const specArb: fc.Arbitrary<PatternSpec> = fc.record({
 });
 const TEXT_PARTS = ["a", "b", "ab", "then", "any", "x", " ", "\n", ".", "A", "thena", ".then", "many", "_", "B"];
 const textArb = fc.array(fc.constantFrom(...TEXT_PARTS), { maxLength: 24 }).map((p) => p.join(""));
-
-function chunk(text: string, cuts: number[]): string[] {
-  const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
-  const out: string[] = [];
-  let last = 0;
-  for (const p of points) {
-    if (p > last) out.push(text.slice(last, p));
-    last = Math.max(last, p);
-  }
-  if (last < text.length) out.push(text.slice(last));
-  return out;
-}
 
 describe("deferred patterns against the full-buffer reference", () => {
   it(

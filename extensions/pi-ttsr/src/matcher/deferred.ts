@@ -65,9 +65,8 @@ export function deferPattern(spec: PatternSpec, flags: string): CompiledPattern 
   if (spec.window === "chunk" || /[^ims]/.test(flags) || !linearEngineAvailable()) return undefined;
   let regex: RegExp;
   try {
+    // constructed, not run: V8 compiles a regex on its first use, and this one may never run
     regex = new RegExp(spec.source, `${flags}g`);
-    // A pattern matching empty text is refused by its compile: do that now.
-    if (new RegExp(spec.source, flags).test("")) return undefined;
   } catch {
     return undefined;
   }
@@ -90,6 +89,8 @@ export function deferPattern(spec: PatternSpec, flags: string): CompiledPattern 
     const plain = new RegExp(source, linearFlags);
     const settled = shape.settle === 0 ? plain : new RegExp(`(?:${source})[\\s\\S]{${shape.settle}}`, linearFlags);
     deferred = { plain, settled, settle: shape.settle };
+    // A pattern matching empty text is refused by its compile: do that now (the same answer as the rule's regex).
+    if (plain.test("")) return undefined;
   } catch {
     // "Cannot be executed in linear time" (a large counted repetition): compile it now.
     return undefined;

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { chunk } from "../testing/deltas.ts";
 import { loadScaledTimeout } from "../testing/machine-load.ts";
 import type { MatchWindow, PatternSpec } from "./compile.ts";
 import { naiveFirstMatches } from "./naive-first-matches.ts";
@@ -159,18 +160,6 @@ const textArb = fc.oneof(
       .map(([c, n, end]) => c.repeat(n) + end),
   },
 );
-
-function chunk(text: string, cuts: number[]): string[] {
-  const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
-  const out: string[] = [];
-  let last = 0;
-  for (const p of points) {
-    if (p > last) out.push(text.slice(last, p));
-    last = Math.max(last, p);
-  }
-  if (last < text.length) out.push(text.slice(last));
-  return out;
-}
 
 describe("exactness: generated rules against a full-buffer reference", () => {
   it(

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chunk } from "../testing/deltas.ts";
 import { loadScaledTimeout, spinners } from "../testing/machine-load.ts";
 import type { PatternSpec } from "./compile.ts";
 import { naiveFirstMatches } from "./naive-first-matches.ts";
@@ -81,18 +82,6 @@ const FRAGMENTS = [
 ];
 
 const textArb = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }).map((parts) => parts.join(""));
-
-function chunk(text: string, cuts: number[]): string[] {
-  const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
-  const out: string[] = [];
-  let last = 0;
-  for (const p of points) {
-    if (p > last) out.push(text.slice(last, p));
-    last = Math.max(last, p);
-  }
-  if (last < text.length) out.push(text.slice(last));
-  return out;
-}
 
 function ours(set: PatternSet, deltas: string[]): Array<number | null> {
   const m = set.stream();
