@@ -1,5 +1,5 @@
-// Parses and compiles the shipped rules (rules/) at build time: dist/builtin-parsed.json (their texts and frontmatter
-// parses, src/rules/builtin.ts) and dist/builtin-compiled.json (their patterns, which the compile cache reads when
+// Parses and compiles the shipped rules (rules/) at build time: dist/builtin-parsed.json (their frontmatter parses and
+// a hash of each text, src/rules/builtin.ts) and dist/builtin-compiled.json (their patterns, which the compile cache reads when
 // it has no entry of its own: src/matcher/compile-cache.ts). A first start after installing or upgrading pi-ttsr
 // then neither parses nor compiles them. Run by `pnpm build` after tsc.
 import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import { join } from "node:path";
 
 process.env.PI_TTSR_CACHE_DIR = "off"; // the build must not read or write anyone's cache
 
-const { BUILTIN_RULES_DIR, SHIPPED_PARSES, loadBuiltinRules } = await import("../dist/rules/builtin.js");
+const { BUILTIN_RULES_DIR, SHIPPED_PARSES, loadBuiltinRules, textHash } = await import("../dist/rules/builtin.js");
 const { parseFrontmatter } = await import("@pi-rails/rulebook/discovery");
 
 const parses = {};
@@ -15,7 +15,7 @@ for (const name of readdirSync(BUILTIN_RULES_DIR)
   .filter((n) => /\.(md|mdc)$/i.test(n))
   .sort()) {
   const text = readFileSync(join(BUILTIN_RULES_DIR, name), "utf8");
-  parses[name] = { text, parsed: parseFrontmatter(text) };
+  parses[name] = { hash: textHash(text), parsed: parseFrontmatter(text) };
 }
 writeFileSync(SHIPPED_PARSES, `${JSON.stringify(parses)}\n`);
 const { normalizeRule } = await import("../dist/rules/normalize.js");

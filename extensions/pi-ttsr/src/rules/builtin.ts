@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -16,14 +17,17 @@ import type { RuleIssue, SourceRule } from "./types.ts";
 export const BUILTIN_RULES_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "rules");
 
 /**
- * The shipped rules' texts and parses, made at build time (scripts/compile-builtins.mjs) one folder above this module
- * in the built package (dist/): a first start parses none of them (no YAML parser loaded). A file whose text differs
- * from the one recorded is parsed as any other.
+ * The shipped rules' parses and a hash of each file's text, made at build time (scripts/compile-builtins.mjs) one
+ * folder above this module in the built package (dist/): a first start parses none of them (no YAML parser loaded).
+ * A file whose text no longer has the recorded hash is parsed as any other.
  */
 export const SHIPPED_PARSES = fileURLToPath(new URL("../builtin-parsed.json", import.meta.url));
 
+/** How a shipped rule's text is recorded beside its parse. */
+export const textHash = (text: string): string => createHash("sha256").update(text).digest("base64url");
+
 /** The recorded parses by file name (empty when missing or unreadable: tests on src/). */
-function shippedParses(): Map<string, { text: string; parsed: ParsedFrontmatter }> {
+function shippedParses(): Map<string, { hash: string; parsed: ParsedFrontmatter }> {
   try {
     return new Map(Object.entries(JSON.parse(readFileSync(SHIPPED_PARSES, "utf8"))));
   } catch {
@@ -106,7 +110,7 @@ export async function loadBuiltinRules(dir = BUILTIN_RULES_DIR): Promise<{ rules
     let parsed: ParsedFrontmatter;
     try {
       const known = shipped.get(basename(path));
-      if (known && (await readFile(path, "utf8")) === known.text) parsed = known.parsed;
+      if (known && textHash(await readFile(path, "utf8")) === known.hash) parsed = known.parsed;
       else {
         if (!storeLoaded) loadParseStore(store);
         storeLoaded = true;
