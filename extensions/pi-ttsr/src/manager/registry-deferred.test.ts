@@ -51,4 +51,24 @@ describe("a registry whose regex rules start deferred", () => {
       { pattern: 1, end: 14 },
     ]);
   });
+
+  it("after an edit, writes the changed set's file when idle, not while the session starts", () => {
+    vi.useFakeTimers();
+    const dir = mkdtempSync(join(tmpdir(), "ttsr-registry-deferred-"));
+    dirs.push(dir);
+    const plain = [testRule("p", { conditions: [{ source: "first\\(", flags: "" }] })];
+    new RuleRegistry(plain, { cacheDir: dir, defer: true });
+    const sets = () => cacheFiles(dir).filter((f) => f.startsWith("set-"));
+    // a first start without deferred patterns writes its set at once (nothing to find it from otherwise)
+    expect(sets()).toHaveLength(1);
+    const edited = [testRule("p", { conditions: [{ source: "second\\(", flags: "" }] })];
+    const registry = new RuleRegistry(edited, { cacheDir: dir, defer: true });
+    expect(registry.compileCache).toBe("miss");
+    expect(sets()).toHaveLength(1);
+    registry.compileDeferredLater();
+    vi.advanceTimersByTime(1000);
+    expect(sets()).toHaveLength(2);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(new RuleRegistry(edited, { cacheDir: dir, defer: true }).compileCache).toBe("hit");
+  });
 });

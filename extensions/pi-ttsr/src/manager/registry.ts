@@ -89,9 +89,14 @@ export class RuleRegistry {
       }
     }
     const cacheDir = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir || undefined;
-    const compiled = compileAll(specs, cacheDir, { defer: options.defer === true });
+    const defer = options.defer === true;
+    const compiled = compileAll(specs, cacheDir, { defer, writeSet: !defer });
     this.compileCache = compiled.cache;
     this.patternSet = new PatternSet(specs, { compiled: compiled.results });
+    if (cacheDir && compiled.setUnsaved) {
+      const set = this.patternSet;
+      this.saveSetLater = () => saveCompiledSet(cacheDir, specs, set.results);
+    }
     if (cacheDir && compiled.deferred > 0) {
       const set = this.patternSet;
       set.onCompiled((ids) => {
@@ -144,17 +149,23 @@ export class RuleRegistry {
   }
 
   private idleCompile: ReturnType<typeof setTimeout> | undefined;
+  /** Writes the set's file that the start left unwritten (a changed set with `defer`), once. */
+  private saveSetLater: (() => void) | undefined;
 
   /**
-   * Compiles the deferred patterns while the session is idle: from IDLE_COMPILE_DELAY_MS on, one per timer
-   * callback; the timers never keep the process alive. Call after a turn; calling again while it runs does nothing.
+   * Finishes the compile cache while the session is idle: from IDLE_COMPILE_DELAY_MS on, writes the set's file the
+   * start left unwritten, then compiles the deferred patterns, one per timer callback; the timers never keep the
+   * process alive. Call after a turn; calling again while it runs does nothing.
    */
   compileDeferredLater(): void {
-    if (this.idleCompile || !this.patternSet.hasDeferred) return;
+    if (this.idleCompile || (!this.patternSet.hasDeferred && !this.saveSetLater)) return;
     const step = (delay: number) => {
       this.idleCompile = setTimeout(() => {
-        this.patternSet.compileDeferred(IDLE_COMPILE_BATCH);
         this.idleCompile = undefined;
+        const save = this.saveSetLater;
+        this.saveSetLater = undefined;
+        if (save) save();
+        else this.patternSet.compileDeferred(IDLE_COMPILE_BATCH);
         if (this.patternSet.hasDeferred) step(0);
       }, delay);
       this.idleCompile.unref?.();

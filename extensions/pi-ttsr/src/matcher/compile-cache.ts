@@ -97,6 +97,8 @@ export interface CompileAllResult {
   compiled: number;
   /** How many patterns were deferred (with `defer`): their results are deferred patterns, compiled later. */
   deferred: number;
+  /** Whether the set's file is still to be written (`writeSet: false`, nothing deferred, not read from it). */
+  setUnsaved: boolean;
 }
 
 export interface CompileAllOptions {
@@ -105,6 +107,11 @@ export interface CompileAllOptions {
    * them now. The whole set's file is then written once they are compiled (`saveCompiledSet`).
    */
   defer?: boolean;
+  /**
+   * Write a changed set's file now (the default); false: the caller writes it later with `saveCompiledSet`, off a
+   * session's start (serializing 200 compiled patterns costs a few ms). A first start's set is written anyway.
+   */
+  writeSet?: boolean;
 }
 
 /** Whole-set files kept per compiler folder (the newest; older ones are removed when one is written). */
@@ -149,11 +156,12 @@ export function compileAll(
   if (!cacheDir) {
     const shipped: Array<CompileResult | undefined> = specs.map(() => undefined);
     fromShipped(specs, shipped);
-    return { results: specs.map((s, i) => shipped[i] ?? compileOrDefer(s)), cache: "off", compiled, deferred };
+    const results = specs.map((s, i) => shipped[i] ?? compileOrDefer(s));
+    return { results, cache: "off", compiled, deferred, setUnsaved: false };
   }
   const whole = setFile(cacheDir, specs);
   const known = readSet(whole, specs);
-  if (known) return { results: known, cache: "hit", compiled: 0, deferred: 0 };
+  if (known) return { results: known, cache: "hit", compiled: 0, deferred: 0, setUnsaved: false };
   const sets = setFilesNewestFirst(dirname(whole));
   const found: Array<CompileResult | undefined> = specs.map(() => undefined);
   let missing = specs.length;
@@ -185,8 +193,12 @@ export function compileAll(
   // A pattern compiled beside an earlier set (or beside deferred ones, which keep the set's file from being
   // written) gets a file of its own.
   if (sets.length > 0 || deferred > 0) for (const i of fresh) saveCompiled(cacheDir, specs[i]!, results[i]!);
-  if (deferred === 0) saveCompiledSet(cacheDir, specs, results);
-  return { results, cache: compiled + deferred === 0 ? "hit" : "miss", compiled, deferred };
+  // A changed set may wait for its file (`writeSet: false`): each pattern compiled for it has its own, and the older
+  // sets' files hold the rest. A first start's set is written now: nothing else would hold its patterns.
+  const writeNow = deferred === 0 && (options.writeSet !== false || sets.length === 0);
+  if (writeNow) saveCompiledSet(cacheDir, specs, results);
+  const cache = compiled + deferred === 0 ? "hit" : "miss";
+  return { results, cache, compiled, deferred, setUnsaved: deferred === 0 && !writeNow };
 }
 
 /** Writes one compiled pattern's own file (a deferred one compiled later, an edited rule's). Never throws. */
