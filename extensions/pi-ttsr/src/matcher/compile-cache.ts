@@ -180,14 +180,17 @@ export function compileAll(
   const fresh: number[] = [];
   const results = specs.map((spec, i) => {
     if (found[i]) return found[i];
-    // No set yet (a first start): a deferred pattern is cheaper than looking for its file.
+    // No set yet (a first start): a deferred pattern is cheaper than looking for its file, and so is compiling a
+    // plain string (`literalChars`), which is never given a file of its own then.
     const later = sets.length === 0 ? deferOf(spec) : undefined;
     if (later) return later;
+    const plain = sets.length === 0 && literalChars(spec.source, flagLetters(spec.flags ?? "")) !== undefined;
     // (A first start without deferring has no pattern files to find either: they are written beside a set.)
-    const cached = sets.length === 0 && !options.defer ? undefined : readEntry(cacheFile(cacheDir, spec), spec);
+    const look = sets.length > 0 || (options.defer === true && !plain);
+    const cached = look ? readEntry(cacheFile(cacheDir, spec), spec) : undefined;
     if (cached) return cached;
     const result = compileOrDefer(spec);
-    if (!result.ok || !result.pattern.deferred) fresh.push(i);
+    if ((!result.ok || !result.pattern.deferred) && !plain) fresh.push(i);
     return result;
   });
   // A pattern compiled beside an earlier set (or beside deferred ones, which keep the set's file from being
