@@ -117,7 +117,8 @@ const elementArb: fc.Arbitrary<string> = fc.oneof(
 const specArb: fc.Arbitrary<PatternSpec> = fc.record({
   source: fc.array(elementArb, { minLength: 1, maxLength: 5 }).map((parts) => parts.join("")),
   flags: fc.constantFrom("", "", "m", "s", "i", "ms", "im"),
-  window: fc.constantFrom<MatchWindow>("accumulated", "accumulated", "line"),
+  // chunk windows are never deferred, but share the stream's catch-up when the others compile
+  window: fc.constantFrom<MatchWindow>("accumulated", "accumulated", "line", "chunk"),
 });
 const TEXT_PARTS = ["a", "b", "ab", "then", "any", "x", " ", "\n", ".", "A", "thena", ".then", "many", "_", "B"];
 const textArb = fc.array(fc.constantFrom(...TEXT_PARTS), { maxLength: 24 }).map((p) => p.join(""));
@@ -167,6 +168,13 @@ describe("deferred patterns against the full-buffer reference", () => {
     expect(firings(set, deltas, [1, 2])).toEqual([null, 3, 5]);
     expect(set.hasDeferred).toBe(false);
     expect(set.patterns.map((p) => p?.mode)).toEqual(["dfa", expect.any(String), expect.any(String)]);
+  });
+
+  it("catching up on the whole text does not run chunk-window rules on it as one delta", () => {
+    const specs = [spec("ab", "", "chunk"), spec("x+y")];
+    const set = deferredSet(specs, 3);
+    expect(set.patterns[1]?.deferred).toBeDefined();
+    expect(firings(set, ["a", "b", "b", "xy"])).toEqual([null, 3]);
   });
 
   it("a pattern its later compile refuses is off from then on, and says why once", () => {

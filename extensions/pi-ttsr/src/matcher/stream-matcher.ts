@@ -119,23 +119,25 @@ export class StreamMatcher {
    * did not (both are exact), except that what was reported stays reported.
    */
   private rebuild(chunk: string): PatternHit[] {
-    if (this.lane.deferredIds.length !== 0 && this.text.length + chunk.length > this.set.deferredMaxText) {
-      this.set.compileDeferred();
-    }
+    const deferred = this.lane.deferredIds.length !== 0;
+    if (deferred && this.text.length + chunk.length > this.set.deferredMaxText) this.set.compileDeferred();
+    this.generation = this.set.generation;
+    // A lane without deferred patterns is unchanged (a compile replaces only those): nothing to catch up on.
+    if (!deferred) return chunk.length > 0 ? this.pushNow(chunk) : NO_HITS;
     const text = this.text.toString();
     this.lane = this.set.laneFor(this.restriction);
-    this.generation = this.set.generation;
     this.idle = StreamMatcher.runsNothing(this.lane);
     this.text = new TextBuffer();
     this.state = this.lane.dfa.start;
     this.lineStart = 0;
     this.candidates.clear();
-    const caught = text.length > 0 ? this.pushNow(text) : NO_HITS;
+    // (the catch-up is one delta of the whole text: chunk-window units, which read each delta alone, skip it)
+    const caught = text.length > 0 ? this.pushNow(text, true) : NO_HITS;
     const hits = chunk.length > 0 ? this.pushNow(chunk) : NO_HITS;
     return caught.length === 0 ? hits : [...caught, ...hits];
   }
 
-  private pushNow(chunk: string): PatternHit[] {
+  private pushNow(chunk: string, catchUp = false): PatternHit[] {
     // Allocated lazily: the common delta matches nothing and must not create garbage.
     let hits = NO_HITS;
     const base = this.text.length;
@@ -167,7 +169,7 @@ export class StreamMatcher {
     if (hits === NO_HITS) hits = [];
     this.runVerifiers(base, hits, false);
     for (const id of this.lane.chunkIds) {
-      if (this.matched.has(id) || this.set.isSuspendedUnit(id)) continue;
+      if (catchUp || this.matched.has(id) || this.set.isSuspendedUnit(id)) continue;
       const re = this.set.units[id]!.regex;
       const m = this.timed(id, () => {
         re.lastIndex = 0;
