@@ -50,9 +50,22 @@ describe("deferring a pattern's compile", () => {
     ["é", "i", "a non-ASCII character under i"],
     ["a*", "", "matches empty text"],
     ["a{0,400}b", "", "too large for the linear engine"],
+    ["\\c", "i", "a lone backslash (Annex B) under i"],
     ["[", "", "not a regex"],
   ])("compiles /%s/%s now (%s)", (source, flags) => {
     expect(deferPattern(spec(source, flags), flags)).toBeUndefined();
+  });
+
+  it("never throws: a group of 150,000 alternatives is compiled now or deferred, not a stack overflow", () => {
+    const source = `x\\b(?:${Array.from({ length: 150_000 }, () => "a").join("|")})`;
+    expect(() => deferPattern(spec(source), "")).not.toThrow();
+  });
+
+  it("spells out i over long patterns too", () => {
+    const word = "Deprecated".repeat(2_000);
+    const deferred = deferPattern(spec(word, "i"), "i")?.deferred;
+    expect(deferred?.plain.test(`x ${word.toUpperCase()} y`)).toBe(true);
+    expect(deferred?.plain.test(`x ${word.slice(1)} y`)).toBe(false);
   });
 
   it("never defers a chunk window", () => {

@@ -79,11 +79,17 @@ export function deferPattern(spec: PatternSpec, flags: string): CompiledPattern 
   } catch {
     return undefined;
   }
-  const shape = shapeOf(pattern, flags.includes("i"));
-  if (!shape) return undefined;
-  if (shape.assertions && (shape.nested || shape.repetitions > 1)) return undefined;
+  let shape: Shape | undefined;
+  let source: string;
+  try {
+    // (deeply nested or huge patterns may exhaust the stack here: compiled now, then)
+    shape = shapeOf(pattern, flags.includes("i"));
+    if (!shape || (shape.assertions && (shape.nested || shape.repetitions > 1))) return undefined;
+    source = flags.includes("i") ? caseExpanded(spec.source, pattern) : spec.source;
+  } catch {
+    return undefined;
+  }
   const linearFlags = flags.replace("i", "") + LINEAR;
-  const source = flags.includes("i") ? caseExpanded(spec.source, pattern) : spec.source;
   let deferred: DeferredRegexes;
   try {
     const plain = new RegExp(source, linearFlags);
@@ -155,7 +161,8 @@ function shapeOf(pattern: AST.Pattern, ignoreCase: boolean): Shape | undefined {
         if (node.kind === "word" || node.kind === "end") shape.settle = Math.max(shape.settle, 1 - minAfter(node));
         return;
       case "Character":
-        if (ignoreCase && node.value > 0x7f) ok = false;
+        // a lone `\` (Annex B's `\c` without a control letter): the `i` rewrite would glue it to what follows
+        if (ignoreCase && (node.value > 0x7f || node.raw === "\\")) ok = false;
         return;
       case "CharacterClass":
         if (node.unicodeSets || (node.elements.length === 0 && !node.negate)) ok = false;
@@ -200,8 +207,11 @@ function minLength(node: Node): number {
     case "Quantifier":
       return node.min === 0 ? 0 : node.min * minLength(node.element);
     case "Group":
-    case "CapturingGroup":
-      return Math.min(...node.alternatives.map((a) => a.elements.reduce((n, e) => n + minLength(e), 0)));
+    case "CapturingGroup": {
+      let min = Number.POSITIVE_INFINITY;
+      for (const a of node.alternatives) min = Math.min(min, a.elements.reduce((n, e) => n + minLength(e), 0));
+      return min;
+    }
     default:
       return 0;
   }
@@ -244,9 +254,15 @@ function caseExpanded(source: string, pattern: AST.Pattern): string {
     else if (node.type === "Quantifier") visit(node.element);
   };
   visit(pattern);
-  let out = source;
-  for (const s of spans.sort((a, b) => b.start - a.start)) out = out.slice(0, s.start) + s.text + out.slice(s.end);
-  return out;
+  // one pass: the spans do not overlap (a class's characters are its span's)
+  const parts: string[] = [];
+  let at = 0;
+  for (const s of spans.sort((a, b) => a.start - b.start)) {
+    parts.push(source.slice(at, s.start), s.text);
+    at = s.end;
+  }
+  parts.push(source.slice(at));
+  return parts.join("");
 }
 
 /** The other case of the letters in [lo, hi], as class ranges. */
