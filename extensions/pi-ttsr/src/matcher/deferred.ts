@@ -209,7 +209,11 @@ function minLength(node: Node): number {
     case "Group":
     case "CapturingGroup": {
       let min = Number.POSITIVE_INFINITY;
-      for (const a of node.alternatives) min = Math.min(min, a.elements.reduce((n, e) => n + minLength(e), 0));
+      for (const a of node.alternatives)
+        min = Math.min(
+          min,
+          a.elements.reduce((n, e) => n + minLength(e), 0),
+        );
       return min;
     }
     default:
