@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import {
   type CliHome,
   closeAfterEach,
+  emptyAssistantMessages,
   installStockPi,
   prepareCliHome,
   readSessionFile,
@@ -39,17 +40,6 @@ function sessionEntries(home: CliHome): { type: string; customType?: string; dat
   const files = readdirSync(sessions, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"));
   expect(files).toHaveLength(1);
   return readSessionFile(join(sessions, files[0]!)) as never;
-}
-
-/** No request carries an assistant message without content (strict providers refuse one). */
-function noEmptyAssistant(requests: readonly { messages: readonly unknown[] }[]): void {
-  for (const request of requests) {
-    const empty = request.messages.filter((m) => {
-      const message = m as { role?: string; content?: unknown; tool_calls?: unknown };
-      return message.role === "assistant" && !message.tool_calls && (message.content ?? "") === "";
-    });
-    expect(empty).toEqual([]);
-  }
 }
 
 /** Wall time is not what these tests measure: a loaded machine (2 cores, many runs) may take this long. */
@@ -146,7 +136,8 @@ describe(`stock pi (published ${STOCK_PI_VERSION}, no patch)`, { timeout: E2E_TI
     expect(run.code, run.stderr).toBe(0);
     expect(assistantStops(home)).toEqual(["stop (emptied)", "stop (emptied)", "stop (emptied)", "stop", "stop"]);
     expect(server.requests).toHaveLength(5);
-    noEmptyAssistant(server.requests);
+    // no request carries an assistant message without content (strict providers refuse one)
+    expect(emptyAssistantMessages(server.requests)).toEqual([]);
     // The fourth rule was not interrupted for: it went after that message, and the model answered it.
     expect(JSON.stringify(server.requests[4]!.messages)).toContain("Never call deltaCall().");
     expect(run.stdout).toContain("Correction: no such calls.");

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   type CliHome,
   closeAfterEach,
+  emptyAssistantMessages,
   installStockPi,
   type ModelServer,
   prepareCliHome,
@@ -76,17 +77,6 @@ function readmeRows(): string[] {
 /** How each assistant message of the run's one session file ended. */
 const assistantStops = (home: CliHome): string[] => sessionEntries(home).flatMap((e) => assistantStop(e) ?? []);
 
-/** No request carries an assistant message without content (strict providers refuse one). */
-function noEmptyAssistant(requests: readonly { messages: readonly unknown[] }[]): void {
-  for (const request of requests) {
-    const empty = request.messages.filter((m) => {
-      const message = m as { role?: string; content?: unknown; tool_calls?: unknown };
-      return message.role === "assistant" && !message.tool_calls && (message.content ?? "") === "";
-    });
-    expect(empty).toEqual([]);
-  }
-}
-
 /** The lines of pi-ttsr's once-per-session stock-pi notice on stderr. */
 const stockNotices = (stderr: string) =>
   stderr.split("\n").filter((l) => l.includes("pi-ttsr:") && /stock pi/i.test(l));
@@ -130,7 +120,8 @@ describe.each<HostKind>(["stock", "patched"])("%s pi 1.6", (kind) => {
       expect(server.requests[0]!.deltaTimes.length).toBeLessThan(Math.ceil(77 / 4));
       // Stock pi keeps an emptied entry that ended normally (its usage kept); the patched loop drops the attempt.
       expect(assistantStops(home)).toEqual(kind === "stock" ? ["stop (emptied)", "stop"] : ["stop"]);
-      noEmptyAssistant(server.requests);
+      // no request carries an assistant message without content (strict providers refuse one)
+      expect(emptyAssistantMessages(server.requests)).toEqual([]);
       // Stock pi says once what differs there; the patched pi has nothing to say.
       expect(stockNotices(run.stderr)).toHaveLength(kind === "stock" ? 1 : 0);
     },
@@ -162,7 +153,8 @@ describe.each<HostKind>(["stock", "patched"])("%s pi 1.6", (kind) => {
       expect(retried).not.toMatch(/"role":"tool"/);
       expect(run.stdout).toContain("Understood, I will not use any.");
       expect(assistantStops(home)).toEqual(kind === "stock" ? ["stop (emptied)", "stop"] : ["stop"]);
-      noEmptyAssistant(server.requests);
+      // no request carries an assistant message without content (strict providers refuse one)
+      expect(emptyAssistantMessages(server.requests)).toEqual([]);
     },
     TIMEOUT_MS,
   );

@@ -27,6 +27,7 @@ export {
 } from "./model-server/anthropic-messages.ts";
 export { chatCompletionsAdapter, validateChatCompletionsRequest } from "./model-server/chat-completions.ts";
 export { type ChunkContext, type PlannedChunk, planChunks, splitText } from "./model-server/chunks.ts";
+export { emptyAssistantMessages } from "./model-server/empty-assistant.ts";
 export {
   googleGenerativeAIAdapter,
   type IssuedThoughtSignatures,
