@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { RACY_CHANGE_MS } from "@pi-rails/agent-core/kit";
 import { prepareCliHome, runPi, startModelServer } from "@pi-rails/testkit";
 import { benchRules, benchText } from "./workload.mjs";
 
@@ -38,6 +39,8 @@ const long = benchText(64 * 1024);
 let answer = long;
 const server = await startModelServer({ script: () => ({ text: answer, chunkSize: 256 }) });
 const home = prepareCliHome({ server, files });
+// older than the start-up snapshot's racy window, as a user's rule files are (see bench/startup.mjs)
+await new Promise((resolve) => setTimeout(resolve, RACY_CHANGE_MS + 200));
 const profDir = mkdtempSync(join(tmpdir(), "ttsr-profile-"));
 const run = (env = {}) =>
   runPi([...(mode === "none" ? [] : ["-e", PACKAGE_DIR]), "-p", "write the module"], { home, env });
@@ -60,6 +63,7 @@ try {
   const byModule = new Map();
   const byOurs = new Map();
   const bySelf = new Map();
+  const byInclusive = new Map();
   for (const file of profiles) {
     const p = JSON.parse(readFileSync(join(profDir, file), "utf8"));
     const parent = new Map();
@@ -74,8 +78,13 @@ try {
       const module = short(leaf.callFrame.url).split("/").slice(0, 3).join("/") || `(${leaf.callFrame.functionName})`;
       byModule.set(module, (byModule.get(module) ?? 0) + ms);
       let outer;
-      for (let n = id; n !== undefined; n = parent.get(n))
-        if (OURS.test(byId.get(n).callFrame.url)) outer = byId.get(n);
+      const seen = new Set();
+      for (let n = id; n !== undefined; n = parent.get(n)) {
+        if (!OURS.test(byId.get(n).callFrame.url)) continue;
+        outer = byId.get(n);
+        if (!seen.has(frame(outer))) byInclusive.set(frame(outer), (byInclusive.get(frame(outer)) ?? 0) + ms);
+        seen.add(frame(outer));
+      }
       if (outer) {
         byOurs.set(frame(outer), (byOurs.get(frame(outer)) ?? 0) + ms);
         bySelf.set(frame(leaf), (bySelf.get(frame(leaf)) ?? 0) + ms);
@@ -88,6 +97,7 @@ try {
     `${mode}: ${profiles.length} profiles, ${total.toFixed(0)} ms sampled per run, ${ours.toFixed(1)} under ours`,
   );
   console.log(`\nby the outermost frame of ours (ms per run):\n${top(byOurs, 15)}`);
+  console.log(`\ninclusive, frames of ours (ms per run):\n${top(byInclusive, Number(process.env.INCLUSIVE ?? 40))}`);
   console.log(`\nself under ours:\n${top(bySelf, 40)}`);
   console.log(`\nby module (self time, ms per run):\n${top(byModule, 15)}`);
 } finally {

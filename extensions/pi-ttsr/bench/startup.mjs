@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { RACY_CHANGE_MS } from "@pi-rails/agent-core/kit";
 import { prepareCliHome, resolvePiCli, runPi, startModelServer } from "@pi-rails/testkit";
 import { benchRules, benchText } from "./workload.mjs";
 
@@ -99,6 +100,9 @@ export async function runStartupBench({ rounds = Number(process.env.TTSR_STARTUP
     },
   ];
   const homes = configs.map((c) => prepareCliHome({ server, files: c.files }));
+  // Rule files as a user has them: older than the start-up snapshot's racy window (files written seconds before a
+  // start are read again rather than kept), so the warm starts below read the snapshot as a user's would.
+  await new Promise((resolve) => setTimeout(resolve, RACY_CHANGE_MS + 200));
   // times[measure][config][round]
   const times = measures.map(() => configs.map(() => []));
   const cpu = measures.map(() => configs.map(() => []));

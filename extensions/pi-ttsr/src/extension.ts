@@ -29,28 +29,22 @@ import { STOCK_PI_NOTICE, ttsrStreamHook } from "./host/stream-hook.ts";
 import { buildRegistry } from "./manager/build-registry.ts";
 import { completedTurns, countsAsTurn } from "./manager/completed-turns.ts";
 import { TtsrManager } from "./manager/ttsr-manager.ts";
-import { type LoadedRules, loadTtsrRules } from "./rules/load.ts";
+import { loadSessionRules } from "./rules/session-rules.ts";
 import { formatIssue } from "./rules/types.ts";
-import { readTtsrSettings } from "./settings/read.ts";
 
 /** Loads this session's settings and rules (saying once what is wrong) and restores what its branch recorded. */
 async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, host: PiHostKind): Promise<Session> {
-  const agentDir = resolveAgentDir();
-  // pi 1.6 reads a project's settings only while it trusts the project; so do pi-ttsr and rulebook's discovery.
-  const projectTrusted = ctx.isProjectTrusted();
-  const read = await readTtsrSettings(ctx.cwd, agentDir, { projectTrusted });
-  const { settings } = read;
+  // What the settings and rule files say (from the start-up snapshot when none of them changed since the last start)
+  const read = await loadSessionRules({
+    cwd: ctx.cwd,
+    agentDir: resolveAgentDir(),
+    projectTrusted: ctx.isProjectTrusted(),
+  });
+  const { settings, loaded } = read;
   // a settings file pi cannot load (a trailing comma) is pi's to report: it says so itself (`ttsr list` still does)
-  const settingsIssues = read.issues.filter((issue) => !piReportsSettingsIssue(issue));
+  const settingsIssues = read.settingsIssues.filter((issue) => !piReportsSettingsIssue(issue));
   for (const issue of settingsIssues) tell(ctx, formatSettingsIssue(issue));
-  let loaded: LoadedRules = { rules: [], issues: [], dropped: [], skipped: [] };
-  if (settings.enabled) {
-    try {
-      loaded = await loadTtsrRules({ cwd: ctx.cwd, agentDir, settings, projectTrusted });
-    } catch (error) {
-      tell(ctx, `loading rules failed, TTSR is off for this session: ${(error as Error).message}`);
-    }
-  }
+  if (read.failed !== undefined) tell(ctx, `loading rules failed, TTSR is off for this session: ${read.failed}`);
   // One bad rule disables only itself (buildRegistry isolates a rule whose compilation throws). Regex rules the
   // compile cache cannot answer start deferred, so a first start does not wait for their compile.
   const built = buildRegistry(loaded.rules, { defer: true });

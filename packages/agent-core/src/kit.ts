@@ -49,6 +49,15 @@ export {
 export { type ChosenHost, chooseHost, type PiHostKind, type PiHosts, piHostKind } from "./kit/host.ts";
 export { type SessionNoticeContext, SessionNotices } from "./kit/host-notices.ts";
 export { isInside, type PathApi, relativeInside } from "./kit/paths.ts";
+export {
+  noteRead,
+  pathSignature,
+  RACY_CHANGE_MS,
+  type ReadSignature,
+  recordReads,
+  settledSignatures,
+  unchangedReads,
+} from "./kit/read-set.ts";
 export { type BranchEntry, type BranchSource, sessionBranch } from "./kit/session-branch.ts";
 export {
   defineSessionEntry,

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { noteRead } from "@pi-rails/agent-core/kit";
 import {
   loadParseStore,
   type ParsedFrontmatter,
@@ -98,6 +99,7 @@ export async function loadBuiltinRules(dir = BUILTIN_RULES_DIR): Promise<{ rules
   const rules: SourceRule[] = [];
   const issues: RuleIssue[] = [];
   let names: string[];
+  noteRead(dir);
   try {
     names = (await readdir(dir)).filter((n) => /\.(md|mdc)$/i.test(n)).sort();
   } catch {
@@ -107,6 +109,7 @@ export async function loadBuiltinRules(dir = BUILTIN_RULES_DIR): Promise<{ rules
   let storeLoaded = false;
   const paths = names.map((n) => join(dir, n));
   for (const path of paths) {
+    noteRead(path);
     let parsed: ParsedFrontmatter;
     try {
       const known = shipped.get(basename(path));

@@ -1,13 +1,17 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { isInside } from "@pi-rails/agent-core/kit";
+import { isInside, noteRead } from "@pi-rails/agent-core/kit";
 import type { PiContextFile } from "../rule.ts";
 
 /** pi's own context file names, in the order pi 1.6 tries them in each folder (it loads the first only). */
 export const PI_CONTEXT_NAMES = ["AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"] as const;
 
-const isFile = (path: string) => statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+const isFile = (path: string) => {
+  noteRead(path);
+  return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+};
 const real = (path: string) => {
+  noteRead(path);
   try {
     return realpathSync(path);
   } catch {
@@ -24,6 +28,7 @@ function namesIn(dir: string): string[] | undefined {
   const present = PI_CONTEXT_NAMES.filter((n) => isFile(join(dir, n)));
   if (present.length < 2) return present;
   try {
+    noteRead(dir);
     const names = new Set(readdirSync(dir));
     return present.filter((n) => names.has(n));
   } catch {
@@ -40,6 +45,7 @@ function namesIn(dir: string): string[] | undefined {
 function worktreeShadowedFile(cwd: string): { file: string; worktree: string } | undefined {
   for (let dir = cwd; ; dir = dirname(dir)) {
     const git = join(dir, ".git");
+    noteRead(git);
     const stat = statSync(git, { throwIfNoEntry: false });
     // a plain repository: its context files shadow nothing
     if (stat?.isDirectory()) return undefined;

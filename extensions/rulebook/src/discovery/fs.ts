@@ -1,7 +1,7 @@
 import type { Dirent, Stats } from "node:fs";
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isInside } from "@pi-rails/agent-core/kit";
+import { isInside, noteRead } from "@pi-rails/agent-core/kit";
 import { isAllowed, type LinkPolicy, outsideMessage, resolveBelow } from "./links.ts";
 
 /** A file a provider may turn into a rule. */
@@ -102,6 +102,7 @@ function kindOf(stats: Stats): string {
 
 /** Stat a path if it exists (following symlinks); `undefined` when absent. */
 export async function statIfExists(path: string): Promise<Stats | undefined> {
+  noteRead(path);
   return statSync(path, { throwIfNoEntry: false });
 }
 
@@ -130,6 +131,7 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
   /** The real path of `path`, or `undefined` with the problem said (unresolvable, or outside what is allowed). */
   const realInside = (path: string): string | undefined => {
     let real: string;
+    noteRead(path);
     try {
       real = realpathSync(path);
     } catch (error) {
@@ -156,6 +158,7 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
     visited.add(real);
     let entries: Dirent[];
     try {
+      noteRead(dir);
       entries = readdirSync(dir, { withFileTypes: true });
     } catch (error) {
       problems.push({ path: dir, reason: describeFsError(error) });
@@ -177,6 +180,7 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
       }
       let stats: Stats;
       try {
+        noteRead(path);
         stats = entry.isSymbolicLink() ? statSync(path) : lstatSync(path);
       } catch (error) {
         if (accepted) problems.push({ path, reason: describeFsError(error) });

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, join, parse, resolve } from "node:path";
-import { homeDir, isInside, relativeInside } from "@pi-rails/agent-core/kit";
+import { homeDir, isInside, noteRead, relativeInside } from "@pi-rails/agent-core/kit";
 
 /**
  * Where rule files may live once symlinks are resolved. A link inside the project to `/` or to a
@@ -15,6 +15,7 @@ export interface LinkPolicy {
 }
 
 export function realOrUndefined(path: string): string | undefined {
+  noteRead(path);
   try {
     return realpathSync(path);
   } catch {
@@ -28,6 +29,7 @@ export function realOrUndefined(path: string): string | undefined {
  */
 export function projectRoot(cwd: string): string {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    noteRead(join(dir, ".git"));
     if (existsSync(join(dir, ".git"))) return dir;
     if (dirname(dir) === dir) return resolve(cwd);
   }

@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { noteRead } from "@pi-rails/agent-core/kit";
 import { compareNames } from "./fs.ts";
 
 /** Folders never searched for nested rule folders: dependencies, VCS data, build output. */
@@ -31,6 +32,7 @@ export async function findNestedRuleDirs(
     const next: string[] = [];
     for (const dir of level) {
       let entries: Dirent[] = [];
+      noteRead(dir);
       try {
         entries = readdirSync(dir, { withFileTypes: true });
       } catch {

@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
-import { stripControl } from "@pi-rails/agent-core/kit";
+import { noteRead, stripControl } from "@pi-rails/agent-core/kit";
 import { type ParsedFrontmatter, parseFrontmatter } from "../frontmatter/parse.ts";
 
 /** Files larger than this are read only up to it: a rule is text for a prompt, not a data dump. */
@@ -75,6 +75,7 @@ export function cacheKey(path: string): string {
 
 /** Read and parse a rule file, or return the cached parse when the file is unchanged. */
 export async function readParsed(path: string, stats: Stats): Promise<{ parsed: ParsedFile; cached: boolean }> {
+  noteRead(path);
   const cache = sharedParseCache();
   const key = cacheKey(path);
   const hit = cache.entries.get(key);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { noteRead } from "./read-set.ts";
 
 /**
  * What the extensions' disk caches (pi-ttsr's compiled rule sets, rulebook's parse store) share: a fingerprint of
@@ -40,7 +41,8 @@ export interface CodeFingerprintOptions {
   salt?: string;
 }
 
-const fingerprints = new Map<string, string>();
+/** Each fingerprint computed in this process, with the files it read (noted again on every use: `noteRead`). */
+const fingerprints = new Map<string, { digest: string; reads: string[] }>();
 
 /**
  * A hash of a package's own code: its version, the listed dependencies' versions and the bytes of the listed
@@ -50,13 +52,18 @@ const fingerprints = new Map<string, string>();
 export function codeFingerprint(options: CodeFingerprintOptions): string {
   const key = JSON.stringify(options);
   const known = fingerprints.get(key);
-  if (known !== undefined) return known;
+  if (known !== undefined) {
+    for (const path of known.reads) noteRead(path);
+    return known.digest;
+  }
+  const reads: string[] = [];
   const require = createRequire(options.from);
   const hash = createHash("sha256").update(options.salt ?? "");
   let root = "";
   for (const name of [options.packageName, ...(options.dependencies ?? [])]) {
     try {
       const manifest = require.resolve(`${name}/package.json`);
+      reads.push(manifest);
       if (name === options.packageName) root = dirname(manifest);
       hash.update(`\0${name}@${versionOf(manifest)}`);
     } catch {
@@ -66,13 +73,15 @@ export function codeFingerprint(options: CodeFingerprintOptions): string {
   for (const file of options.sources) {
     try {
       if (!root) throw new Error("package not found");
+      reads.push(join(root, file));
       hash.update(readFileSync(join(root, file)));
     } catch {
       hash.update(`\0missing ${file}`);
     }
   }
   const digest = hash.digest("hex");
-  fingerprints.set(key, digest);
+  fingerprints.set(key, { digest, reads });
+  for (const path of reads) noteRead(path);
   return digest;
 }
 

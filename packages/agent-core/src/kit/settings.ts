@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { noteRead } from "./read-set.ts";
 
 /**
  * One settings rule for every extension: each extension owns one key of pi's settings files (`ttsr`, `rulebook`,
@@ -72,6 +73,7 @@ function readSettingsDocuments(
   const documents: SettingsDocument[] = [];
   const issues: SettingsIssue[] = [];
   for (const file of files) {
+    noteRead(file);
     try {
       // pi strips a byte-order mark before parsing: a file pi reads fine must not be "not valid JSON" here.
       const json: unknown = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));

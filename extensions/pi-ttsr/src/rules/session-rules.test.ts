@@ -1,0 +1,214 @@
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { RACY_CHANGE_MS } from "@pi-rails/agent-core/kit";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { loadSessionRules, type SessionPlace } from "./session-rules.ts";
+
+/** A project, a home and pi's agent dir in a fresh folder; the cache dir beside them. */
+function place(): SessionPlace & { home: string; root: string; cacheDir: string } {
+  const root = mkdtempSync(join(tmpdir(), "ttsr-session-rules-"));
+  const cwd = join(root, "home", "work", "app");
+  const home = join(root, "home");
+  const agentDir = join(home, ".pi", "agent");
+  mkdirSync(cwd, { recursive: true });
+  mkdirSync(agentDir, { recursive: true });
+  // a repository root above cwd: rulebook's link policy and Cline's upward search stop there
+  mkdirSync(join(root, "home", "work", ".git"));
+  return { root, cwd, home, agentDir, projectTrusted: true, cacheDir: join(root, "cache") };
+}
+
+/** Writes a file the way editors save (a new file renamed over the old): a new inode, whatever its size. */
+function save(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
+}
+
+const rule = (key: string, condition: string, body: string) =>
+  `---\n${key}: ${JSON.stringify(condition)}\n---\n${body}\n`;
+
+/** Where users keep rules, per tool, relative to cwd (`~/` for the home), with the key its TTSR condition uses. */
+const RULE_PLACES = [
+  { dir: ".pi/rules", ext: ".md", key: "condition" },
+  { dir: ".cursor/rules", ext: ".mdc", key: "ttsr_trigger" },
+  { dir: "pkg/.cursor/rules", ext: ".mdc", key: "ttsr_trigger" },
+  { dir: ".windsurf/rules", ext: ".md", key: "condition" },
+  { dir: ".clinerules", ext: ".md", key: "condition" },
+  { dir: ".claude/rules", ext: ".md", key: "condition" },
+  { dir: ".github/instructions", ext: ".instructions.md", key: "condition" },
+  { dir: "~/.pi/agent/rules", ext: ".md", key: "condition" },
+  { dir: "~/.claude/rules", ext: ".md", key: "condition" },
+] as const;
+
+type Change =
+  | { kind: "write"; at: number; name: number; condition: string; body: string }
+  | { kind: "remove"; at: number; name: number }
+  | { kind: "rename"; at: number; name: number; to: number }
+  | { kind: "settings"; where: "user" | "project"; disabled: number[]; builtin: boolean }
+  | { kind: "bad-settings"; where: "user" | "project" }
+  | { kind: "link"; at: number; name: number; to: number }
+  | { kind: "unreadable"; at: number; name: number }
+  | { kind: "context"; text: string };
+
+const condition = fc.constantFrom("foo\\(", "forbidden", "[a-z]+Bar", "(?i)secret", "x{2,3}y", "unclosed(", "");
+const change: fc.Arbitrary<Change> = fc.oneof(
+  fc.record({
+    kind: fc.constant("write" as const),
+    at: fc.nat(RULE_PLACES.length - 1),
+    name: fc.nat(3),
+    condition,
+    body: fc.string({ maxLength: 12 }),
+  }),
+  fc.record({ kind: fc.constant("remove" as const), at: fc.nat(RULE_PLACES.length - 1), name: fc.nat(3) }),
+  fc.record({
+    kind: fc.constant("rename" as const),
+    at: fc.nat(RULE_PLACES.length - 1),
+    name: fc.nat(3),
+    to: fc.nat(3),
+  }),
+  fc.record({
+    kind: fc.constant("settings" as const),
+    where: fc.constantFrom("user" as const, "project" as const),
+    disabled: fc.array(fc.nat(3), { maxLength: 2 }),
+    builtin: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant("bad-settings" as const),
+    where: fc.constantFrom("user" as const, "project" as const),
+  }),
+  fc.record({ kind: fc.constant("link" as const), at: fc.nat(RULE_PLACES.length - 1), name: fc.nat(3), to: fc.nat(3) }),
+  fc.record({ kind: fc.constant("unreadable" as const), at: fc.nat(RULE_PLACES.length - 1), name: fc.nat(3) }),
+  fc.record({ kind: fc.constant("context" as const), text: fc.constantFrom("# Rules\nBe brief.\n", "") }),
+);
+
+function apply(p: ReturnType<typeof place>, c: Change): void {
+  const fileOf = (at: number, name: number) => {
+    const spot = RULE_PLACES[at]!;
+    const dir = spot.dir.startsWith("~/") ? join(p.home, spot.dir.slice(2)) : join(p.cwd, spot.dir);
+    return join(dir, `r${name}${spot.ext}`);
+  };
+  const settingsFile = (where: "user" | "project") =>
+    where === "user" ? join(p.agentDir, "settings.json") : join(p.cwd, ".pi", "settings.json");
+  switch (c.kind) {
+    case "write":
+      save(fileOf(c.at, c.name), rule(RULE_PLACES[c.at]!.key, c.condition, c.body));
+      return;
+    case "remove":
+      rmSync(fileOf(c.at, c.name), { force: true });
+      return;
+    case "rename":
+      try {
+        renameSync(fileOf(c.at, c.name), fileOf(c.at, c.to));
+      } catch {}
+      return;
+    case "settings":
+      save(
+        settingsFile(c.where),
+        JSON.stringify({ ttsr: { disabledRules: c.disabled.map((n) => `r${n}`), builtinRules: c.builtin } }),
+      );
+      return;
+    case "bad-settings":
+      save(settingsFile(c.where), '{ "ttsr": { "repeatGap": 0 }, }');
+      return;
+    case "link": {
+      const link = fileOf(c.at, c.name);
+      rmSync(link, { force: true });
+      mkdirSync(dirname(link), { recursive: true });
+      symlinkSync(fileOf(c.at, c.to), link);
+      return;
+    }
+    case "unreadable": {
+      try {
+        chmodSync(fileOf(c.at, c.name), 0);
+      } catch {}
+      return;
+    }
+    case "context":
+      save(join(p.cwd, "AGENTS.md"), c.text);
+      return;
+  }
+}
+
+/** Every path settled: what the snapshot keeps is then decided by the files alone (the clock is tested below). */
+const settled = () => Date.now() + RACY_CHANGE_MS + 60_000;
+
+describe("loadSessionRules: the start-up snapshot", () => {
+  it("answers exactly what reading the files answers, after any sequence of changes users make", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(change, { maxLength: 3 }), { minLength: 1, maxLength: 6 }), async (steps) => {
+        const p = place();
+        try {
+          let hits = 0;
+          for (const step of steps) {
+            for (const c of step) apply(p, c);
+            const kept = await loadSessionRules(p, { cacheDir: p.cacheDir, now: settled });
+            const fresh = await loadSessionRules(p, { cacheDir: false });
+            const { snapshot: _kept, ...fromSnapshot } = kept;
+            const { snapshot: _fresh, ...fromFiles } = fresh;
+            expect(fromSnapshot).toEqual(fromFiles);
+            // nothing changed since: the next start reads the snapshot, and it still agrees
+            const again = await loadSessionRules(p, { cacheDir: p.cacheDir, now: settled });
+            if (again.snapshot === "hit") hits++;
+            const { snapshot: _again, ...fromAgain } = again;
+            expect(fromAgain).toEqual(fromFiles);
+          }
+          expect(hits).toBe(steps.length);
+        } finally {
+          rmSync(p.root, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 60 },
+    );
+  }, 120_000);
+
+  it("keeps nothing while a file it read changed within the last seconds (it may change again unseen)", async () => {
+    const p = place();
+    save(join(p.cwd, ".pi/rules/a.md"), rule("condition", "foo", "No foo."));
+    const first = await loadSessionRules(p, { cacheDir: p.cacheDir });
+    expect(first.snapshot).toBe("miss");
+    // read again at once: the rule file is seconds old, so nothing was kept and the files are read again
+    expect((await loadSessionRules(p, { cacheDir: p.cacheDir })).snapshot).toBe("miss");
+    // the same files, judged later: now kept, and the start after reads the snapshot
+    expect((await loadSessionRules(p, { cacheDir: p.cacheDir, now: settled })).snapshot).toBe("miss");
+    const hit = await loadSessionRules(p, { cacheDir: p.cacheDir });
+    expect(hit.snapshot).toBe("hit");
+    expect(hit.loaded.rules.map((r) => r.name)).toContain("a");
+    rmSync(p.root, { recursive: true, force: true });
+  });
+
+  it("is not shared with another place, trust, home or PI_ environment", async () => {
+    const p = place();
+    save(join(p.cwd, ".pi/rules/a.md"), rule("condition", "foo", "No foo."));
+    save(join(p.cwd, ".pi/settings.json"), JSON.stringify({ ttsr: { builtinRules: false } }));
+    const env = { HOME: p.home };
+    await loadSessionRules(p, { cacheDir: p.cacheDir, now: settled, env });
+    expect((await loadSessionRules(p, { cacheDir: p.cacheDir, env })).snapshot).toBe("hit");
+    const untrusted = await loadSessionRules({ ...p, projectTrusted: false }, { cacheDir: p.cacheDir, env });
+    expect(untrusted.snapshot).toBe("miss");
+    // an untrusted project's settings are not read: the shipped rules load
+    expect(untrusted.settings.builtinRules).toBe(true);
+    const other = { HOME: p.home, PI_TTSR_SOMETHING: "1" };
+    expect((await loadSessionRules(p, { cacheDir: p.cacheDir, env: other })).snapshot).toBe("miss");
+    const sub = join(p.cwd, "pkg");
+    mkdirSync(sub);
+    expect((await loadSessionRules({ ...p, cwd: sub }, { cacheDir: p.cacheDir, env })).snapshot).toBe("miss");
+    rmSync(p.root, { recursive: true, force: true });
+  });
+
+  it("a snapshot that is not JSON, or not this format, is read past and replaced", async () => {
+    const p = place();
+    save(join(p.cwd, ".pi/rules/a.md"), rule("condition", "foo", "No foo."));
+    await loadSessionRules(p, { cacheDir: p.cacheDir, now: settled });
+    const { readdirSync } = await import("node:fs");
+    const dir = join(p.cacheDir, "startup");
+    const [file] = readdirSync(dir);
+    writeFileSync(join(dir, file!), "{ not json");
+    const read = await loadSessionRules(p, { cacheDir: p.cacheDir, now: settled });
+    expect(read.snapshot).toBe("miss");
+    expect(read.loaded.rules.map((r) => r.name)).toContain("a");
+    expect((await loadSessionRules(p, { cacheDir: p.cacheDir })).snapshot).toBe("hit");
+    rmSync(p.root, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,119 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  homeDir,
+  noteRead,
+  type ReadSignature,
+  readJsonCache,
+  recordReads,
+  type SettingsIssue,
+  settledSignatures,
+  unchangedReads,
+  writeJsonCache,
+} from "@pi-rails/agent-core/kit";
+import { defaultCacheDir, readTtsrSettings } from "../settings/read.ts";
+import type { TtsrSettings } from "../settings/schema.ts";
+import { type LoadedRules, loadTtsrRules } from "./load.ts";
+
+/** Where a session starts: what its settings and rules are read for. */
+export interface SessionPlace {
+  cwd: string;
+  agentDir: string;
+  /** pi's project trust (`ctx.isProjectTrusted()`). */
+  projectTrusted: boolean;
+  /** The user's home (user-level rule folders). Default: `HOME` of the environment. */
+  home?: string;
+}
+
+/** What a session's start reads: pi-ttsr's settings (and what is wrong in them) and the rules they lead to. */
+export interface SessionRules {
+  settings: TtsrSettings;
+  settingsIssues: SettingsIssue[];
+  loaded: LoadedRules;
+  /** Loading the rules threw (a bug): TTSR is off for the session, and this says why. */
+  failed?: string;
+  /** "hit": read from the start-up snapshot; "miss": read from the files (and kept when they were settled). */
+  snapshot: "hit" | "miss" | "off";
+}
+
+export interface SessionRulesOptions {
+  /** Where the snapshot is kept; `false`: nowhere. Default: pi-ttsr's cache dir (`PI_TTSR_CACHE_DIR`). */
+  cacheDir?: string | false;
+  /** The environment (`HOME`, the `PI_*` variables decide what is read). Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** The time that decides which paths changed too recently to keep (tests). Default `Date.now()`. */
+  now?: () => number;
+}
+
+/** Bump when what a snapshot holds changes shape or meaning. */
+const FORMAT = 1;
+
+/** This module's own file: a rebuilt or reinstalled pi-ttsr never trusts what an older one kept. */
+const OWN_CODE = fileURLToPath(import.meta.url);
+
+/**
+ * The session's settings and rules. A start reads the settings files, walks every tool's rule folders, parses and
+ * normalizes each rule file; the next start in the same place usually finds all of that unchanged. So what a start
+ * concluded is kept in one snapshot file with every path it read (files, folders listed, paths found missing), and
+ * the next start uses it when one `lstat` per path shows nothing changed (kit `read-set`): a rule added, edited,
+ * removed or relinked anywhere discovery looks, a settings edit, or another pi-ttsr means reading them again.
+ * Paths changed in the last seconds are not trusted (they can change again within one timestamp tick): such a
+ * start keeps nothing.
+ */
+export async function loadSessionRules(place: SessionPlace, options: SessionRulesOptions = {}): Promise<SessionRules> {
+  const env = options.env ?? process.env;
+  const cacheDir = options.cacheDir === undefined ? defaultCacheDir(env) : options.cacheDir || undefined;
+  const at = { ...place, home: place.home ?? homeDir(env) };
+  if (!cacheDir) return { ...(await readSessionRules(at)), snapshot: "off" };
+  const key = snapshotKey(at, env);
+  const file = join(cacheDir, "startup", `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`);
+  const kept = readJsonCache(file, (data) => {
+    const snapshot = data as Partial<Snapshot>;
+    if (snapshot.format !== FORMAT || snapshot.key !== key || !Array.isArray(snapshot.reads)) return undefined;
+    return unchangedReads(snapshot.reads) ? snapshot.rules : undefined;
+  });
+  if (kept) return { ...kept, snapshot: "hit" };
+  const { value, paths } = await recordReads(async () => {
+    noteRead(OWN_CODE);
+    return readSessionRules(at);
+  });
+  const reads = value.failed === undefined ? settledSignatures(paths, options.now?.()) : undefined;
+  if (reads) writeJsonCache(file, { format: FORMAT, key, reads, rules: value } satisfies Snapshot);
+  return { ...value, snapshot: "miss" };
+}
+
+/** The snapshot file: what it was made for, every path read with its signature, and what was concluded. */
+interface Snapshot {
+  format: number;
+  key: string;
+  reads: ReadSignature[];
+  rules: Omit<SessionRules, "snapshot">;
+}
+
+/** Everything besides the files that decides what a start reads: the place, the home, pi's and pi-ttsr's env. */
+function snapshotKey(place: Required<SessionPlace>, env: NodeJS.ProcessEnv): string {
+  const piEnv = Object.keys(env)
+    .filter((name) => name.startsWith("PI_"))
+    .sort()
+    .map((name) => [name, env[name]]);
+  return JSON.stringify([place.cwd, place.agentDir, place.projectTrusted, place.home, piEnv, OWN_CODE]);
+}
+
+/** The settings and rules, read from the files. */
+async function readSessionRules(place: Required<SessionPlace>): Promise<Omit<SessionRules, "snapshot">> {
+  const { cwd, agentDir, projectTrusted, home } = place;
+  // pi 1.6 reads a project's settings only while it trusts the project; so do pi-ttsr and rulebook's discovery.
+  const read = await readTtsrSettings(cwd, agentDir, { projectTrusted });
+  const { settings } = read;
+  let loaded: LoadedRules = { rules: [], issues: [], dropped: [], skipped: [] };
+  let failed: string | undefined;
+  if (settings.enabled) {
+    try {
+      loaded = await loadTtsrRules({ cwd, agentDir, settings, projectTrusted, home });
+    } catch (error) {
+      failed = (error as Error).message;
+    }
+  }
+  return { settings, settingsIssues: read.issues, loaded, ...(failed === undefined ? {} : { failed }) };
+}

@@ -1,0 +1,127 @@
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { codeFingerprint } from "./disk-cache.ts";
+import { noteRead, pathSignature, RACY_CHANGE_MS, recordReads, settledSignatures, unchangedReads } from "./read-set.ts";
+
+const scratch = () => mkdtempSync(join(tmpdir(), "kit-read-set-"));
+const later = () => Date.now() + RACY_CHANGE_MS + 60_000;
+
+describe("recordReads", () => {
+  it("collects what the computation and everything it awaits notes; two at once each get at least their own", async () => {
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+    const reader = async (name: string) => {
+      noteRead(`${name}/a`);
+      await tick();
+      noteRead(`${name}/b`);
+      await Promise.all([tick().then(() => noteRead(`${name}/c`))]);
+      return name;
+    };
+    const [one, two] = await Promise.all([recordReads(() => reader("one")), recordReads(() => reader("two"))]);
+    expect(one.value).toBe("one");
+    expect(one.paths).toEqual(expect.arrayContaining(["one/a", "one/b", "one/c"]));
+    expect(two.value).toBe("two");
+    expect(two.paths).toEqual(expect.arrayContaining(["two/a", "two/b", "two/c"]));
+    // alone, exactly its own
+    expect((await recordReads(() => reader("three"))).paths).toEqual(["three/a", "three/b", "three/c"]);
+    // noted outside any recording: kept nowhere
+    noteRead("nowhere");
+    expect((await recordReads(async () => 0)).paths).toEqual([]);
+  });
+
+  it("codeFingerprint notes the manifests and sources it hashed, also when it answers from memory", async () => {
+    const root = scratch();
+    const pkg = join(root, "node_modules", "@x", "q");
+    mkdirSync(join(pkg, "src"), { recursive: true });
+    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@x/q", version: "1.0.0" }));
+    writeFileSync(join(pkg, "src", "a.ts"), "one");
+    const options = { packageName: "@x/q", from: pathToFileURL(join(root, "m.js")).href, sources: ["src/a.ts"] };
+    const expected = [join(pkg, "package.json"), join(pkg, "src", "a.ts")];
+    expect((await recordReads(async () => codeFingerprint(options))).paths).toEqual(expected);
+    expect((await recordReads(async () => codeFingerprint(options))).paths).toEqual(expected);
+    rmSync(root, { recursive: true, force: true });
+  });
+});
+
+describe("pathSignature", () => {
+  it("moves with every change a reader could see, and only then", () => {
+    const root = scratch();
+    const file = join(root, "rule.md");
+    const dir = join(root, "rules");
+    const link = join(root, "link.md");
+    const other = join(root, "other.md");
+    writeFileSync(file, "abc");
+    writeFileSync(other, "xyz");
+    mkdirSync(dir);
+    symlinkSync(file, link);
+    const paths = [file, dir, link, other, join(root, "missing.md")];
+    const before = paths.map(pathSignature);
+    expect(paths.map(pathSignature)).toEqual(before);
+    expect(pathSignature(join(root, "missing.md"))).toBe("-");
+    const changes: Array<[string, () => void, string[]]> = [
+      // the same size, a new inode: an editor's save
+      [
+        "saved",
+        () => {
+          writeFileSync(`${file}.tmp`, "abd");
+          renameSync(`${file}.tmp`, file);
+        },
+        [file, link],
+      ],
+      ["grown in place", () => writeFileSync(other, "xyz!"), [other]],
+      ["chmod", () => chmodSync(other, 0o600), [other]],
+      ["entry added", () => writeFileSync(join(dir, "new.md"), ""), [dir]],
+      ["entry removed", () => rmSync(join(dir, "new.md")), [dir]],
+      [
+        "relinked",
+        () => {
+          rmSync(link);
+          symlinkSync(other, link);
+        },
+        [link],
+      ],
+      ["appeared", () => writeFileSync(join(root, "missing.md"), ""), [join(root, "missing.md")]],
+    ];
+    let last = before;
+    for (const [what, change, moved] of changes) {
+      change();
+      const now = paths.map(pathSignature);
+      const changed = paths.filter((_, i) => now[i] !== last[i]);
+      expect(changed, what).toEqual(moved);
+      last = now;
+    }
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("a dangling link and an unreachable path have signatures of their own", () => {
+    const root = scratch();
+    const link = join(root, "dangling");
+    symlinkSync(join(root, "nothing"), link);
+    expect(pathSignature(link)).toMatch(/>-$/);
+    writeFileSync(join(root, "file"), "");
+    expect(pathSignature(join(root, "file", "below"))).toBe("!ENOTDIR");
+    rmSync(root, { recursive: true, force: true });
+  });
+});
+
+describe("settledSignatures / unchangedReads", () => {
+  it("refuses paths changed within RACY_CHANGE_MS of now (or later): they may change again unseen", () => {
+    const root = scratch();
+    const file = join(root, "rule.md");
+    writeFileSync(file, "abc");
+    expect(settledSignatures([file], Date.now())).toBeUndefined();
+    // a clock behind the file's times (a skewed clock, a file from the future) is no better
+    expect(settledSignatures([file], Date.now() - 3_600_000)).toBeUndefined();
+    const kept = settledSignatures([file, join(root, "missing")], later());
+    expect(kept).toEqual([
+      [file, pathSignature(file)],
+      [join(root, "missing"), "-"],
+    ]);
+    expect(unchangedReads(kept!)).toBe(true);
+    writeFileSync(join(root, "missing"), "");
+    expect(unchangedReads(kept!)).toBe(false);
+    rmSync(root, { recursive: true, force: true });
+  });
+});
