@@ -17,7 +17,8 @@ beforeEach(async () => {
   await writeTree(world.cwd, {
     ".pi/rules/style.md": "---\ndescription: style\nglobs: src/**/*.ts\n---\nUse the style.",
     ".cursor/rules/react.mdc": "---\nglobs: *.tsx\nalwaysApply: false\n---\nReact rule.",
-    ".windsurf/rules/always.md": "---\ntrigger: always_on\n---\nAlways.",
+    // a YAML list: this file needs js-yaml (the others are read without it, flat-yaml.ts)
+    ".windsurf/rules/always.md": "---\ntrigger: always_on\ntags: [a, b]\n---\nAlways.",
   });
 });
 afterEach(() => world.dispose());

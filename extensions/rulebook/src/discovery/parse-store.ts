@@ -19,7 +19,13 @@ const FORMAT = 2;
 const storedCounts = new Map<string, number>();
 
 /** The parser's modules, read from the package's shipped src/ so every build of it hashes the same files. */
-const PARSER_SOURCES = ["frontmatter/parse", "frontmatter/fallback", "prompt/escape", "discovery/parse-cache"];
+const PARSER_SOURCES = [
+  "frontmatter/parse",
+  "frontmatter/flat-yaml",
+  "frontmatter/fallback",
+  "prompt/escape",
+  "discovery/parse-cache",
+];
 
 /**
  * A hash of everything that decides what a parse yields: a changed parser never reads an older one's entries.

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { parseFallbackLines, scalar, splitOutsideBraces } from "./fallback.ts";
+import { flatYaml } from "./flat-yaml.ts";
 
 export interface ParsedFrontmatter {
   /** Parsed frontmatter (empty when there is none, or when it was refused). */
@@ -89,7 +90,8 @@ export function yamlBlockData(language: string, yaml: string): unknown {
   const text = `\n${yaml}\n---\n`;
   const matter = text.slice(0, text.indexOf("\n---"));
   if (matter.replace(/^\s*#[^\n]+/gm, "").trim() === "") return {};
-  return safeLoad(matter);
+  // most rule files' frontmatter: read without loading js-yaml, to the same result
+  return flatYaml(matter) ?? safeLoad(matter);
 }
 
 /** Lines before the block in the file: the opening `---`. YAML is parsed with that line in front, as in the file. */
