@@ -153,7 +153,8 @@ describe("parse store: each way a rule file changes between sessions", () => {
 describe("parse store: the parser's code is part of its key", () => {
   it("a session after the parsing code changed parses every file again (fresh processes, a copy of the package)", async () => {
     await writeTree(world.cwd, {
-      ".pi/rules/a.md": "---\ndescription: rule a\nglobs: src/**/*.ts\n---\nAAAA",
+      // a YAML list: parsing it loads js-yaml (flat frontmatter would not, flat-yaml.ts)
+      ".pi/rules/a.md": "---\ndescription: rule a\nglobs:\n  - src/**/*.ts\n---\nAAAA",
       ".cursor/rules/b.mdc": "---\nglobs: *.tsx\n---\nBBBB",
     });
     // The built package, copied whole so its parsing source can be changed: the fingerprint hashes src/ found by

@@ -119,8 +119,8 @@ describe("a session that must parse a rule file loads js-yaml's single-file buil
   });
   afterEach(() => world.dispose());
 
-  it("gray-matter and js-yaml's forty modules are not loaded (a fresh process, the built package); the rule is read", async () => {
-    await writeTree(world.cwd, { ".pi/rules/a.md": "---\ndescription: rule a\nglobs: src/**/*.ts\n---\nAAAA" });
+  /** Loads the rules in a fresh process from the built package: the first rule, and the YAML modules loaded. */
+  const freshSession = () => {
     const entry = fileURLToPath(new URL("../dist/discovery/index.js", import.meta.url));
     const options = { cwd: world.cwd, home: world.home, agentDir: world.agentDir, parseStore: false };
     const script = `
@@ -129,7 +129,17 @@ describe("a session that must parse a rule file loads js-yaml's single-file buil
       const r = await loadRules(${JSON.stringify(options)});
       const loaded = Object.keys(createRequire(import.meta.url).cache).map((p) => p.split("node_modules/").pop());
       console.log(JSON.stringify({ rule: [r.rules[0].description, r.rules[0].globs], loaded: loaded.filter((p) => /gray-matter|js-yaml/.test(p)) }));`;
-    const out = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }));
-    expect(out).toEqual({ rule: ["rule a", ["src/**/*.ts"]], loaded: ["js-yaml/dist/js-yaml.min.js"] });
+    return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }));
+  };
+
+  it("gray-matter and js-yaml's forty modules are not loaded (a fresh process, the built package); the rule is read", async () => {
+    // a YAML list: more than flat-yaml.ts reads
+    await writeTree(world.cwd, { ".pi/rules/a.md": "---\ndescription: rule a\nglobs:\n  - src/**/*.ts\n---\nAAAA" });
+    expect(freshSession()).toEqual({ rule: ["rule a", ["src/**/*.ts"]], loaded: ["js-yaml/dist/js-yaml.min.js"] });
+  });
+
+  it("flat frontmatter (one key: value per line) loads no YAML parser at all", async () => {
+    await writeTree(world.cwd, { ".pi/rules/a.md": "---\ndescription: rule a\nglobs: src/**/*.ts\n---\nAAAA" });
+    expect(freshSession()).toEqual({ rule: ["rule a", ["src/**/*.ts"]], loaded: [] });
   });
 });
