@@ -3,8 +3,8 @@
 // evaluates TypeScript modules one by one (a built ES module goes to Node's own loader); one bundled module (plus
 // its lazily loaded chunks) instead of dozens is most of what that costs at every pi start (see pi-ttsr's README,
 // Start-up). npm dependencies stay external (resolved from the package at run time, most of them loaded only when
-// needed); our workspace packages (@pi-rails/*) are bundled in. Comments are dropped (most of the bytes); the
-// source map leads back to src/.
+// needed); our workspace packages (@pi-rails/*) are bundled in. Comments and whitespace are dropped (most of the
+// bytes); the source map leads back to src/.
 import { existsSync, rmSync } from "node:fs";
 import { rolldown } from "rolldown";
 
@@ -56,6 +56,8 @@ await bundle.write({
   entryFileNames: "[name].js",
   chunkFileNames: "[name]-[hash].js",
   comments: false,
+  // Whitespace only: names and code stay as written (no compression, no mangling), a third fewer bytes to install.
+  minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
   sourcemap: true,
 });
 await bundle.close();
