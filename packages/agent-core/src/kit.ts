@@ -42,6 +42,7 @@ export {
   type CodeFingerprintOptions,
   cacheDirFromEnv,
   codeFingerprint,
+  jsonFaithful,
   readJsonCache,
   writeFileAtomicSync,
   writeJsonCache,
@@ -51,11 +52,15 @@ export { type SessionNoticeContext, SessionNotices } from "./kit/host-notices.ts
 export { isInside, type PathApi, relativeInside } from "./kit/paths.ts";
 export {
   noteRead,
+  noteReadError,
+  noteResolved,
   pathSignature,
   RACY_CHANGE_MS,
+  type ReadSet,
   type ReadSignature,
+  type RecordedReads,
   recordReads,
-  settledSignatures,
+  settledReads,
   unchangedReads,
 } from "./kit/read-set.ts";
 export { type BranchEntry, type BranchSource, sessionBranch } from "./kit/session-branch.ts";

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { noteRead } from "@pi-rails/agent-core/kit";
+import { noteRead, noteReadError } from "@pi-rails/agent-core/kit";
 import {
   loadParseStore,
   type ParsedFrontmatter,
@@ -102,7 +102,8 @@ export async function loadBuiltinRules(dir = BUILTIN_RULES_DIR): Promise<{ rules
   noteRead(dir);
   try {
     names = (await readdir(dir)).filter((n) => /\.(md|mdc)$/i.test(n)).sort();
-  } catch {
+  } catch (error) {
+    noteReadError(error);
     return { rules, issues: [{ path: dir, message: "builtin rules folder is missing" }] };
   }
   const shipped = dir === BUILTIN_RULES_DIR ? shippedParses() : new Map();
@@ -120,6 +121,7 @@ export async function loadBuiltinRules(dir = BUILTIN_RULES_DIR): Promise<{ rules
         parsed = (await readParsed(path, await stat(path))).parsed;
       }
     } catch (error) {
+      noteReadError(error);
       issues.push({ path, message: `rule skipped: it could not be read (${(error as Error).message})` });
       continue;
     }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { codeFingerprint, readJsonCache, writeJsonCache } from "@pi-rails/agent-core/kit";
+import { codeFingerprint, jsonFaithful, readJsonCache, writeJsonCache } from "@pi-rails/agent-core/kit";
 import { type NormalizeResult, normalizeRule } from "./normalize.ts";
 import type { SourceRule } from "./types.ts";
 
@@ -93,17 +93,4 @@ export class NormalizedStore {
     if (!this.file || (!this.changed && this.used.size === this.known.size)) return;
     writeJsonCache(this.file, { format: FORMAT, entries: [...this.used] });
   }
-}
-
-/** Plain JSON values only (an absent optional property may be undefined): what a write and a read give back. */
-function jsonFaithful(value: unknown): boolean {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
-  if (typeof value === "number") return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every(jsonFaithful);
-  if (typeof value !== "object") return false;
-  const proto = Object.getPrototypeOf(value);
-  return (
-    (proto === Object.prototype || proto === null) &&
-    Object.values(value).every((v) => v === undefined || jsonFaithful(v))
-  );
 }

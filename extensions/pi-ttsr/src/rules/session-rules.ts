@@ -3,12 +3,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   homeDir,
+  jsonFaithful,
   noteRead,
-  type ReadSignature,
+  type ReadSet,
   readJsonCache,
   recordReads,
   type SettingsIssue,
-  settledSignatures,
+  settledReads,
   unchangedReads,
   writeJsonCache,
 } from "@pi-rails/agent-core/kit";
@@ -42,12 +43,12 @@ export interface SessionRulesOptions {
   cacheDir?: string | false;
   /** The environment (`HOME`, the `PI_*` variables decide what is read). Default `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** The time that decides which paths changed too recently to keep (tests). Default `Date.now()`. */
+  /** The time the start begins, which decides which paths changed too recently to keep (tests). Default `Date.now()`. */
   now?: () => number;
 }
 
 /** Bump when what a snapshot holds changes shape or meaning. */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** This module's own file: a rebuilt or reinstalled pi-ttsr never trusts what an older one kept. */
 const OWN_CODE = fileURLToPath(import.meta.url);
@@ -70,15 +71,18 @@ export async function loadSessionRules(place: SessionPlace, options: SessionRule
   const file = join(cacheDir, "startup", `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`);
   const kept = readJsonCache(file, (data) => {
     const snapshot = data as Partial<Snapshot>;
-    if (snapshot.format !== FORMAT || snapshot.key !== key || !Array.isArray(snapshot.reads)) return undefined;
+    if (snapshot.format !== FORMAT || snapshot.key !== key || !snapshot.reads) return undefined;
     return unchangedReads(snapshot.reads) ? snapshot.rules : undefined;
   });
   if (kept) return { ...kept, snapshot: "hit" };
-  const { value, paths } = await recordReads(async () => {
+  const since = options.now?.() ?? Date.now();
+  const recorded = await recordReads(async () => {
     noteRead(OWN_CODE);
     return readSessionRules(at);
   });
-  const reads = value.failed === undefined ? settledSignatures(paths, options.now?.()) : undefined;
+  const { value } = recorded;
+  // Kept only when what was read holds still (kit read-set) and JSON gives it back as it is (`cooldown: .inf`)
+  const reads = value.failed === undefined && jsonFaithful(value) ? settledReads(recorded, since) : undefined;
   if (reads) writeJsonCache(file, { format: FORMAT, key, reads, rules: value } satisfies Snapshot);
   return { ...value, snapshot: "miss" };
 }
@@ -87,17 +91,21 @@ export async function loadSessionRules(place: SessionPlace, options: SessionRule
 interface Snapshot {
   format: number;
   key: string;
-  reads: ReadSignature[];
+  reads: ReadSet;
   rules: Omit<SessionRules, "snapshot">;
 }
 
-/** Everything besides the files that decides what a start reads: the place, the home, pi's and pi-ttsr's env. */
+/**
+ * Everything besides the files that decides what a start reads: the place, the home, pi's and pi-ttsr's env, this
+ * code, and the regex engine (rulebook checks conditions with it).
+ */
 function snapshotKey(place: Required<SessionPlace>, env: NodeJS.ProcessEnv): string {
   const piEnv = Object.keys(env)
     .filter((name) => name.startsWith("PI_"))
     .sort()
     .map((name) => [name, env[name]]);
-  return JSON.stringify([place.cwd, place.agentDir, place.projectTrusted, place.home, piEnv, OWN_CODE]);
+  const code = [OWN_CODE, process.versions.v8];
+  return JSON.stringify([place.cwd, place.agentDir, place.projectTrusted, place.home, piEnv, code]);
 }
 
 /** The settings and rules, read from the files. */

@@ -1,5 +1,5 @@
 import { basename, dirname, posix } from "node:path";
-import { stripControl } from "@pi-rails/agent-core/kit";
+import { noteReadError, stripControl } from "@pi-rails/agent-core/kit";
 import { checkGlob } from "../globs/check.ts";
 import type { Rule, RuleSource, RuleWarning } from "../rule.ts";
 import type { FieldContext } from "./fields.ts";
@@ -64,6 +64,7 @@ export async function collectRules(
         ctx.parsedPaths?.add(spec.file.path);
         return { spec, ...read };
       } catch (error) {
+        noteReadError(error);
         return { spec, error };
       }
     }),

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { isInside, noteRead } from "@pi-rails/agent-core/kit";
+import { isInside, noteRead, noteReadError, noteResolved } from "@pi-rails/agent-core/kit";
 import type { PiContextFile } from "../rule.ts";
 
 /** pi's own context file names, in the order pi 1.6 tries them in each folder (it loads the first only). */
@@ -11,10 +11,11 @@ const isFile = (path: string) => {
   return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
 };
 const real = (path: string) => {
-  noteRead(path);
+  noteResolved(path);
   try {
     return realpathSync(path);
-  } catch {
+  } catch (error) {
+    noteReadError(error);
     return path;
   }
 };
@@ -31,7 +32,8 @@ function namesIn(dir: string): string[] | undefined {
     noteRead(dir);
     const names = new Set(readdirSync(dir));
     return present.filter((n) => names.has(n));
-  } catch {
+  } catch (error) {
+    noteReadError(error);
     return undefined;
   }
 }
@@ -53,7 +55,8 @@ function worktreeShadowedFile(cwd: string): { file: string; worktree: string } |
       let content: string;
       try {
         content = readFileSync(git, "utf8").trim();
-      } catch {
+      } catch (error) {
+        noteReadError(error);
         return undefined;
       }
       if (content.startsWith("gitdir: ")) return shadowedByWorktree(dir, resolve(dir, content.slice(8).trim()));
@@ -68,7 +71,8 @@ function shadowedByWorktree(repoDir: string, gitDir: string): { file: string; wo
     if (!isFile(join(gitDir, "HEAD"))) return undefined;
     const commonDir = join(gitDir, "commondir");
     if (isFile(commonDir)) commonGitDir = resolve(gitDir, readFileSync(commonDir, "utf8").trim());
-  } catch {
+  } catch (error) {
+    noteReadError(error);
     return undefined;
   }
   const common = real(commonGitDir);

@@ -1,7 +1,7 @@
 import type { Dirent, Stats } from "node:fs";
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isInside, noteRead } from "@pi-rails/agent-core/kit";
+import { isInside, noteRead, noteReadError, noteResolved } from "@pi-rails/agent-core/kit";
 import { isAllowed, type LinkPolicy, outsideMessage, resolveBelow } from "./links.ts";
 
 /** A file a provider may turn into a rule. */
@@ -76,6 +76,8 @@ export function compareNames(a: string, b: string): number {
 
 /** Explain an fs error in words a user can act on. */
 export function describeFsError(error: unknown): string {
+  // one that may pass (too many open files) keeps what was read from being kept (kit read-set)
+  noteReadError(error);
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case "ENOENT":
@@ -131,7 +133,7 @@ export async function listRuleFiles(root: string, options: ListOptions): Promise
   /** The real path of `path`, or `undefined` with the problem said (unresolvable, or outside what is allowed). */
   const realInside = (path: string): string | undefined => {
     let real: string;
-    noteRead(path);
+    noteResolved(path);
     try {
       real = realpathSync(path);
     } catch (error) {

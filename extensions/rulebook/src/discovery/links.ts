@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, join, parse, resolve } from "node:path";
-import { homeDir, isInside, noteRead, relativeInside } from "@pi-rails/agent-core/kit";
+import { homeDir, isInside, noteRead, noteReadError, noteResolved, relativeInside } from "@pi-rails/agent-core/kit";
 
 /**
  * Where rule files may live once symlinks are resolved. A link inside the project to `/` or to a
@@ -15,10 +15,11 @@ export interface LinkPolicy {
 }
 
 export function realOrUndefined(path: string): string | undefined {
-  noteRead(path);
+  noteResolved(path);
   try {
     return realpathSync(path);
-  } catch {
+  } catch (error) {
+    noteReadError(error);
     return undefined;
   }
 }

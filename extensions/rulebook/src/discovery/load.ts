@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { homeDir, resolveAgentDir } from "@pi-rails/agent-core/kit";
+import { homeDir, noteReadError, resolveAgentDir } from "@pi-rails/agent-core/kit";
 import { dedupeByName } from "../precedence/dedupe.ts";
 import { orderProviders } from "../precedence/order.ts";
 import type { PiContextFile, ProviderReport, Rule, RuleLoadResult, SkippedRule } from "../rule.ts";
@@ -93,6 +93,7 @@ export async function loadRules(options: LoadRulesOptions): Promise<RuleLoadResu
       try {
         return await provider.load(ctx);
       } catch (error) {
+        noteReadError(error);
         const message = `provider failed: ${(error as Error).message}`;
         return { ...emptyOutput(), warnings: [{ provider: provider.id, kind: "provider", message }] };
       }
@@ -164,7 +165,8 @@ function contextFilesWithRules(cwd: string, agentDir: string, rules: readonly Ru
       const rule = rules.find((r) => r.path === file.path);
       return rule ? { ...file, rule: rule.name } : file;
     });
-  } catch {
+  } catch (error) {
+    noteReadError(error);
     return [];
   }
 }

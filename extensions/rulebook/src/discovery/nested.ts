@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { noteRead } from "@pi-rails/agent-core/kit";
+import { noteRead, noteReadError } from "@pi-rails/agent-core/kit";
 import { compareNames } from "./fs.ts";
 
 /** Folders never searched for nested rule folders: dependencies, VCS data, build output. */
@@ -35,7 +35,8 @@ export async function findNestedRuleDirs(
       noteRead(dir);
       try {
         entries = readdirSync(dir, { withFileTypes: true });
-      } catch {
+      } catch (error) {
+        noteReadError(error);
         // an unreadable folder (permissions, vanished) has nothing to search
       }
       for (const entry of entries) {

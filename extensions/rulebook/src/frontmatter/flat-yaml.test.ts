@@ -59,6 +59,7 @@ const separator = fc.oneof(
 const line = fc.oneof(
   { weight: 8, arbitrary: fc.tuple(key, separator, value, fc.constantFrom("", "", " ", "  ")) },
   { weight: 1, arbitrary: fc.constantFrom("", "  ", "# note", "  # indented", "- item", "  nested: 1", "...") },
+  { weight: 1, arbitrary: text.map((t) => `#${t.replaceAll("\n", " ")}`) },
 );
 const block = fc
   .array(line, { minLength: 1, maxLength: 4 })
@@ -102,6 +103,8 @@ describe("flatYaml", () => {
       "a: x\r",
       "a:",
       "a: *ref",
+      // found by review: js-yaml refuses a NUL even in a comment
+      "_a:  true\n# \u0000",
     ]) {
       expect(flatYaml(yaml), yaml).toBeUndefined();
     }

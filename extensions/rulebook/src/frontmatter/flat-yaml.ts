@@ -11,7 +11,12 @@ export function flatYaml(text: string): Record<string, unknown> | undefined {
   const data: Record<string, unknown> = {};
   let read = false;
   for (const line of text.split("\n")) {
-    if (line === "" || /^ *$/.test(line) || /^#/.test(line)) continue;
+    if (line === "" || /^ *$/.test(line)) continue;
+    // js-yaml refuses a control character anywhere, comments included
+    if (line.startsWith("#")) {
+      if (!PRINTABLE.test(line)) return undefined;
+      continue;
+    }
     const entry = ENTRY.exec(line);
     if (!entry) return undefined;
     const key = entry[1]!;
@@ -26,6 +31,8 @@ export function flatYaml(text: string): Record<string, unknown> | undefined {
   return read ? data : undefined;
 }
 
+/** Printable characters (no controls, surrogates, BOM or non-characters). */
+const PRINTABLE = /^[ -~\u00a0-\ud7ff\ue000-\ufefe\uff00-\ufffd]*$/;
 /** `key: value` at the start of a line, one space or more after the colon, nothing but spaces after the value. */
 const ENTRY = /^([A-Za-z_][A-Za-z0-9_-]*): +(.*?) *$/;
 /**

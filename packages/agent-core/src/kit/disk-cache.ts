@@ -130,3 +130,20 @@ export function writeJsonCache(file: string, data: unknown): boolean {
     return false;
   }
 }
+
+/**
+ * Whether `value` is plain JSON values only (an absent optional property may be undefined), so that writing it to a
+ * JSON cache and reading it back gives the same value: not `Infinity` (which becomes `null`), a class instance, a
+ * function. A cache keeps only such values.
+ */
+export function jsonFaithful(value: unknown): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(jsonFaithful);
+  if (typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return (
+    (proto === Object.prototype || proto === null) &&
+    Object.values(value).every((v) => v === undefined || jsonFaithful(v))
+  );
+}

@@ -4,7 +4,16 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { codeFingerprint } from "./disk-cache.ts";
-import { noteRead, pathSignature, RACY_CHANGE_MS, recordReads, settledSignatures, unchangedReads } from "./read-set.ts";
+import {
+  noteRead,
+  noteReadError,
+  noteResolved,
+  pathSignature,
+  RACY_CHANGE_MS,
+  recordReads,
+  settledReads,
+  unchangedReads,
+} from "./read-set.ts";
 
 const scratch = () => mkdtempSync(join(tmpdir(), "kit-read-set-"));
 const later = () => Date.now() + RACY_CHANGE_MS + 60_000;
@@ -106,22 +115,61 @@ describe("pathSignature", () => {
   });
 });
 
-describe("settledSignatures / unchangedReads", () => {
-  it("refuses paths changed within RACY_CHANGE_MS of now (or later): they may change again unseen", () => {
+describe("settledReads / unchangedReads", () => {
+  const reads = (paths: string[], resolved: string[] = []) => ({ paths, resolved });
+
+  it("refuses paths changed within RACY_CHANGE_MS before the computation began, or since", () => {
     const root = scratch();
     const file = join(root, "rule.md");
     writeFileSync(file, "abc");
-    expect(settledSignatures([file], Date.now())).toBeUndefined();
-    // a clock behind the file's times (a skewed clock, a file from the future) is no better
-    expect(settledSignatures([file], Date.now() - 3_600_000)).toBeUndefined();
-    const kept = settledSignatures([file, join(root, "missing")], later());
-    expect(kept).toEqual([
-      [file, pathSignature(file)],
-      [join(root, "missing"), "-"],
-    ]);
+    expect(settledReads(reads([file]), Date.now())).toBeUndefined();
+    // began before the file was written (it changed while being read), or a clock behind the file's times
+    expect(settledReads(reads([file]), Date.now() - 3_600_000)).toBeUndefined();
+    const kept = settledReads(reads([file, join(root, "missing")]), later());
+    expect(kept).toEqual({
+      signatures: [
+        [file, pathSignature(file)],
+        [join(root, "missing"), "-"],
+      ],
+      resolved: [],
+    });
     expect(unchangedReads(kept!)).toBe(true);
     writeFileSync(join(root, "missing"), "");
     expect(unchangedReads(kept!)).toBe(false);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("a read error that may pass (EMFILE) keeps nothing; one the files explain (ENOENT, EACCES) does", async () => {
+    const errors = ["EMFILE", "EIO", "EAGAIN"].map((code) => Object.assign(new Error(code), { code }));
+    for (const error of errors) {
+      const recorded = await recordReads(async () => noteReadError(error));
+      expect(recorded.unsettled).toBe(error.code);
+      expect(settledReads(recorded, later())).toBeUndefined();
+    }
+    for (const code of ["ENOENT", "ENOTDIR", "ELOOP", "EACCES", "EPERM", "EISDIR"]) {
+      const recorded = await recordReads(async () => noteReadError(Object.assign(new Error(code), { code })));
+      expect(recorded.unsettled).toBeUndefined();
+    }
+    // not an fs error at all (a file that is not JSON): its content explains it
+    expect((await recordReads(async () => noteReadError(new SyntaxError("bad")))).unsettled).toBeUndefined();
+  });
+
+  it("a resolved path keeps where it leads: a folder retargeted part-way along it is seen", async () => {
+    const root = scratch();
+    mkdirSync(join(root, "vendor", "sub"), { recursive: true });
+    mkdirSync(join(root, "outside"));
+    writeFileSync(join(root, "vendor", "sub", "r1.md"), "rule");
+    const link = join(root, "r1.md");
+    symlinkSync(join(root, "vendor", "sub", "r1.md"), link);
+    const recorded = await recordReads(async () => noteResolved(link));
+    expect(recorded).toMatchObject({ paths: [link], resolved: [link] });
+    const kept = settledReads(recorded, later())!;
+    expect(unchangedReads(kept)).toBe(true);
+    // the folder moves out and a link takes its place: the rule file (and the link to it) look the same
+    renameSync(join(root, "vendor", "sub"), join(root, "outside", "sub"));
+    symlinkSync(join(root, "outside", "sub"), join(root, "vendor", "sub"));
+    expect(kept.signatures.every(([path, signature]) => pathSignature(path) === signature)).toBe(true);
+    expect(unchangedReads(kept)).toBe(false);
     rmSync(root, { recursive: true, force: true });
   });
 });

@@ -1,31 +1,77 @@
-import { type BigIntStats, lstatSync, statSync } from "node:fs";
+import { type BigIntStats, lstatSync, realpathSync, statSync } from "node:fs";
 
 /**
  * The paths a computation read from disk (files read, folders listed, paths looked for and found missing), and
  * what each looked like: a result computed from files can then be kept across processes and trusted for as long as
  * every one of them still looks the same, which one `lstat` each can tell (a start-up that would otherwise walk,
- * read and parse them all). The readers say what they touch with `noteRead`; `recordReads` collects it.
+ * read and parse them all). The readers say what they touch with `noteRead` (`noteResolved` where they resolve
+ * symlinks, `noteReadError` where a read failed); `recordReads` collects it.
  *
  * Every recording running gets every path noted while it runs: two computations that overlap each get their own
  * reads and the other's, which only makes their results stricter to trust. (Not AsyncLocalStorage: once used, it
  * slows every promise of the process, pi's streaming included.)
  */
-const recordings = new Set<Set<string>>();
+interface Recording {
+  paths: Set<string>;
+  resolved: Set<string>;
+  unsettled?: string;
+}
+const recordings = new Set<Recording>();
 
 /** Says that the running computation read (or listed, or looked for) `path`. Free when nothing records. */
 export function noteRead(path: string): void {
-  for (const paths of recordings) paths.add(path);
+  for (const r of recordings) r.paths.add(path);
+}
+
+/**
+ * Says that the computation resolved `path`'s symlinks (`realpath`): where it leads is part of the answer, and a
+ * folder part-way along it (a link retargeted below a listed folder) moves no signature of `path` itself.
+ */
+export function noteResolved(path: string): void {
+  for (const r of recordings) {
+    r.paths.add(path);
+    r.resolved.add(path);
+  }
+}
+
+/**
+ * Errors that say something about the files, which their signatures keep: a missing path, a file where a folder was
+ * expected, a symlink loop, no permission. Any other (too many open files, I/O, a busy or stale handle) may not
+ * happen again: what was computed despite it is not kept.
+ */
+const LASTING_ERRORS = new Set(["ENOENT", "ENOTDIR", "ELOOP", "EACCES", "EPERM", "EISDIR", "ENAMETOOLONG", "EINVAL"]);
+
+/** Says that a read failed (`error` as caught). One that may not happen again makes the result not worth keeping. */
+export function noteReadError(error: unknown): void {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code !== "string" || LASTING_ERRORS.has(code)) return;
+  for (const r of recordings) r.unsettled ??= code;
+}
+
+/** What `recordReads` collected: the paths, those whose symlinks were resolved, and an error that may pass. */
+export interface RecordedReads<T> {
+  value: T;
+  paths: string[];
+  resolved: string[];
+  /** The code of a read error that may not happen again (`EMFILE`): the value must not be kept. */
+  unsettled?: string;
 }
 
 /** Runs `run`, collecting the paths noted until it settles (its own, and any other computation's meanwhile). */
-export async function recordReads<T>(run: () => Promise<T>): Promise<{ value: T; paths: string[] }> {
-  const paths = new Set<string>();
-  recordings.add(paths);
+export async function recordReads<T>(run: () => Promise<T>): Promise<RecordedReads<T>> {
+  const recording: Recording = { paths: new Set(), resolved: new Set() };
+  recordings.add(recording);
   try {
     const value = await run();
-    return { value, paths: [...paths] };
+    const { unsettled } = recording;
+    return {
+      value,
+      paths: [...recording.paths],
+      resolved: [...recording.resolved],
+      ...(unsettled ? { unsettled } : {}),
+    };
   } finally {
-    recordings.delete(paths);
+    recordings.delete(recording);
   }
 }
 
@@ -63,22 +109,43 @@ function look(path: string): { signature: string; changedAt: number } {
  */
 export const RACY_CHANGE_MS = 3000;
 
-/**
- * The signatures of `paths`, or undefined when one of them changed too recently to be trusted (`RACY_CHANGE_MS`
- * before `now`, or in the future): the result read from them must then not be kept.
- */
-export function settledSignatures(paths: readonly string[], now = Date.now()): ReadSignature[] | undefined {
-  const signatures: ReadSignature[] = [];
-  for (const path of paths) {
-    const { signature, changedAt } = look(path);
-    if (changedAt >= now - RACY_CHANGE_MS) return undefined;
-    signatures.push([path, signature]);
-  }
-  return signatures;
+/** What a computation read, as it was: each path's signature, and where each resolved path led. */
+export interface ReadSet {
+  signatures: ReadSignature[];
+  resolved: ReadSignature[];
 }
 
-/** Whether every path still looks as it did (`settledSignatures`): the result read from them still holds. */
-export function unchangedReads(signatures: readonly ReadSignature[]): boolean {
-  for (const [path, signature] of signatures) if (pathSignature(path) !== signature) return false;
+/**
+ * The read set of a recording, or undefined when it must not be kept: a read failed in a way that may pass, or a
+ * path changed too recently to be trusted (within `RACY_CHANGE_MS` before `since`, the time the computation
+ * started, or later: it may have changed while it was read, or change again unseen).
+ */
+export function settledReads(
+  recorded: Pick<RecordedReads<unknown>, "paths" | "resolved" | "unsettled">,
+  since: number,
+): ReadSet | undefined {
+  if (recorded.unsettled) return undefined;
+  const signatures: ReadSignature[] = [];
+  for (const path of recorded.paths) {
+    const { signature, changedAt } = look(path);
+    if (changedAt >= since - RACY_CHANGE_MS) return undefined;
+    signatures.push([path, signature]);
+  }
+  return { signatures, resolved: recorded.resolved.map((path) => [path, resolvedPath(path)]) };
+}
+
+/** Where `path` leads once its symlinks are resolved (`-` when it does not). */
+function resolvedPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return "-";
+  }
+}
+
+/** Whether every path still looks as it did and leads where it did: a result read from them still holds. */
+export function unchangedReads(set: ReadSet): boolean {
+  for (const [path, signature] of set.signatures) if (pathSignature(path) !== signature) return false;
+  for (const [path, real] of set.resolved) if (resolvedPath(path) !== real) return false;
   return true;
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { noteRead } from "./read-set.ts";
+import { noteRead, noteReadError } from "./read-set.ts";
 
 /**
  * One settings rule for every extension: each extension owns one key of pi's settings files (`ttsr`, `rulebook`,
@@ -79,6 +79,7 @@ function readSettingsDocuments(
       const json: unknown = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
       if (isRecord(json)) documents.push({ file, json });
     } catch (error) {
+      noteReadError(error);
       const { code, message } = error as NodeJS.ErrnoException;
       if (code === "ENOENT") continue;
       const what = error instanceof SyntaxError ? "settings file is not valid JSON" : "cannot read the file";
