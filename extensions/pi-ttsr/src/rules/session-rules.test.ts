@@ -249,6 +249,20 @@ describe("loadSessionRules: the start-up snapshot", () => {
     rmSync(p.root, { recursive: true, force: true });
   });
 
+  it("holds no environment value (a PI_ variable may be a secret), only a hash of them", async () => {
+    const p = place();
+    save(join(p.cwd, ".pi/rules/a.md"), rule("condition", "foo", "No foo."));
+    const env = { HOME: p.home, PI_SOME_API_KEY: "sk-secret-value-123" };
+    await loadSessionRules(p, { cacheDir: p.cacheDir, now: settled, env });
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const dir = join(p.cacheDir, "startup");
+    const text = readdirSync(dir).map((f) => readFileSync(join(dir, f), "utf8"));
+    expect(text).toHaveLength(1);
+    expect(text[0]).not.toContain("sk-secret-value-123");
+    expect((await loadSessionRules(p, { cacheDir: p.cacheDir, env })).snapshot).toBe("hit");
+    rmSync(p.root, { recursive: true, force: true });
+  });
+
   it("a snapshot that is not JSON, or not this format, is read past and replaced", async () => {
     const p = place();
     save(join(p.cwd, ".pi/rules/a.md"), rule("condition", "foo", "No foo."));

@@ -67,8 +67,9 @@ export async function loadSessionRules(place: SessionPlace, options: SessionRule
   const cacheDir = options.cacheDir === undefined ? defaultCacheDir(env) : options.cacheDir || undefined;
   const at = { ...place, home: place.home ?? homeDir(env) };
   if (!cacheDir) return { ...(await readSessionRules(at)), snapshot: "off" };
-  const key = snapshotKey(at, env);
-  const file = join(cacheDir, "startup", `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`);
+  // a hash: the key holds environment values, which may be secrets (`PI_*_API_KEY`), and the file must not
+  const key = createHash("sha256").update(snapshotKey(at, env)).digest("hex");
+  const file = join(cacheDir, "startup", `${key.slice(0, 32)}.json`);
   const kept = readJsonCache(file, (data) => {
     const snapshot = data as Partial<Snapshot>;
     if (snapshot.format !== FORMAT || snapshot.key !== key || !snapshot.reads) return undefined;
@@ -90,6 +91,7 @@ export async function loadSessionRules(place: SessionPlace, options: SessionRule
 /** The snapshot file: what it was made for, every path read with its signature, and what was concluded. */
 interface Snapshot {
   format: number;
+  /** A hash of `snapshotKey`. */
   key: string;
   reads: ReadSet;
   rules: Omit<SessionRules, "snapshot">;
