@@ -1,8 +1,13 @@
 import { createHash } from "node:crypto";
-import { readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { codeFingerprint, readJsonCache, writeJsonCache } from "@pi-rails/agent-core/kit";
+import {
+  codeFingerprint,
+  filesNewestFirst,
+  pruneToNewest,
+  readJsonCache,
+  writeJsonCache,
+} from "@pi-rails/agent-core/kit";
 import {
   type CompiledPattern,
   type CompileResult,
@@ -215,7 +220,7 @@ export function saveCompiledSet(cacheDir: string, specs: readonly PatternSpec[],
   if (results.some((r) => r.ok && r.pattern.deferred)) return;
   const whole = setFile(cacheDir, specs);
   if (writeJsonCache(whole, { format: FORMAT, results: results.map((r, i) => toJson(r, specs[i]!)) })) {
-    pruneSets(dirname(whole));
+    pruneToNewest(dirname(whole), KEPT_SETS, isSetFile);
   }
 }
 
@@ -250,20 +255,8 @@ function specKey(spec: PatternSpec): string {
 const flagLetters = (flags: string) => [...new Set(flags.replace(/[gyd]/g, ""))].sort().join("");
 
 /** The whole-set files of a compiler folder, newest first (none when it cannot be read). */
-function setFilesNewestFirst(folder: string): string[] {
-  try {
-    return readdirSync(folder)
-      .filter((name) => name.startsWith("set-") && name.endsWith(".json"))
-      .map((name) => ({
-        file: join(folder, name),
-        at: statSync(join(folder, name), { throwIfNoEntry: false })?.mtimeMs,
-      }))
-      .sort((x, y) => (y.at ?? 0) - (x.at ?? 0))
-      .map((set) => set.file);
-  } catch {
-    return [];
-  }
-}
+const isSetFile = (name: string) => name.startsWith("set-") && name.endsWith(".json");
+const setFilesNewestFirst = (folder: string): string[] => filesNewestFirst(folder, isSetFile);
 
 /** A whole-set file's entries by spec (empty when it does not read); each is checked again on use (`fromJson`). */
 function setEntries(file: string, compiler?: string): Map<string, unknown> {
@@ -288,16 +281,6 @@ function fromJsonOrUndefined(value: unknown, spec: PatternSpec): CompileResult |
   } catch {
     return undefined;
   }
-}
-
-/**
- * Removes all but the KEPT_SETS newest whole-set files of a folder (another process may be reading one: fine; one
- * may be pruning too: a file gone in between is skipped). Never throws.
- */
-function pruneSets(folder: string): void {
-  try {
-    for (const old of setFilesNewestFirst(folder).slice(KEPT_SETS)) rmSync(old, { force: true });
-  } catch {}
 }
 
 function readEntry(file: string, spec: PatternSpec): CompileResult | undefined {

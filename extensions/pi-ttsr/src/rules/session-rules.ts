@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   homeDir,
   jsonFaithful,
   noteRead,
+  pruneToNewest,
   type ReadSet,
   readJsonCache,
   recordReads,
@@ -50,6 +51,9 @@ export interface SessionRulesOptions {
 /** Bump when what a snapshot holds changes shape or meaning. */
 const FORMAT = 2;
 
+/** Snapshots kept (one per place and environment; the least recently written go first). */
+const KEPT_SNAPSHOTS = 64;
+
 /** This module's own file: a rebuilt or reinstalled pi-ttsr never trusts what an older one kept. */
 const OWN_CODE = fileURLToPath(import.meta.url);
 
@@ -84,7 +88,9 @@ export async function loadSessionRules(place: SessionPlace, options: SessionRule
   const { value } = recorded;
   // Kept only when what was read holds still (kit read-set) and JSON gives it back as it is (`cooldown: .inf`)
   const reads = value.failed === undefined && jsonFaithful(value) ? settledReads(recorded, since) : undefined;
-  if (reads) writeJsonCache(file, { format: FORMAT, key, reads, rules: value } satisfies Snapshot);
+  if (reads && writeJsonCache(file, { format: FORMAT, key, reads, rules: value } satisfies Snapshot)) {
+    pruneToNewest(dirname(file), KEPT_SNAPSHOTS, (name) => name.endsWith(".json"));
+  }
   return { ...value, snapshot: "miss" };
 }
 

@@ -1,9 +1,17 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { cacheDirFromEnv, codeFingerprint, readJsonCache, writeFileAtomicSync, writeJsonCache } from "./disk-cache.ts";
+import {
+  cacheDirFromEnv,
+  codeFingerprint,
+  filesNewestFirst,
+  pruneToNewest,
+  readJsonCache,
+  writeFileAtomicSync,
+  writeJsonCache,
+} from "./disk-cache.ts";
 
 describe("cacheDirFromEnv", () => {
   it("off is no cache, a value is the dir, unset or empty is the fallback", () => {
@@ -82,5 +90,29 @@ describe("readJsonCache / writeJsonCache", () => {
     mkdirSync(join(dir, "taken"));
     expect(writeJsonCache(join(dir, "taken"), { format: 1 })).toBe(false);
     expect(readdirSync(dir)).toEqual(["taken"]);
+  });
+});
+
+describe("filesNewestFirst / pruneToNewest", () => {
+  it("keeps the newest files a cache takes, by modification time, and leaves other files alone", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kit-prune-"));
+    const names = ["a.json", "b.json", "c.json", "d.json", "notes.txt"];
+    names.forEach((name, i) => {
+      writeFileSync(join(dir, name), name);
+      // c newest, then a, d, b (not the order written)
+      const at = [3, 1, 4, 2, 0][i]! * 1000 + 1_700_000_000;
+      utimesSync(join(dir, name), at, at);
+    });
+    const json = (name: string) => name.endsWith(".json");
+    expect(filesNewestFirst(dir, json).map((f) => f.slice(dir.length + 1))).toEqual([
+      "c.json",
+      "a.json",
+      "d.json",
+      "b.json",
+    ]);
+    pruneToNewest(dir, 2, json);
+    expect(readdirSync(dir).sort()).toEqual(["a.json", "c.json", "notes.txt"]);
+    expect(filesNewestFirst(join(dir, "missing"), json)).toEqual([]);
+    pruneToNewest(join(dir, "missing"), 2, json);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { noteRead } from "./read-set.ts";
@@ -146,4 +146,34 @@ export function jsonFaithful(value: unknown): boolean {
     (proto === Object.prototype || proto === null) &&
     Object.values(value).every((v) => v === undefined || jsonFaithful(v))
   );
+}
+
+/**
+ * The files of `folder` that `accept` takes, newest first (by modification time; none when it cannot be read):
+ * the order a cache looks its entries up in, and keeps them by (`pruneToNewest`).
+ */
+export function filesNewestFirst(folder: string, accept: (name: string) => boolean): string[] {
+  try {
+    return readdirSync(folder)
+      .filter(accept)
+      .map((name) => ({
+        file: join(folder, name),
+        at: statSync(join(folder, name), { throwIfNoEntry: false })?.mtimeMs,
+      }))
+      .sort((x, y) => (y.at ?? 0) - (x.at ?? 0))
+      .map((entry) => entry.file);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Removes all but the `keep` newest files `accept` takes from `folder`, so a cache of one file per key does not
+ * grow without end. Another process may be reading one (fine) or pruning too (a file gone in between is skipped).
+ * Never throws.
+ */
+export function pruneToNewest(folder: string, keep: number, accept: (name: string) => boolean): void {
+  try {
+    for (const old of filesNewestFirst(folder, accept).slice(keep)) rmSync(old, { force: true });
+  } catch {}
 }
