@@ -53,6 +53,8 @@ export { type ChosenHost, chooseHost, type PiHostKind, type PiHosts, piHostKind 
 export { type SessionNoticeContext, SessionNotices } from "./kit/host-notices.ts";
 export { isInside, type PathApi, relativeInside } from "./kit/paths.ts";
 export {
+  noteExists,
+  noteFolders,
   noteRead,
   noteReadError,
   noteResolved,

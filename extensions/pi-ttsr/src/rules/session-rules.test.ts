@@ -249,6 +249,26 @@ describe("loadSessionRules: the start-up snapshot", () => {
     rmSync(p.root, { recursive: true, force: true });
   });
 
+  it("stays a hit while the home, .git and the project tree change in ways the rules do not depend on", async () => {
+    const p = place();
+    save(join(p.cwd, ".pi/rules/a.md"), rule("condition", "foo", "No foo."));
+    mkdirSync(join(p.cwd, "src", "lib"), { recursive: true });
+    const env = { HOME: p.home };
+    await loadSessionRules(p, { cacheDir: p.cacheDir, now: settled, env });
+    // a shell's history saved by rename in the home, a git command in .git, an editor's save in the tree
+    save(join(p.home, ".zsh_history"), "ls\n");
+    save(join(p.root, "home", "work", ".git", "index"), "x");
+    save(join(p.cwd, "src", "lib", "main.ts"), "export {};\n");
+    save(join(p.cwd, "README.md"), "# app\n");
+    expect((await loadSessionRules(p, { cacheDir: p.cacheDir, env })).snapshot).toBe("hit");
+    // a nested Cursor folder is a change that matters
+    save(join(p.cwd, "src", ".cursor", "rules", "n.mdc"), rule("ttsr_trigger", "bar", "No bar."));
+    const read = await loadSessionRules(p, { cacheDir: p.cacheDir, env });
+    expect(read.snapshot).toBe("miss");
+    expect(read.loaded.rules.map((r) => r.name)).toContain("src/n");
+    rmSync(p.root, { recursive: true, force: true });
+  });
+
   it("holds no environment value (a PI_ variable may be a secret), only a hash of them", async () => {
     const p = place();
     save(join(p.cwd, ".pi/rules/a.md"), rule("condition", "foo", "No foo."));

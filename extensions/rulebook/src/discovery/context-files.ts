@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { isInside, noteRead, noteReadError, noteResolved } from "@pi-rails/agent-core/kit";
+import { isInside, noteExists, noteRead, noteReadError, noteResolved } from "@pi-rails/agent-core/kit";
 import type { PiContextFile } from "../rule.ts";
 
 /** pi's own context file names, in the order pi 1.6 tries them in each folder (it loads the first only). */
 export const PI_CONTEXT_NAMES = ["AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"] as const;
 
 const isFile = (path: string) => {
-  noteRead(path);
+  noteExists(path);
   return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
 };
 const real = (path: string) => {
@@ -47,12 +47,13 @@ function namesIn(dir: string): string[] | undefined {
 function worktreeShadowedFile(cwd: string): { file: string; worktree: string } | undefined {
   for (let dir = cwd; ; dir = dirname(dir)) {
     const git = join(dir, ".git");
-    noteRead(git);
+    noteExists(git);
     const stat = statSync(git, { throwIfNoEntry: false });
     // a plain repository: its context files shadow nothing
     if (stat?.isDirectory()) return undefined;
     if (stat?.isFile()) {
       let content: string;
+      noteRead(git);
       try {
         content = readFileSync(git, "utf8").trim();
       } catch (error) {
@@ -70,7 +71,10 @@ function shadowedByWorktree(repoDir: string, gitDir: string): { file: string; wo
   try {
     if (!isFile(join(gitDir, "HEAD"))) return undefined;
     const commonDir = join(gitDir, "commondir");
-    if (isFile(commonDir)) commonGitDir = resolve(gitDir, readFileSync(commonDir, "utf8").trim());
+    if (isFile(commonDir)) {
+      noteRead(commonDir);
+      commonGitDir = resolve(gitDir, readFileSync(commonDir, "utf8").trim());
+    }
   } catch (error) {
     noteReadError(error);
     return undefined;

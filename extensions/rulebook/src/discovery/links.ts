@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, join, parse, resolve } from "node:path";
-import { homeDir, isInside, noteRead, noteReadError, noteResolved, relativeInside } from "@pi-rails/agent-core/kit";
+import { homeDir, isInside, noteExists, noteReadError, noteResolved, relativeInside } from "@pi-rails/agent-core/kit";
 
 /**
  * Where rule files may live once symlinks are resolved. A link inside the project to `/` or to a
@@ -30,7 +30,7 @@ export function realOrUndefined(path: string): string | undefined {
  */
 export function projectRoot(cwd: string): string {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    noteRead(join(dir, ".git"));
+    noteExists(join(dir, ".git"));
     if (existsSync(join(dir, ".git"))) return dir;
     if (dirname(dir) === dir) return resolve(cwd);
   }

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { noteRead, noteReadError } from "@pi-rails/agent-core/kit";
+import { noteFolders, noteReadError } from "@pi-rails/agent-core/kit";
 import { compareNames } from "./fs.ts";
 
 /** Folders never searched for nested rule folders: dependencies, VCS data, build output. */
@@ -32,7 +32,8 @@ export async function findNestedRuleDirs(
     const next: string[] = [];
     for (const dir of level) {
       let entries: Dirent[] = [];
-      noteRead(dir);
+      // only its folders matter (a file saved by rename in the project leaves the search's answer as it was)
+      noteFolders(dir);
       try {
         entries = readdirSync(dir, { withFileTypes: true });
       } catch (error) {

@@ -5,6 +5,8 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { codeFingerprint } from "./disk-cache.ts";
 import {
+  noteExists,
+  noteFolders,
   noteRead,
   noteReadError,
   noteResolved,
@@ -116,7 +118,7 @@ describe("pathSignature", () => {
 });
 
 describe("settledReads / unchangedReads", () => {
-  const reads = (paths: string[], resolved: string[] = []) => ({ paths, resolved });
+  const reads = (paths: string[], resolved: string[] = []) => ({ paths, exists: [], resolved, folders: [] });
 
   it("refuses paths changed within RACY_CHANGE_MS before the computation began, or since", () => {
     const root = scratch();
@@ -131,7 +133,9 @@ describe("settledReads / unchangedReads", () => {
         [file, pathSignature(file)],
         [join(root, "missing"), "-"],
       ],
+      exists: [],
       resolved: [],
+      folders: [],
     });
     expect(unchangedReads(kept!)).toBe(true);
     writeFileSync(join(root, "missing"), "");
@@ -162,7 +166,7 @@ describe("settledReads / unchangedReads", () => {
     const link = join(root, "r1.md");
     symlinkSync(join(root, "vendor", "sub", "r1.md"), link);
     const recorded = await recordReads(async () => noteResolved(link));
-    expect(recorded).toMatchObject({ paths: [link], resolved: [link] });
+    expect(recorded).toMatchObject({ paths: [], resolved: [link] });
     const kept = settledReads(recorded, later())!;
     expect(unchangedReads(kept)).toBe(true);
     // the folder moves out and a link takes its place: the rule file (and the link to it) look the same
@@ -170,6 +174,52 @@ describe("settledReads / unchangedReads", () => {
     symlinkSync(join(root, "outside", "sub"), join(root, "vendor", "sub"));
     expect(kept.signatures.every(([path, signature]) => pathSignature(path) === signature)).toBe(true);
     expect(unchangedReads(kept)).toBe(false);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("what only exists, only resolves or only holds folders is not judged by its listing", async () => {
+    const root = scratch();
+    const git = join(root, ".git");
+    const home = join(root, "home");
+    const tree = join(root, "src");
+    mkdirSync(git);
+    mkdirSync(home);
+    mkdirSync(join(tree, "lib"), { recursive: true });
+    const recorded = await recordReads(async () => {
+      noteExists(git);
+      noteExists(join(root, ".clinerules"));
+      noteResolved(home);
+      noteFolders(tree);
+    });
+    const kept = settledReads(recorded, later())!;
+    // every git command writes in .git, a shell writes its history in the home, an editor saves by rename
+    writeFileSync(join(git, "index.lock"), "");
+    writeFileSync(join(home, ".history.new"), "");
+    renameSync(join(home, ".history.new"), join(home, ".history"));
+    writeFileSync(join(tree, "a.ts.tmp"), "");
+    renameSync(join(tree, "a.ts.tmp"), join(tree, "a.ts"));
+    expect(unchangedReads(kept)).toBe(true);
+    // what the answer depends on: a folder added to the tree, .git turned into a file, .clinerules created
+    const changes = [
+      () => mkdirSync(join(tree, "pkg")),
+      () => {
+        rmSync(git, { recursive: true });
+        writeFileSync(git, "gitdir: elsewhere");
+      },
+      () => writeFileSync(join(root, ".clinerules"), ""),
+    ];
+    for (const change of changes) {
+      const before = settledReads(
+        await recordReads(async () => {
+          noteExists(git);
+          noteExists(join(root, ".clinerules"));
+          noteFolders(tree);
+        }),
+        later(),
+      )!;
+      change();
+      expect(unchangedReads(before)).toBe(false);
+    }
     rmSync(root, { recursive: true, force: true });
   });
 });

@@ -1,11 +1,19 @@
-import { type BigIntStats, lstatSync, realpathSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { type BigIntStats, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 
 /**
  * The paths a computation read from disk (files read, folders listed, paths looked for and found missing), and
  * what each looked like: a result computed from files can then be kept across processes and trusted for as long as
  * every one of them still looks the same, which one `lstat` each can tell (a start-up that would otherwise walk,
- * read and parse them all). The readers say what they touch with `noteRead` (`noteResolved` where they resolve
- * symlinks, `noteReadError` where a read failed); `recordReads` collects it.
+ * read and parse them all). The readers say what they touch, and what of it their answer depends on:
+ * - `noteRead`: the path's content or listing (any write, entry added or removed, chmod, relink moves it);
+ * - `noteExists`: only whether it is there, and a file or a folder (`.git` looked for upward, whose folder changes
+ *   with every git command);
+ * - `noteResolved`: where its symlinks lead (`realpath`), not what is there (the home, for the link policy);
+ * - `noteFolders`: the names of the folders in it (a project tree searched for nested rule folders: a file saved
+ *   by rename in it changes its listing, not its folders);
+ * - `noteReadError` where a read failed.
+ * `recordReads` collects them.
  *
  * Every recording running gets every path noted while it runs: two computations that overlap each get their own
  * reads and the other's, which only makes their results stricter to trust. (Not AsyncLocalStorage: once used, it
@@ -13,7 +21,9 @@ import { type BigIntStats, lstatSync, realpathSync, statSync } from "node:fs";
  */
 interface Recording {
   paths: Set<string>;
+  exists: Set<string>;
   resolved: Set<string>;
+  folders: Set<string>;
   unsettled?: string;
 }
 const recordings = new Set<Recording>();
@@ -23,15 +33,22 @@ export function noteRead(path: string): void {
   for (const r of recordings) r.paths.add(path);
 }
 
+/** Says that the answer depends only on whether `path` exists, and whether it is a file or a folder. */
+export function noteExists(path: string): void {
+  for (const r of recordings) r.exists.add(path);
+}
+
 /**
  * Says that the computation resolved `path`'s symlinks (`realpath`): where it leads is part of the answer, and a
  * folder part-way along it (a link retargeted below a listed folder) moves no signature of `path` itself.
  */
 export function noteResolved(path: string): void {
-  for (const r of recordings) {
-    r.paths.add(path);
-    r.resolved.add(path);
-  }
+  for (const r of recordings) r.resolved.add(path);
+}
+
+/** Says that the answer depends on the names of the folders in folder `dir` (not on its files). */
+export function noteFolders(dir: string): void {
+  for (const r of recordings) r.folders.add(dir);
 }
 
 /**
@@ -48,18 +65,20 @@ export function noteReadError(error: unknown): void {
   for (const r of recordings) r.unsettled ??= code;
 }
 
-/** What `recordReads` collected: the paths, those whose symlinks were resolved, and an error that may pass. */
+/** What `recordReads` collected, by what the answer depends on (see `noteRead` and the others), and an error. */
 export interface RecordedReads<T> {
   value: T;
   paths: string[];
+  exists: string[];
   resolved: string[];
+  folders: string[];
   /** The code of a read error that may not happen again (`EMFILE`): the value must not be kept. */
   unsettled?: string;
 }
 
 /** Runs `run`, collecting the paths noted until it settles (its own, and any other computation's meanwhile). */
 export async function recordReads<T>(run: () => Promise<T>): Promise<RecordedReads<T>> {
-  const recording: Recording = { paths: new Set(), resolved: new Set() };
+  const recording: Recording = { paths: new Set(), exists: new Set(), resolved: new Set(), folders: new Set() };
   recordings.add(recording);
   try {
     const value = await run();
@@ -67,7 +86,9 @@ export async function recordReads<T>(run: () => Promise<T>): Promise<RecordedRea
     return {
       value,
       paths: [...recording.paths],
+      exists: [...recording.exists],
       resolved: [...recording.resolved],
+      folders: [...recording.folders],
       ...(unsettled ? { unsettled } : {}),
     };
   } finally {
@@ -109,21 +130,21 @@ function look(path: string): { signature: string; changedAt: number } {
  */
 export const RACY_CHANGE_MS = 3000;
 
-/** What a computation read, as it was: each path's signature, and where each resolved path led. */
+/** What a computation read, as it was: one list per kind of note (`recordReads`). */
 export interface ReadSet {
   signatures: ReadSignature[];
+  exists: ReadSignature[];
   resolved: ReadSignature[];
+  /** Each folder's signature (checked first) and the names of the folders in it (checked when that moved). */
+  folders: Array<[path: string, signature: string, folders: string]>;
 }
 
 /**
  * The read set of a recording, or undefined when it must not be kept: a read failed in a way that may pass, or a
- * path changed too recently to be trusted (within `RACY_CHANGE_MS` before `since`, the time the computation
- * started, or later: it may have changed while it was read, or change again unseen).
+ * path read or listed changed too recently to be trusted (within `RACY_CHANGE_MS` before `since`, the time the
+ * computation started, or later: it may have changed while it was read, or change again unseen).
  */
-export function settledReads(
-  recorded: Pick<RecordedReads<unknown>, "paths" | "resolved" | "unsettled">,
-  since: number,
-): ReadSet | undefined {
+export function settledReads(recorded: Omit<RecordedReads<unknown>, "value">, since: number): ReadSet | undefined {
   if (recorded.unsettled) return undefined;
   const signatures: ReadSignature[] = [];
   for (const path of recorded.paths) {
@@ -131,7 +152,18 @@ export function settledReads(
     if (changedAt >= since - RACY_CHANGE_MS) return undefined;
     signatures.push([path, signature]);
   }
-  return { signatures, resolved: recorded.resolved.map((path) => [path, resolvedPath(path)]) };
+  const folders: ReadSet["folders"] = [];
+  for (const dir of recorded.folders) {
+    const { signature, changedAt } = look(dir);
+    if (changedAt >= since - RACY_CHANGE_MS) return undefined;
+    folders.push([dir, signature, folderNames(dir)]);
+  }
+  return {
+    signatures,
+    exists: recorded.exists.map((path) => [path, kindOf(path)]),
+    resolved: recorded.resolved.map((path) => [path, resolvedPath(path)]),
+    folders,
+  };
 }
 
 /** Where `path` leads once its symlinks are resolved (`-` when it does not). */
@@ -143,9 +175,37 @@ function resolvedPath(path: string): string {
   }
 }
 
-/** Whether every path still looks as it did and leads where it did: a result read from them still holds. */
+/** Whether `path` is there, following symlinks: `f` a file, `d` a folder, `o` anything else, `-` missing. */
+function kindOf(path: string): string {
+  try {
+    const stats = statSync(path, { throwIfNoEntry: false });
+    if (!stats) return "-";
+    return stats.isFile() ? "f" : stats.isDirectory() ? "d" : "o";
+  } catch (error) {
+    return `!${(error as NodeJS.ErrnoException).code ?? "error"}`;
+  }
+}
+
+/** The names of the folders in folder `dir`, sorted, as one string (`-` when it cannot be listed). */
+function folderNames(dir: string): string {
+  try {
+    const names = readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+    return createHash("sha256").update(names.join("\0")).digest("base64url");
+  } catch {
+    return "-";
+  }
+}
+
+/** Whether everything still looks as it did: a result read from these paths still holds. */
 export function unchangedReads(set: ReadSet): boolean {
   for (const [path, signature] of set.signatures) if (pathSignature(path) !== signature) return false;
+  for (const [path, kind] of set.exists) if (kindOf(path) !== kind) return false;
   for (const [path, real] of set.resolved) if (resolvedPath(path) !== real) return false;
+  for (const [dir, signature, names] of set.folders) {
+    if (pathSignature(dir) !== signature && folderNames(dir) !== names) return false;
+  }
   return true;
 }
