@@ -1,4 +1,15 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { jsonFaithful, RACY_CHANGE_MS } from "@pi-rails/agent-core/kit";
@@ -184,6 +195,10 @@ function makeChange(p: ReturnType<typeof place>, c: Change): void {
   }
 }
 
+/** The snapshot files kept in a place's cache dir. */
+const snapshotFiles = (p: { cacheDir: string }) =>
+  readdirSync(join(p.cacheDir, "startup")).map((name) => join(p.cacheDir, "startup", name));
+
 /** Every path settled: what the snapshot keeps is then decided by the files alone (the clock is tested below). */
 const settled = () => Date.now() + RACY_CHANGE_MS + 60_000;
 
@@ -274,9 +289,7 @@ describe("loadSessionRules: the start-up snapshot", () => {
     save(join(p.cwd, ".pi/rules/a.md"), rule("condition", "foo", "No foo."));
     const env = { HOME: p.home, PI_SOME_API_KEY: "sk-secret-value-123" };
     await loadSessionRules(p, { cacheDir: p.cacheDir, now: settled, env });
-    const { readdirSync, readFileSync } = await import("node:fs");
-    const dir = join(p.cacheDir, "startup");
-    const text = readdirSync(dir).map((f) => readFileSync(join(dir, f), "utf8"));
+    const text = snapshotFiles(p).map((file) => readFileSync(file, "utf8"));
     expect(text).toHaveLength(1);
     expect(text[0]).not.toContain("sk-secret-value-123");
     expect((await loadSessionRules(p, { cacheDir: p.cacheDir, env })).snapshot).toBe("hit");
@@ -287,10 +300,8 @@ describe("loadSessionRules: the start-up snapshot", () => {
     const p = place();
     save(join(p.cwd, ".pi/rules/a.md"), rule("condition", "foo", "No foo."));
     await loadSessionRules(p, { cacheDir: p.cacheDir, now: settled });
-    const { readdirSync } = await import("node:fs");
-    const dir = join(p.cacheDir, "startup");
-    const [file] = readdirSync(dir);
-    writeFileSync(join(dir, file!), "{ not json");
+    const [file] = snapshotFiles(p);
+    writeFileSync(file!, "{ not json");
     const read = await loadSessionRules(p, { cacheDir: p.cacheDir, now: settled });
     expect(read.snapshot).toBe("miss");
     expect(read.loaded.rules.map((r) => r.name)).toContain("a");
