@@ -2,6 +2,7 @@ import v8 from "node:v8";
 import type { AST } from "@eslint-community/regexpp";
 import type { CompiledPattern, PatternSpec } from "./compile.ts";
 import { libs } from "./libs.ts";
+import { quickParse } from "./quick-parse.ts";
 
 /**
  * Deferring a pattern's compile. Analysing a regex rule for the automaton costs about 1 ms (3 ms in a fresh process,
@@ -72,7 +73,7 @@ export function deferPattern(spec: PatternSpec, flags: string): CompiledPattern 
   }
   let pattern: AST.Pattern;
   try {
-    pattern = new libs.regexpp.RegExpParser({ ecmaVersion: 2025 }).parsePattern(spec.source, 0, spec.source.length, {
+    pattern = quickParse(spec.source) ?? new libs.regexpp.RegExpParser({ ecmaVersion: 2025 }).parsePattern(spec.source, 0, spec.source.length, {
       unicode: false,
       unicodeSets: false,
     });
