@@ -54,6 +54,24 @@ describe("compile cache", () => {
     expect(JSON.parse(hitsOf(fresh, TEXT)).length).toBeGreaterThan(3);
   });
 
+  it("stores a plain string's entry as its spec alone, and reads it back as compiling it gives", () => {
+    dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
+    const literals: PatternSpec[] = ["forbiddenCall\\(", "legacy-module", "@deprecated/pkg", "a.b"].map((source, i) => ({
+      source,
+      flags: i === 1 ? "m" : "",
+      window: "accumulated",
+    }));
+    const fresh = compileAll(literals).results;
+    compileAll(literals, dir);
+    const stored = JSON.parse(readFileSync(setFile(dir, literals), "utf8")).results;
+    expect(stored.slice(0, 3)).toEqual(literals.slice(0, 3).map((spec) => ({ ok: true, literal: true, spec })));
+    // `a.b` is a regex: its automaton is stored
+    expect(stored[3].pattern.nfa).toBeDefined();
+    const again = compileAll(literals, dir);
+    expect(again.cache).toBe("hit");
+    expect(again.results).toEqual(fresh);
+  });
+
   it("keys by the pattern: an edited rule set compiles only the edited pattern, and leaves the other set's file alone", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
     compileAll(SPECS, dir);
@@ -135,8 +153,8 @@ describe("compile cache", () => {
     // compiled pattern's.
     for (const [k, spec] of [SPECS[0]!, SPECS[6]!].entries()) {
       const data = JSON.parse(readFileSync(cacheFile(dir, spec), "utf8"));
-      if (data.result.ok) data.result.pattern.spec.source = "something else";
-      else data.result.spec.source = "something else";
+      // (a plain string's entry holds its spec alone)
+      (data.result.pattern?.spec ?? data.result.spec).source = "something else";
       writeFileSync(cacheFile(dir, spec), JSON.stringify(data));
       const whole = JSON.parse(readFileSync(set, "utf8"));
       whole.results[k === 0 ? 0 : 6] = data.result;

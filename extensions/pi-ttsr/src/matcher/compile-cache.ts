@@ -30,8 +30,8 @@ import { deferPattern } from "./deferred.ts";
  * parse or does not fit is ignored and rewritten.
  */
 
-/** Bump when what compilePattern produces changes shape or meaning. */
-const FORMAT = 5;
+/** Bump when what compilePattern produces changes shape or meaning, or how an entry stores it. */
+const FORMAT = 6;
 
 /** The compiler's modules, read from the package's shipped src/ so every build of it hashes the same files. */
 const COMPILER_SOURCES = ["compile", "analysis", "automaton", "language-check", "redos", "compile-cache"];
@@ -320,8 +320,24 @@ type PatternJson = Omit<CompiledPattern, "regex" | "settledRegex" | "endRegex" |
 const regexJson = (re: RegExp): RegexJson => ({ source: re.source, flags: re.flags });
 const regexOf = (json: RegexJson): RegExp => new RegExp(json.source, json.flags);
 
+/**
+ * A plain string's entry (`literalChars`): its spec alone, since compiling one builds its automaton from the
+ * characters without the regex libraries, in less time than reading that automaton back (most rules are such strings,
+ * and their automata were half of a set's file).
+ */
+interface LiteralJson {
+  ok: true;
+  literal: true;
+  spec: PatternSpec;
+}
+
+const isLiteral = (spec: PatternSpec) =>
+  spec.window !== "chunk" && literalChars(spec.source, flagLetters(spec.flags ?? "")) !== undefined;
+
 function toJson(result: CompileResult, spec: PatternSpec): unknown {
   if (!result.ok) return { ...result, spec };
+  if (isLiteral(result.pattern.spec) && sameSpec(result.pattern.spec, spec) && !result.pattern.deferred)
+    return { ok: true, literal: true, spec: result.pattern.spec } satisfies LiteralJson;
   const pattern = (p: CompiledPattern): PatternJson => {
     const { regex, settledRegex, endRegex, tail, parts, ...rest } = p;
     const numbers = Object.fromEntries(NUMERIC_FIELDS.map((k) => [k, finiteOr(p[k])])) as {
@@ -344,6 +360,9 @@ function fromJson(value: unknown, spec: PatternSpec): CompileResult | undefined 
   const r = value as { ok?: unknown; error?: unknown; refusal?: Refusal; spec?: PatternSpec; pattern?: PatternJson };
   if (r.ok === false && typeof r.error === "string" && typeof r.refusal === "string") {
     return sameSpec(r.spec, spec) ? { ok: false, error: r.error, refusal: r.refusal } : undefined;
+  }
+  if (r.ok === true && (r as Partial<LiteralJson>).literal === true) {
+    return sameSpec(r.spec, spec) && isLiteral(spec) ? compilePattern(spec) : undefined;
   }
   if (r.ok !== true || !r.pattern) return undefined;
   const pattern = (p: PatternJson): CompiledPattern => {

@@ -124,10 +124,8 @@ export async function loadTtsrRules(options: LoadTtsrRulesOptions): Promise<Load
         skipped.push({ name: source.name, path: source.path, reason });
         issues.push(notLoadedIssue(source, reason, key));
       }
-      if (normalized.rule) {
-        normalized.rule.displayPath = rulePathForModel(normalized.rule, base);
-        rules.push(normalized.rule);
-      }
+      // a copy: the store writes the result as normalized (`save`)
+      if (normalized.rule) rules.push({ ...normalized.rule, displayPath: rulePathForModel(normalized.rule, base) });
     } catch (error) {
       issues.push({
         rule: source.name,

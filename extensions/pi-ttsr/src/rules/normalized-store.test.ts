@@ -53,7 +53,7 @@ describe("normalized rules kept across sessions", () => {
     await loadTtsrRules(p.options);
     // Proof the store answers: an entry altered on disk comes back as stored.
     const data = JSON.parse(readFileSync(p.store(), "utf8"));
-    for (const entry of data.entries) entry[1] = entry[1].replace('"content":"No."', '"content":"from the store"');
+    for (const entry of data.entries) if (entry[1].rule.content === "No.") entry[1].rule.content = "from the store";
     writeFileSync(p.store(), JSON.stringify(data));
     const stored = await loadTtsrRules(p.options);
     expect(stored.rules.filter((r) => r.content === "from the store").map((r) => r.name)).toEqual(["a", "b"]);
@@ -62,6 +62,20 @@ describe("normalized rules kept across sessions", () => {
     const edited = await loadTtsrRules(p.options);
     expect(edited.rules.find((r) => r.name === "a")?.content).toBe("Edited.");
     expect(edited.rules.find((r) => r.name === "b")?.content).toBe("from the store");
+  });
+
+  it("keeps what normalizing gave, keyed by a hash: no path as shown to the model, no rule text in the keys", async () => {
+    const p = project({ ".pi/rules/a.md": rule("foo\\("), ".pi/rules/b.md": rule("bar") });
+    const first = await loadTtsrRules(p.options);
+    const data = JSON.parse(readFileSync(p.store(), "utf8"));
+    // the two rules and the shipped ones
+    expect(data.entries.length).toBe(first.rules.length);
+    for (const [key, result] of data.entries) {
+      expect(key).toMatch(/^[\w-]{43}$/);
+      expect(result.rule.displayPath).toBeUndefined();
+    }
+    expect(first.rules.slice(0, 2).map((r) => r.displayPath)).toEqual([".pi/rules/a.md", ".pi/rules/b.md"]);
+    expect(await loadTtsrRules(p.options)).toEqual(first);
   });
 
   it("follows rules added and removed, and settings that drop rules", async () => {

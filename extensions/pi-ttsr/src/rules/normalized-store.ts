@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import { join } from "node:path";
 import { codeFingerprint, jsonFaithful, readJsonCache, writeJsonCache } from "@pi-rails/agent-core/kit";
 import { type NormalizeResult, normalizeRule } from "./normalize.ts";
@@ -7,14 +7,14 @@ import type { SourceRule } from "./types.ts";
 /**
  * Normalized rules on disk, so a session start whose rule files did not change does not normalize 200 rules again
  * (reading their conditions, scopes and globs: about 10 ms of a start). An entry is keyed by the whole rule rulebook
- * discovered (its path, file mtime, frontmatter and body) and whether it is a builtin: any edit is another key. The
+ * discovered (its path, file mtime, frontmatter and body) and whether it is a builtin, hashed: any edit is another key. The
  * file is named by a hash of the project, in a folder named by the normalizing code's fingerprint (pi-ttsr's and
  * rulebook's condition readers), so changed code never reads an older one's entries. Cache trouble only costs the
  * normalization it would have saved; a result JSON cannot carry unchanged is normalized again each time.
  */
 
 /** Bump when the stored shape changes. */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** The code deciding what a normalization yields, in pi-ttsr... */
 const TTSR_SOURCES = ["src/rules/normalize.ts", "src/rules/types.ts", "src/rules/normalized-store.ts"];
@@ -50,9 +50,12 @@ export function normalizedStoreFile(cacheDir: string, cwd: string): string {
  * throws what normalizeRule throws); `save` writes the entries this load used when one was new or one went away.
  */
 export class NormalizedStore {
-  /** Stored entries: key -> the result's JSON (parsed on use, so each load gets objects of its own). */
-  private readonly known = new Map<string, string>();
-  private readonly used = new Map<string, string>();
+  /**
+   * Stored entries: a hash of the rule -> its result. A result is handed out as it is (no copy): the caller must not
+   * change it before `save`, and each is handed out once per load.
+   */
+  private readonly known = new Map<string, NormalizeResult>();
+  private readonly used = new Map<string, NormalizeResult>();
   private changed = false;
 
   constructor(private readonly file: string | undefined) {
@@ -61,7 +64,7 @@ export class NormalizedStore {
       const { format, entries } = (data ?? {}) as { format?: unknown; entries?: unknown };
       if (format !== FORMAT || !Array.isArray(entries)) return;
       for (const e of entries) {
-        if (Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "string") this.known.set(e[0], e[1]);
+        if (Array.isArray(e) && typeof e[0] === "string" && Array.isArray(e[1]?.issues)) this.known.set(e[0], e[1]);
       }
       return true;
     });
@@ -69,20 +72,16 @@ export class NormalizedStore {
 
   normalize(source: SourceRule, builtin: boolean): NormalizeResult {
     if (!this.file) return normalizeRule(source, { builtin });
-    const key = JSON.stringify([builtin, source]);
+    // a hash: the rule's JSON is as long as the rule, and a store of 200 rules was mostly its keys
+    const key = hash("sha256", JSON.stringify([builtin, source]), "base64url");
     const stored = this.known.get(key);
-    if (stored !== undefined) {
-      try {
-        const result = JSON.parse(stored) as NormalizeResult;
-        if (Array.isArray(result.issues)) {
-          this.used.set(key, stored);
-          return result;
-        }
-      } catch {}
+    if (stored !== undefined && !this.used.has(key)) {
+      this.used.set(key, stored);
+      return stored;
     }
     const result = normalizeRule(source, { builtin });
     if (jsonFaithful(result)) {
-      this.used.set(key, JSON.stringify(result));
+      this.used.set(key, result);
       this.changed = true;
     }
     return result;

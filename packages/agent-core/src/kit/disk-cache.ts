@@ -57,27 +57,26 @@ export function codeFingerprint(options: CodeFingerprintOptions): string {
     return known.digest;
   }
   const reads: string[] = [];
-  const require = createRequire(options.from);
   const hash = createHash("sha256").update(options.salt ?? "");
   let root = "";
   for (const name of [options.packageName, ...(options.dependencies ?? [])]) {
-    try {
-      const manifest = require.resolve(`${name}/package.json`);
-      reads.push(manifest);
-      if (name === options.packageName) root = dirname(manifest);
-      hash.update(`\0${name}@${versionOf(manifest)}`);
-    } catch {
+    const manifest = packageManifest(options.from, name);
+    if (manifest === undefined) {
       hash.update(`\0missing ${name}`);
+      continue;
     }
+    reads.push(manifest.path);
+    if (name === options.packageName) root = dirname(manifest.path);
+    hash.update(`\0${name}@${manifest.version}`);
   }
   for (const file of options.sources) {
-    try {
-      if (!root) throw new Error("package not found");
-      reads.push(join(root, file));
-      hash.update(readFileSync(join(root, file)));
-    } catch {
+    const bytes = root ? fileBytes(join(root, file)) : undefined;
+    if (bytes === undefined) {
       hash.update(`\0missing ${file}`);
+      continue;
     }
+    reads.push(join(root, file));
+    hash.update(bytes);
   }
   const digest = hash.digest("hex");
   fingerprints.set(key, { digest, reads });
@@ -85,9 +84,48 @@ export function codeFingerprint(options: CodeFingerprintOptions): string {
   return digest;
 }
 
-/** A manifest's version, read from disk (never the module cache, so an upgrade in place is seen). */
-function versionOf(manifest: string): string {
-  return String((JSON.parse(readFileSync(manifest, "utf8")) as { version?: unknown }).version);
+/**
+ * Where each package's manifest resolves from a folder (undefined: it cannot be found), once per process and
+ * folder: the caches ask for the same few packages many times, and each resolution walks the file system.
+ */
+const manifestPaths = new Map<string, string | undefined>();
+
+/** A package's manifest and version (read from disk, never the module cache, so an upgrade in place is seen). */
+function packageManifest(from: string, name: string): { path: string; version: string } | undefined {
+  const key = `${from.slice(0, from.lastIndexOf("/") + 1)}\0${name}`;
+  if (!manifestPaths.has(key)) {
+    try {
+      manifestPaths.set(key, createRequire(from).resolve(`${name}/package.json`));
+    } catch {
+      manifestPaths.set(key, undefined);
+    }
+  }
+  const path = manifestPaths.get(key);
+  const text = path === undefined ? undefined : fileBytes(path);
+  if (path === undefined || text === undefined) return undefined;
+  try {
+    return { path, version: String((JSON.parse(text.toString("utf8")) as { version?: unknown }).version) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Files read for fingerprints, kept while their signature holds (several fingerprints hash the same files). */
+const files = new Map<string, { signature: string; bytes: Buffer }>();
+
+/** A file's bytes (undefined when it cannot be read), read again only when its signature changed. */
+function fileBytes(path: string): Buffer | undefined {
+  try {
+    const stat = statSync(path, { bigint: true });
+    const signature = `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+    const known = files.get(path);
+    if (known?.signature === signature) return known.bytes;
+    const bytes = readFileSync(path);
+    files.set(path, { signature, bytes });
+    return bytes;
+  } catch {
+    return undefined;
+  }
 }
 
 let sequence = 0;
