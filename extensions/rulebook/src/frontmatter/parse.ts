@@ -1,5 +1,7 @@
-import { readFileSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { findPackageManifest } from "@pi-rails/agent-core/kit";
 import { parseFallbackLines, scalar, splitOutsideBraces } from "./fallback.ts";
 import { flatYaml } from "./flat-yaml.ts";
 
@@ -68,12 +70,13 @@ let yamlVersion: string | undefined;
  */
 export function yamlParserVersion(): string {
   if (yamlVersion === undefined) {
+    // found as Node would from gray-matter's real folder, without resolving through `require` (a start pays this)
+    const grayMatter = findPackageManifest(import.meta.url, "gray-matter");
+    let folder: string | undefined;
     try {
-      const manifest = fromGrayMatter().resolve("js-yaml/package.json");
-      yamlVersion = String((JSON.parse(readFileSync(manifest, "utf8")) as { version?: unknown }).version);
-    } catch {
-      yamlVersion = "missing";
-    }
+      folder = grayMatter && realpathSync(dirname(grayMatter.path));
+    } catch {}
+    yamlVersion = (folder && findPackageManifest(folder, "js-yaml")?.version) ?? "missing";
   }
   return yamlVersion;
 }

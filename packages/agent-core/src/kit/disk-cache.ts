@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { findPackageManifest } from "./package-manifest.ts";
 import { noteRead } from "./read-set.ts";
 
 /**
@@ -85,21 +85,15 @@ export function codeFingerprint(options: CodeFingerprintOptions): string {
 }
 
 /**
- * Where each package's manifest resolves from a folder (undefined: it cannot be found), once per process and
- * folder: the caches ask for the same few packages many times, and each resolution walks the file system.
+ * Where each package's manifest is from a folder (undefined: it cannot be found), found once per process and
+ * folder (`findPackageManifest`): the caches ask for the same few packages many times.
  */
 const manifestPaths = new Map<string, string | undefined>();
 
 /** A package's manifest and version (read from disk, never the module cache, so an upgrade in place is seen). */
 function packageManifest(from: string, name: string): { path: string; version: string } | undefined {
   const key = `${from.slice(0, from.lastIndexOf("/") + 1)}\0${name}`;
-  if (!manifestPaths.has(key)) {
-    try {
-      manifestPaths.set(key, createRequire(from).resolve(`${name}/package.json`));
-    } catch {
-      manifestPaths.set(key, undefined);
-    }
-  }
+  if (!manifestPaths.has(key)) manifestPaths.set(key, findPackageManifest(from, name)?.path);
   const path = manifestPaths.get(key);
   const text = path === undefined ? undefined : fileBytes(path);
   if (path === undefined || text === undefined) return undefined;
