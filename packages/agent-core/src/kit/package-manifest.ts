@@ -25,16 +25,31 @@ export function findPackageManifest(from: string, name: string): PackageManifest
 
 /** The nearest package.json above `dir` (Node's package scope), when it is `name` with `exports` (self-reference). */
 function ownPackage(dir: string, name: string): PackageManifest | undefined {
+  const scope = packageScope(dir);
+  return scope?.manifest.name === name && scope.manifest.exports !== undefined
+    ? withVersion(scope.path, scope.manifest)
+    : undefined;
+}
+
+/** Each folder's package scope, found once per process (every package asked for from a folder needs it). */
+const scopes = new Map<string, { path: string; manifest: ManifestJson } | undefined>();
+
+function packageScope(dir: string): { path: string; manifest: ManifestJson } | undefined {
+  if (scopes.has(dir)) return scopes.get(dir);
+  let found: { path: string; manifest: ManifestJson } | undefined;
   for (let at = dir; ; at = dirname(at)) {
     const path = join(at, "package.json");
     const text = readOrUndefined(path);
     if (text !== undefined) {
       const manifest = parsed(text);
-      return manifest?.name === name && manifest.exports !== undefined ? withVersion(path, manifest) : undefined;
+      found = manifest && { path, manifest };
+      break;
     }
     // a package scope ends at a node_modules folder
-    if (basename(at) === "node_modules" || dirname(at) === at) return undefined;
+    if (basename(at) === "node_modules" || dirname(at) === at) break;
   }
+  scopes.set(dir, found);
+  return found;
 }
 
 function inNodeModules(dir: string, name: string): PackageManifest | undefined {
