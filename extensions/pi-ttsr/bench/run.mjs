@@ -5,6 +5,7 @@ import { PatternSet, TtsrManager } from "../dist/index.js";
 import { runCompileBench } from "./compile.mjs";
 import { pathologicalCases, runStreamed } from "./pathological.mjs";
 import { runStartupBench } from "./startup.mjs";
+import { runStartupPhasesBench } from "./startup-phases.mjs";
 import { benchRules, benchText, deltas, verifyHeavyRules, verifyHeavyText } from "./workload.mjs";
 
 const specs = benchRules();
@@ -181,6 +182,7 @@ for (const size of [10 * 1024, 100 * 1024]) {
 const compile = runCompileBench();
 
 const startup = process.argv.includes("--no-cli") ? undefined : await runStartupBench();
+const phases = await runStartupPhasesBench();
 const moduleLoad = process.argv.includes("--no-cli")
   ? undefined
   : runModuleLoadBench(fileURLToPath(new URL("..", import.meta.url)));
@@ -189,7 +191,7 @@ if (json) {
   const heavy = { rules: heavySpecs.length, modes: heavyModes, rows: heavyRows };
   console.log(
     JSON.stringify(
-      { rules: specs.length, modes, rows, heavy, pathologicalRows, compile, startup, moduleLoad },
+      { rules: specs.length, modes, rows, heavy, pathologicalRows, compile, startup, phases, moduleLoad },
       null,
       2,
     ),
@@ -213,6 +215,10 @@ if (json) {
     );
     console.table(startup.rows);
   }
+  console.log(
+    `\npi-ttsr's own start-up work apart from pi (session start and one short delta), ${phases.rounds} fresh processes each (wall ms, least / median):`,
+  );
+  console.table(phases.rows);
   if (moduleLoad) {
     console.log(`\nmodule load through pi's loader (jiti), fresh processes, ${moduleLoad.rounds} rounds:`);
     console.table(moduleLoad.rows);

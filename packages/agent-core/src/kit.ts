@@ -49,9 +49,9 @@ export {
   writeFileAtomicSync,
   writeJsonCache,
 } from "./kit/disk-cache.ts";
-export { findPackageManifest, type PackageManifest } from "./kit/package-manifest.ts";
 export { type ChosenHost, chooseHost, type PiHostKind, type PiHosts, piHostKind } from "./kit/host.ts";
 export { type SessionNoticeContext, SessionNotices } from "./kit/host-notices.ts";
+export { findPackageManifest, type PackageManifest } from "./kit/package-manifest.ts";
 export { isInside, type PathApi, relativeInside } from "./kit/paths.ts";
 export {
   noteExists,

@@ -56,11 +56,13 @@ describe("compile cache", () => {
 
   it("stores a plain string's entry as its spec alone, and reads it back as compiling it gives", () => {
     dir = mkdtempSync(join(tmpdir(), "ttsr-cache-"));
-    const literals: PatternSpec[] = ["forbiddenCall\\(", "legacy-module", "@deprecated/pkg", "a.b"].map((source, i) => ({
-      source,
-      flags: i === 1 ? "m" : "",
-      window: "accumulated",
-    }));
+    const literals: PatternSpec[] = ["forbiddenCall\\(", "legacy-module", "@deprecated/pkg", "a.b"].map(
+      (source, i) => ({
+        source,
+        flags: i === 1 ? "m" : "",
+        window: "accumulated",
+      }),
+    );
     const fresh = compileAll(literals).results;
     compileAll(literals, dir);
     const stored = JSON.parse(readFileSync(setFile(dir, literals), "utf8")).results;

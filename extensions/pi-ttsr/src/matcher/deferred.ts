@@ -73,10 +73,12 @@ export function deferPattern(spec: PatternSpec, flags: string): CompiledPattern 
   }
   let pattern: AST.Pattern;
   try {
-    pattern = quickParse(spec.source) ?? new libs.regexpp.RegExpParser({ ecmaVersion: 2025 }).parsePattern(spec.source, 0, spec.source.length, {
-      unicode: false,
-      unicodeSets: false,
-    });
+    pattern =
+      quickParse(spec.source) ??
+      new libs.regexpp.RegExpParser({ ecmaVersion: 2025 }).parsePattern(spec.source, 0, spec.source.length, {
+        unicode: false,
+        unicodeSets: false,
+      });
   } catch {
     return undefined;
   }
