@@ -14,11 +14,14 @@ const keep = closeAfterEach(afterEach);
 const interruptedBy = (messages: unknown, rule: string) =>
   JSON.stringify(messages).includes(`reason=\\"rule_violation\\" rule=\\"${rule}\\"`);
 
-/** The start-up snapshots of an agent dir's default cache, with their modification times. */
-function snapshots(agentDir: string): Array<{ name: string; mtimeMs: number }> {
+/**
+ * The start-up snapshots of an agent dir's default cache, with their inodes: a snapshot is written whole to a new
+ * file renamed into place, and a start that reads one only refreshes its times (for pruning).
+ */
+function snapshots(agentDir: string): Array<{ name: string; ino: number }> {
   const dir = join(agentDir, "cache", "pi-ttsr", "startup");
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).map((name) => ({ name, mtimeMs: statSync(join(dir, name)).mtimeMs }));
+  return readdirSync(dir).map((name) => ({ name, ino: statSync(join(dir, name)).ino }));
 }
 
 /** Saves as editors do: a new file renamed over the old one. */
@@ -85,7 +88,7 @@ describe("the start-up snapshot (real pi -p)", { timeout: E2E_TIMEOUT_MS }, () =
     await settle();
     const edited = await pi();
     const rewritten = snapshots(home.agentDir);
-    expect(rewritten[0]!.mtimeMs).toBeGreaterThan(kept[0]!.mtimeMs);
+    expect(rewritten[0]!.ino).not.toBe(kept[0]!.ino);
     expect(server.requests).toHaveLength(4);
     expect(interruptedBy(server.requests[3]!.messages, "no-old-api")).toBe(true);
     expect(edited.stdout).toContain("new_api()");

@@ -54,6 +54,7 @@ export { type SessionNoticeContext, SessionNotices } from "./kit/host-notices.ts
 export { findPackageManifest, type PackageManifest } from "./kit/package-manifest.ts";
 export { isInside, type PathApi, relativeInside } from "./kit/paths.ts";
 export {
+  firstChangedRead,
   noteExists,
   noteFolders,
   noteRead,

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
+import { utimesSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  firstChangedRead,
   homeDir,
   jsonFaithful,
   noteRead,
@@ -11,7 +13,6 @@ import {
   recordReads,
   type SettingsIssue,
   settledReads,
-  unchangedReads,
   writeJsonCache,
 } from "@pi-rails/agent-core/kit";
 import { defaultCacheDir, readTtsrSettings } from "../settings/read.ts";
@@ -37,6 +38,8 @@ export interface SessionRules {
   failed?: string;
   /** "hit": read from the start-up snapshot; "miss": read from the files (and kept when they were settled). */
   snapshot: "hit" | "miss" | "off";
+  /** On a miss where a snapshot was kept: the first path it read that has changed since (why it was not used). */
+  changed?: string;
 }
 
 export interface SessionRulesOptions {
@@ -74,12 +77,18 @@ export async function loadSessionRules(place: SessionPlace, options: SessionRule
   // a hash: the key holds environment values, which may be secrets (`PI_*_API_KEY`), and the file must not
   const key = createHash("sha256").update(snapshotKey(at, env)).digest("hex");
   const file = join(cacheDir, "startup", `${key.slice(0, 32)}.json`);
+  let changed: string | undefined;
   const kept = readJsonCache(file, (data) => {
     const snapshot = data as Partial<Snapshot>;
     if (snapshot.format !== FORMAT || snapshot.key !== key || !snapshot.reads) return undefined;
-    return unchangedReads(snapshot.reads) ? snapshot.rules : undefined;
+    changed = firstChangedRead(snapshot.reads);
+    return changed === undefined ? snapshot.rules : undefined;
   });
-  if (kept) return { ...kept, snapshot: "hit" };
+  if (kept) {
+    // used: it counts as new for pruning (the oldest written go first)
+    touch(file);
+    return { ...kept, snapshot: "hit" };
+  }
   const since = options.now?.() ?? Date.now();
   const recorded = await recordReads(async () => {
     noteRead(OWN_CODE);
@@ -91,7 +100,15 @@ export async function loadSessionRules(place: SessionPlace, options: SessionRule
   if (reads && writeJsonCache(file, { format: FORMAT, key, reads, rules: value } satisfies Snapshot)) {
     pruneToNewest(dirname(file), KEPT_SNAPSHOTS, (name) => name.endsWith(".json"));
   }
-  return { ...value, snapshot: "miss" };
+  return { ...value, snapshot: "miss", ...(changed === undefined ? {} : { changed }) };
+}
+
+/** Sets a file's times to now (never throws: a snapshot that stays old is only pruned sooner). */
+function touch(file: string): void {
+  const now = new Date();
+  try {
+    utimesSync(file, now, now);
+  } catch {}
 }
 
 /** The snapshot file: what it was made for, every path read with its signature, and what was concluded. */

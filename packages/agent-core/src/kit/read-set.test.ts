@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { codeFingerprint } from "./disk-cache.ts";
 import {
+  firstChangedRead,
   noteExists,
   noteFolders,
   noteRead,
@@ -200,15 +201,22 @@ describe("settledReads / unchangedReads", () => {
     renameSync(join(tree, "a.ts.tmp"), join(tree, "a.ts"));
     expect(unchangedReads(kept)).toBe(true);
     // what the answer depends on: a folder added to the tree, .git turned into a file, .clinerules created
-    const changes = [
-      () => mkdirSync(join(tree, "pkg")),
-      () => {
-        rmSync(git, { recursive: true });
-        writeFileSync(git, "gitdir: elsewhere");
-      },
-      () => writeFileSync(join(root, ".clinerules"), ""),
+    const changes: Array<[() => void, string]> = [
+      [() => mkdirSync(join(tree, "pkg")), `${tree} (its folders changed)`],
+      [
+        () => {
+          rmSync(git, { recursive: true });
+          writeFileSync(git, "gitdir: elsewhere");
+        },
+        `${git} (appeared, went or changed kind)`,
+      ],
+      [
+        () => writeFileSync(join(root, ".clinerules"), ""),
+        `${join(root, ".clinerules")} (appeared, went or changed kind)`,
+      ],
     ];
-    for (const change of changes) {
+    expect(firstChangedRead(kept)).toBeUndefined();
+    for (const [change, said] of changes) {
       const before = settledReads(
         await recordReads(async () => {
           noteExists(git);
@@ -219,6 +227,8 @@ describe("settledReads / unchangedReads", () => {
       )!;
       change();
       expect(unchangedReads(before)).toBe(false);
+      // what a start that cannot use its snapshot says about why
+      expect(firstChangedRead(before)).toBe(said);
     }
     rmSync(root, { recursive: true, force: true });
   });

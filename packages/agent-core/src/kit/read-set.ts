@@ -201,11 +201,19 @@ function folderNames(dir: string): string {
 
 /** Whether everything still looks as it did: a result read from these paths still holds. */
 export function unchangedReads(set: ReadSet): boolean {
-  for (const [path, signature] of set.signatures) if (pathSignature(path) !== signature) return false;
-  for (const [path, kind] of set.exists) if (kindOf(path) !== kind) return false;
-  for (const [path, real] of set.resolved) if (resolvedPath(path) !== real) return false;
+  return firstChangedRead(set) === undefined;
+}
+
+/**
+ * The first path that no longer looks as it did when it was read (undefined: none), named with what changed about
+ * it: what a start that could not use its snapshot can say about why.
+ */
+export function firstChangedRead(set: ReadSet): string | undefined {
+  for (const [path, signature] of set.signatures) if (pathSignature(path) !== signature) return `${path} (changed)`;
+  for (const [path, kind] of set.exists) if (kindOf(path) !== kind) return `${path} (appeared, went or changed kind)`;
+  for (const [path, real] of set.resolved) if (resolvedPath(path) !== real) return `${path} (resolves elsewhere)`;
   for (const [dir, signature, names] of set.folders) {
-    if (pathSignature(dir) !== signature && folderNames(dir) !== names) return false;
+    if (pathSignature(dir) !== signature && folderNames(dir) !== names) return `${dir} (its folders changed)`;
   }
-  return true;
+  return undefined;
 }
