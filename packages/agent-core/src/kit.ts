@@ -44,8 +44,11 @@ export {
   codeFingerprint,
   filesNewestFirst,
   jsonFaithful,
+  type KnownFingerprint,
+  knownFingerprints,
   pruneToNewest,
   readJsonCache,
+  rememberFingerprints,
   writeFileAtomicSync,
   writeJsonCache,
 } from "./kit/disk-cache.ts";

@@ -45,14 +45,21 @@ const REGEX_LIBRARIES = ["refa", "regexp-ast-analysis", "scslre"];
  * no version number changed (a development build, a patched install).
  */
 function folderOf(cacheDir: string): string {
-  const compiler = codeFingerprint({
+  return join(cacheDir, `patterns-${compilerFingerprint().slice(0, 16)}`);
+}
+
+/**
+ * The kit's fingerprint of this compiler (its code, the regex libraries' versions, FORMAT), which names its folder.
+ * A start-up snapshot computes it while recording what it reads, and keeps it (session-rules.ts).
+ */
+export function compilerFingerprint(): string {
+  return codeFingerprint({
     packageName: "@pi-rails/pi-ttsr",
     from: import.meta.url,
     sources: COMPILER_SOURCES.map((name) => `src/matcher/${name}.ts`),
     dependencies: REGEX_LIBRARIES,
     salt: `${FORMAT}`,
   });
-  return join(cacheDir, `patterns-${compiler.slice(0, 16)}`);
 }
 
 /** The cache file of one pattern: in this compiler's folder, named by a hash of the pattern. */

@@ -6,15 +6,19 @@ import {
   firstChangedRead,
   homeDir,
   jsonFaithful,
+  type KnownFingerprint,
+  knownFingerprints,
   noteRead,
   pruneToNewest,
   type ReadSet,
   readJsonCache,
   recordReads,
+  rememberFingerprints,
   type SettingsIssue,
   settledReads,
   writeJsonCache,
 } from "@pi-rails/agent-core/kit";
+import { compilerFingerprint } from "../matcher/compile-cache.ts";
 import { defaultCacheDir, readTtsrSettings } from "../settings/read.ts";
 import type { TtsrSettings } from "../settings/schema.ts";
 import { type LoadedRules, loadTtsrRules } from "./load.ts";
@@ -52,7 +56,7 @@ export interface SessionRulesOptions {
 }
 
 /** Bump when what a snapshot holds changes shape or meaning. */
-const FORMAT = 2;
+const FORMAT = 3;
 
 /** Snapshots kept (one per place and environment; the least recently written go first). */
 const KEPT_SNAPSHOTS = 64;
@@ -82,7 +86,10 @@ export async function loadSessionRules(place: SessionPlace, options: SessionRule
     const snapshot = data as Partial<Snapshot>;
     if (snapshot.format !== FORMAT || snapshot.key !== key || !snapshot.reads) return undefined;
     changed = firstChangedRead(snapshot.reads);
-    return changed === undefined ? snapshot.rules : undefined;
+    if (changed !== undefined) return undefined;
+    // the fingerprints it kept read only paths it read: unchanged too
+    rememberFingerprints(Array.isArray(snapshot.fingerprints) ? snapshot.fingerprints : []);
+    return snapshot.rules;
   });
   if (kept) {
     // used: it counts as new for pruning (the oldest written go first)
@@ -92,12 +99,17 @@ export async function loadSessionRules(place: SessionPlace, options: SessionRule
   const since = options.now?.() ?? Date.now();
   const recorded = await recordReads(async () => {
     noteRead(OWN_CODE);
-    return readSessionRules(at);
+    const rules = await readSessionRules(at);
+    // the compile cache's key, which the registry asks for next: computed here, its reads are the snapshot's too
+    compilerFingerprint();
+    return rules;
   });
   const { value } = recorded;
   // Kept only when what was read holds still (kit read-set) and JSON gives it back as it is (`cooldown: .inf`)
   const reads = value.failed === undefined && jsonFaithful(value) ? settledReads(recorded, since) : undefined;
-  if (reads && writeJsonCache(file, { format: FORMAT, key, reads, rules: value } satisfies Snapshot)) {
+  const noted = new Set(recorded.paths);
+  const fingerprints = knownFingerprints().filter((f) => f.reads.every((path) => noted.has(path)));
+  if (reads && writeJsonCache(file, { format: FORMAT, key, reads, rules: value, fingerprints } satisfies Snapshot)) {
     pruneToNewest(dirname(file), KEPT_SNAPSHOTS, (name) => name.endsWith(".json"));
   }
   return { ...value, snapshot: "miss", ...(changed === undefined ? {} : { changed }) };
@@ -118,6 +130,8 @@ interface Snapshot {
   key: string;
   reads: ReadSet;
   rules: Omit<SessionRules, "snapshot">;
+  /** The code fingerprints the load computed (all their files are among `reads`): kit `rememberFingerprints`. */
+  fingerprints: KnownFingerprint[];
 }
 
 /**

@@ -7,11 +7,14 @@ import {
   cacheDirFromEnv,
   codeFingerprint,
   filesNewestFirst,
+  knownFingerprints,
   pruneToNewest,
   readJsonCache,
+  rememberFingerprints,
   writeFileAtomicSync,
   writeJsonCache,
 } from "./disk-cache.ts";
+import { recordReads } from "./read-set.ts";
 
 describe("cacheDirFromEnv", () => {
   it("off is no cache, a value is the dir, unset or empty is the fallback", () => {
@@ -41,6 +44,30 @@ describe("codeFingerprint", () => {
     writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@x/p", version: "1.0.1" }));
     expect(fingerprint("c.js")).not.toBe(edited);
     expect(fingerprint("d.js", ["src/a.ts", "src/missing.ts"])).not.toBe(fingerprint("d.js"));
+  });
+});
+
+describe("knownFingerprints / rememberFingerprints", () => {
+  it("lists what was computed with the files read, and answers a remembered one without reading anything", async () => {
+    const root = mkdtempSync(join(tmpdir(), "kit-fp-known-"));
+    const pkg = join(root, "node_modules", "@x", "q");
+    mkdirSync(join(pkg, "src"), { recursive: true });
+    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@x/q", version: "1.0.0" }));
+    writeFileSync(join(pkg, "src", "a.ts"), "one");
+    const options = { packageName: "@x/q", from: pathToFileURL(join(root, "m.js")).href, sources: ["src/a.ts"] };
+    const digest = codeFingerprint(options);
+    const known = knownFingerprints().find((f) => f.digest === digest);
+    expect(known?.reads.sort()).toEqual([join(pkg, "package.json"), join(pkg, "src", "a.ts")].sort());
+    // another process's answer, remembered: given back as it is, not computed
+    const elsewhere = { ...options, from: pathToFileURL(join(root, "nowhere", "m.js")).href, salt: "other" };
+    const key = JSON.stringify(elsewhere);
+    rememberFingerprints([{ key, digest: "remembered", reads: [join(pkg, "package.json")] }]);
+    expect(codeFingerprint(elsewhere)).toBe("remembered");
+    // one computed here is kept, and entries of the wrong shape are ignored
+    rememberFingerprints([{ key: known!.key, digest: "stale", reads: [] }, { key: 1, digest: 2 } as never]);
+    expect(codeFingerprint(options)).toBe(digest);
+    const { paths } = await recordReads(async () => codeFingerprint(elsewhere));
+    expect(paths).toEqual([join(pkg, "package.json")]);
   });
 });
 

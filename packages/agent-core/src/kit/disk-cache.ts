@@ -44,6 +44,33 @@ export interface CodeFingerprintOptions {
 /** Each fingerprint computed in this process, with the files it read (noted again on every use: `noteRead`). */
 const fingerprints = new Map<string, { digest: string; reads: string[] }>();
 
+/** A fingerprint as a result can keep it: what it was asked with (`key`), its digest and the files it read. */
+export interface KnownFingerprint {
+  key: string;
+  digest: string;
+  reads: string[];
+}
+
+/**
+ * The fingerprints this process has computed, to keep beside a result recorded with `recordReads`: the files each
+ * read were noted, so while that result's reads are unchanged, so are these (`rememberFingerprints`).
+ */
+export function knownFingerprints(): KnownFingerprint[] {
+  return [...fingerprints].map(([key, { digest, reads }]) => ({ key, digest, reads }));
+}
+
+/**
+ * Takes fingerprints kept beside a result whose reads are unchanged (a start-up snapshot that is used): the next
+ * `codeFingerprint` with the same options answers without resolving packages or reading files. One this process
+ * computed itself is kept.
+ */
+export function rememberFingerprints(known: readonly KnownFingerprint[]): void {
+  for (const { key, digest, reads } of known) {
+    if (typeof key !== "string" || typeof digest !== "string" || !Array.isArray(reads)) continue;
+    if (!fingerprints.has(key)) fingerprints.set(key, { digest, reads: reads.filter((r) => typeof r === "string") });
+  }
+}
+
 /**
  * A hash of a package's own code: its version, the listed dependencies' versions and the bytes of the listed
  * source files, so a changed producer never reads entries an older one wrote, even when the version number did not
