@@ -70,6 +70,7 @@ export {
   type RecordedReads,
   recordReads,
   settledReads,
+  unchangedPaths,
   unchangedReads,
 } from "./kit/read-set.ts";
 export { type BranchEntry, type BranchSource, sessionBranch } from "./kit/session-branch.ts";

@@ -16,6 +16,7 @@ import {
   rememberFingerprints,
   type SettingsIssue,
   settledReads,
+  unchangedPaths,
   writeJsonCache,
 } from "@pi-rails/agent-core/kit";
 import { compilerFingerprint } from "../matcher/compile-cache.ts";
@@ -85,10 +86,16 @@ export async function loadSessionRules(place: SessionPlace, options: SessionRule
   const kept = readJsonCache(file, (data) => {
     const snapshot = data as Partial<Snapshot>;
     if (snapshot.format !== FORMAT || snapshot.key !== key || !snapshot.reads) return undefined;
+    const fingerprints = Array.isArray(snapshot.fingerprints) ? snapshot.fingerprints : [];
     changed = firstChangedRead(snapshot.reads);
-    if (changed !== undefined) return undefined;
+    if (changed !== undefined) {
+      // a rule edited: the code fingerprints whose own files did not change still hold for the load below
+      const reads = snapshot.reads;
+      rememberFingerprints(fingerprints.filter((f) => Array.isArray(f?.reads) && unchangedPaths(reads, f.reads)));
+      return undefined;
+    }
     // the fingerprints it kept read only paths it read: unchanged too
-    rememberFingerprints(Array.isArray(snapshot.fingerprints) ? snapshot.fingerprints : []);
+    rememberFingerprints(fingerprints);
     return snapshot.rules;
   });
   if (kept) {

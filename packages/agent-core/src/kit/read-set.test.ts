@@ -15,6 +15,7 @@ import {
   RACY_CHANGE_MS,
   recordReads,
   settledReads,
+  unchangedPaths,
   unchangedReads,
 } from "./read-set.ts";
 
@@ -175,6 +176,28 @@ describe("settledReads / unchangedReads", () => {
     symlinkSync(join(root, "outside", "sub"), join(root, "vendor", "sub"));
     expect(kept.signatures.every(([path, signature]) => pathSignature(path) === signature)).toBe(true);
     expect(unchangedReads(kept)).toBe(false);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("unchangedPaths: a part of a result that depends on some of the paths holds while those did not change", async () => {
+    const root = scratch();
+    const [a, b, c] = ["a", "b", "c"].map((name) => join(root, name));
+    for (const path of [a!, b!]) writeFileSync(path, "one");
+    const kept = settledReads(
+      await recordReads(async () => {
+        noteRead(a!);
+        noteRead(b!);
+        noteExists(c!);
+      }),
+      later(),
+    )!;
+    writeFileSync(b!, "two, longer");
+    expect(unchangedReads(kept)).toBe(false);
+    expect(unchangedPaths(kept, [a!])).toBe(true);
+    expect(unchangedPaths(kept, [a!, b!])).toBe(false);
+    // only what was read counts: a path looked for, or never noted, is not known to be unchanged
+    expect(unchangedPaths(kept, [c!])).toBe(false);
+    expect(unchangedPaths(kept, [join(root, "d")])).toBe(false);
     rmSync(root, { recursive: true, force: true });
   });
 

@@ -205,6 +205,18 @@ export function unchangedReads(set: ReadSet): boolean {
 }
 
 /**
+ * Whether each of `paths` was read (noted with `noteRead`) in `set` and still has its signature: a part of a result
+ * that depends on those paths alone still holds when others changed.
+ */
+export function unchangedPaths(set: ReadSet, paths: readonly string[]): boolean {
+  const signatures = new Map(set.signatures);
+  return paths.every((path) => {
+    const signature = signatures.get(path);
+    return signature !== undefined && pathSignature(path) === signature;
+  });
+}
+
+/**
  * The first path that no longer looks as it did when it was read (undefined: none), named with what changed about
  * it: what a start that could not use its snapshot can say about why.
  */
