@@ -59,7 +59,7 @@ export interface SessionRulesOptions {
 /** Bump when what a snapshot holds changes shape or meaning. */
 const FORMAT = 3;
 
-/** Snapshots kept (one per place and environment; the least recently written go first). */
+/** Snapshots kept (one per place and environment; the least recently used go first). */
 const KEPT_SNAPSHOTS = 64;
 
 /** This module's own file: a rebuilt or reinstalled pi-ttsr never trusts what an older one kept. */
