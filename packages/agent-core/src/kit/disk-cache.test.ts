@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -44,6 +53,39 @@ describe("codeFingerprint", () => {
     writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@x/p", version: "1.0.1" }));
     expect(fingerprint("c.js")).not.toBe(edited);
     expect(fingerprint("d.js", ["src/a.ts", "src/missing.ts"])).not.toBe(fingerprint("d.js"));
+  });
+});
+
+describe("codeFingerprint of a dependency's own dependency (`a>b`)", () => {
+  it("hashes the b that a resolves from its real folder, not the consumer's, and reads both manifests", async () => {
+    const root = mkdtempSync(join(tmpdir(), "kit-fp-nested-"));
+    const store = join(root, "store", "a@1", "node_modules");
+    const manifest = (dir: string, name: string, version: string) => {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version }));
+    };
+    manifest(join(store, "a"), "a", "1.0.0");
+    manifest(join(store, "b"), "b", "2.0.0");
+    manifest(join(root, "app", "node_modules", "b"), "b", "9.0.0");
+    symlinkSync(join(store, "a"), join(root, "app", "node_modules", "a"));
+    // a new module each call: no answer memoised by options
+    let n = 0;
+    const fingerprint = () =>
+      codeFingerprint({
+        packageName: "a",
+        from: pathToFileURL(join(root, "app", `m${n++}.js`)).href,
+        sources: [],
+        dependencies: ["a>b"],
+      });
+    const { value: first, paths } = await recordReads(async () => fingerprint());
+    expect(paths.sort()).toEqual(
+      [join(root, "app", "node_modules", "a", "package.json"), join(store, "b", "package.json")].sort(),
+    );
+    // the consumer's own b is not the one a imports
+    manifest(join(root, "app", "node_modules", "b"), "b", "9.0.1");
+    expect(fingerprint()).toBe(first);
+    manifest(join(store, "b"), "b", "2.0.1");
+    expect(fingerprint()).not.toBe(first);
   });
 });
 

@@ -1,6 +1,16 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { findPackageManifest } from "./package-manifest.ts";
 import { noteRead } from "./read-set.ts";
 
@@ -35,7 +45,11 @@ export interface CodeFingerprintOptions {
   from: string;
   /** Files under the package root whose bytes decide what an entry holds (`src/matcher/compile.ts`). */
   sources: readonly string[];
-  /** Packages whose versions decide it too (`gray-matter`), resolved from `from`. */
+  /**
+   * Packages whose versions decide it too (`gray-matter`), resolved from `from`; `a>b` is `b` as package `a`
+   * resolves it (from its real folder: `gray-matter>js-yaml`, a dependency's own dependency, which the caller's
+   * versions do not pin).
+   */
   dependencies?: readonly string[];
   /** The cache's own format number. */
   salt?: string;
@@ -87,12 +101,12 @@ export function codeFingerprint(options: CodeFingerprintOptions): string {
   const hash = createHash("sha256").update(options.salt ?? "");
   let root = "";
   for (const name of [options.packageName, ...(options.dependencies ?? [])]) {
-    const manifest = packageManifest(options.from, name);
+    const manifest = dependencyManifest(options.from, name);
     if (manifest === undefined) {
       hash.update(`\0missing ${name}`);
       continue;
     }
-    reads.push(manifest.path);
+    reads.push(...manifest.via, manifest.path);
     if (name === options.packageName) root = dirname(manifest.path);
     hash.update(`\0${name}@${manifest.version}`);
   }
@@ -116,6 +130,29 @@ export function codeFingerprint(options: CodeFingerprintOptions): string {
  * folder (`findPackageManifest`): the caches ask for the same few packages many times.
  */
 const manifestPaths = new Map<string, string | undefined>();
+
+/**
+ * `packageManifest`, where `a>b` is `b` resolved from the real folder of `a` (as `a`'s own imports find it), with
+ * the manifests found on the way (`a`'s decides where `b` is found: they are read too).
+ */
+function dependencyManifest(from: string, name: string): { path: string; version: string; via: string[] } | undefined {
+  const via: string[] = [];
+  let at = from;
+  let manifest: { path: string; version: string } | undefined;
+  for (const step of name.split(">")) {
+    if (manifest) {
+      try {
+        at = pathToFileURL(join(realpathSync(dirname(manifest.path)), "package.json")).href;
+      } catch {
+        return undefined;
+      }
+      via.push(manifest.path);
+    }
+    manifest = packageManifest(at, step);
+    if (manifest === undefined) return undefined;
+  }
+  return manifest && { ...manifest, via };
+}
 
 /** A package's manifest and version (read from disk, never the module cache, so an upgrade in place is seen). */
 function packageManifest(from: string, name: string): { path: string; version: string } | undefined {
