@@ -1,11 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { recordReads } from "@pi-rails/agent-core/kit";
 import matter from "gray-matter";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { yamlBlockData, yamlParserVersion } from "../src/frontmatter/parse.ts";
+import { loadParseStore } from "../src/discovery/parse-store.ts";
+import { yamlBlockData } from "../src/frontmatter/parse.ts";
 import { tempWorld, writeTree } from "../src/testing/tree.ts";
 
 /**
@@ -100,11 +103,15 @@ describe("YAML frontmatter without gray-matter: the same as gray-matter's YAML e
       }
     });
   }
-  it("the parse store keys on the version of the js-yaml that parses (gray-matter's, read without loading it)", () => {
+  it("the parse store keys on the js-yaml that parses (gray-matter's own), read without loading it", async () => {
     const fromGrayMatter = createRequire(createRequire(import.meta.url).resolve("gray-matter"));
-    const manifest = JSON.parse(readFileSync(fromGrayMatter.resolve("js-yaml/package.json"), "utf8"));
-    expect(yamlParserVersion()).toBe(manifest.version);
-    expect(yamlParserVersion()).toMatch(/^3\./);
+    const jsYaml = realpathSync(fromGrayMatter.resolve("js-yaml/package.json"));
+    // a store from another parser: reading it computes this parser's fingerprint, and notes what that read
+    const store = join(mkdtempSync(join(tmpdir(), "rulebook-store-")), "store.json");
+    writeFileSync(store, JSON.stringify({ fingerprint: "another parser", entries: [] }));
+    const { paths } = await recordReads(async () => loadParseStore(store));
+    expect(paths.map((path) => realpathSync(path))).toContain(jsYaml);
+    expect(JSON.parse(readFileSync(jsYaml, "utf8")).version).toMatch(/^3\./);
   });
   it("another language still goes through gray-matter (---json parses, ---toml is not registered)", () => {
     expect(yamlBlockData("json", '{"a": 1}')).toEqual({ a: 1 });

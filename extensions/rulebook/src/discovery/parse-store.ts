@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { cacheDirFromEnv, codeFingerprint, readJsonCache, writeJsonCache } from "@pi-rails/agent-core/kit";
-import { yamlParserVersion } from "../frontmatter/parse.ts";
 import { type CacheEntry, cacheKey, sharedParseCache } from "./parse-cache.ts";
 
 /**
@@ -38,10 +37,10 @@ function parserFingerprint(): string {
     packageName: "@pi-rails/rulebook",
     from: import.meta.url,
     sources: PARSER_SOURCES.map((file) => `src/${file}.ts`),
-    // agent-core: the kit's stripControl cleans what is parsed
-    dependencies: ["gray-matter", "@pi-rails/agent-core"],
-    // js-yaml parses the YAML (through gray-matter's dependency on it): its version, as the packages' above
-    salt: `${FORMAT}\0js-yaml@${yamlParserVersion()}`,
+    // js-yaml parses the YAML, the one gray-matter depends on (rulebook does not: its version is gray-matter's
+    // choice); agent-core: the kit's stripControl cleans what is parsed
+    dependencies: ["gray-matter", "gray-matter>js-yaml", "@pi-rails/agent-core"],
+    salt: `${FORMAT}`,
   });
 }
 

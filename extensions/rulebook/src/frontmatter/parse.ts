@@ -1,7 +1,4 @@
-import { realpathSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
-import { findPackageManifest } from "@pi-rails/agent-core/kit";
 import { parseFallbackLines, scalar, splitOutsideBraces } from "./fallback.ts";
 import { flatYaml } from "./flat-yaml.ts";
 
@@ -62,24 +59,6 @@ function safeLoad(yaml: string): unknown {
 
 /** Resolves as gray-matter does: the js-yaml it depends on (rulebook does not depend on js-yaml itself). */
 const fromGrayMatter = () => createRequire(require.resolve("gray-matter"));
-
-let yamlVersion: string | undefined;
-/**
- * The version of the js-yaml that parses frontmatter, read from its manifest without loading it: the parse store
- * keys on it, since gray-matter's version does not pin it.
- */
-export function yamlParserVersion(): string {
-  if (yamlVersion === undefined) {
-    // found as Node would from gray-matter's real folder, without resolving through `require` (a start pays this)
-    const grayMatter = findPackageManifest(import.meta.url, "gray-matter");
-    let folder: string | undefined;
-    try {
-      folder = grayMatter && realpathSync(dirname(grayMatter.path));
-    } catch {}
-    yamlVersion = (folder && findPackageManifest(folder, "js-yaml")?.version) ?? "missing";
-  }
-  return yamlVersion;
-}
 
 /**
  * What gray-matter's YAML engine gives for the block `---<language>\n<yaml>\n---`, without loading gray-matter: the
