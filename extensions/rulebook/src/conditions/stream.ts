@@ -9,6 +9,7 @@
 import { checkGlob } from "../globs/check.ts";
 import type { Rule } from "../rule.ts";
 import { translateInlineFlags } from "./inline-flags.ts";
+import { needsACharacter } from "./needs-a-character.ts";
 
 /** A regex condition as pi-ttsr compiles it. */
 export interface StreamRegex {
@@ -67,7 +68,9 @@ export function regexProblem(regex: StreamRegex): string | undefined {
     const message = (error as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "");
     return `invalid regex: ${message}`;
   }
-  if (compiled.test("")) return "it matches empty text, so it would fire on every response";
+  // compiling it to try it on empty text is the costly part: skipped when the source shows it needs a character
+  if (!needsACharacter(regex.source, regex.flags) && compiled.test(""))
+    return "it matches empty text, so it would fire on every response";
   return undefined;
 }
 
