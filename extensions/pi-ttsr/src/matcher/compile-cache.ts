@@ -48,11 +48,8 @@ function folderOf(cacheDir: string): string {
   return join(cacheDir, `patterns-${compilerFingerprint().slice(0, 16)}`);
 }
 
-/**
- * The kit's fingerprint of this compiler (its code, the regex libraries' versions, FORMAT), which names its folder.
- * A start-up snapshot computes it while recording what it reads, and keeps it (session-rules.ts).
- */
-export function compilerFingerprint(): string {
+/** The kit's fingerprint of this compiler (its code, the regex libraries' versions, FORMAT), which names its folder. */
+function compilerFingerprint(): string {
   return codeFingerprint({
     packageName: "@pi-rails/pi-ttsr",
     from: import.meta.url,
@@ -87,6 +84,15 @@ const compilerId = () =>
     dependencies: REGEX_LIBRARIES,
     salt: `${FORMAT}`,
   });
+
+/**
+ * The kit fingerprints this cache asks for: its folder's, and the one the shipped set must have been made with
+ * (read whenever a pattern is missing from the set files). A start-up snapshot computes them while recording what it
+ * reads, and keeps them (session-rules.ts): the next start after a rule edit resolves no package for them.
+ */
+export function compileCacheFingerprints(): { folder: string; shipped: string } {
+  return { folder: compilerFingerprint(), shipped: compilerId() };
+}
 
 /** Writes the shipped set (the build's script). */
 export function writeShippedSet(

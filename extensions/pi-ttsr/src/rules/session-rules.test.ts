@@ -17,7 +17,7 @@ import { dirname, join } from "node:path";
 import { jsonFaithful, RACY_CHANGE_MS } from "@pi-rails/agent-core/kit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compilerFingerprint } from "../matcher/compile-cache.ts";
+import { compileCacheFingerprints } from "../matcher/compile-cache.ts";
 import { loadSessionRules, type SessionPlace } from "./session-rules.ts";
 
 /** A project, a home and pi's agent dir in a fresh folder; the cache dir beside them. */
@@ -333,14 +333,17 @@ describe("loadSessionRules: the start-up snapshot", () => {
     rmSync(p.root, { recursive: true, force: true });
   });
 
-  it("keeps the compile cache's fingerprint, every file it hashed among the paths it checks", async () => {
+  it("keeps the compile cache's fingerprints, every file they hashed among the paths it checks", async () => {
     const p = place();
     save(join(p.cwd, ".pi/rules/a.md"), rule("condition", "foo", "No foo."));
     await loadSessionRules(p, { cacheDir: p.cacheDir, now: settled });
     const [file] = snapshotFiles(p);
     const snapshot = JSON.parse(readFileSync(file!, "utf8"));
-    const compiler = snapshot.fingerprints.find((f: { digest: string }) => f.digest === compilerFingerprint());
-    expect(compiler.reads).toContainEqual(expect.stringMatching(/compile\.ts$/));
+    const kept = (digest: string) => snapshot.fingerprints.find((f: { digest: string }) => f.digest === digest);
+    const { folder, shipped } = compileCacheFingerprints();
+    expect(kept(folder).reads).toContainEqual(expect.stringMatching(/compile\.ts$/));
+    // the shipped set's (a start after a rule edit looks there for the missing pattern)
+    expect(kept(shipped).reads).toContainEqual(expect.stringMatching(/refa\/package\.json$/));
     const checked = new Set(snapshot.reads.signatures.map(([path]: [string]) => path));
     for (const f of snapshot.fingerprints) for (const path of f.reads) expect(checked).toContain(path);
     rmSync(p.root, { recursive: true, force: true });

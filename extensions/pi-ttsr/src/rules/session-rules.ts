@@ -19,7 +19,7 @@ import {
   unchangedPaths,
   writeJsonCache,
 } from "@pi-rails/agent-core/kit";
-import { compilerFingerprint } from "../matcher/compile-cache.ts";
+import { compileCacheFingerprints } from "../matcher/compile-cache.ts";
 import { defaultCacheDir, readTtsrSettings } from "../settings/read.ts";
 import type { TtsrSettings } from "../settings/schema.ts";
 import { type LoadedRules, loadTtsrRules } from "./load.ts";
@@ -107,8 +107,8 @@ export async function loadSessionRules(place: SessionPlace, options: SessionRule
   const recorded = await recordReads(async () => {
     noteRead(OWN_CODE);
     const rules = await readSessionRules(at);
-    // the compile cache's key, which the registry asks for next: computed here, its reads are the snapshot's too
-    compilerFingerprint();
+    // the compile cache's keys, which the registry asks for next: computed here, their reads are the snapshot's too
+    compileCacheFingerprints();
     return rules;
   });
   const { value } = recorded;
