@@ -211,6 +211,8 @@ export function writeFileAtomicSync(file: string, text: string, mode = 0o600): v
  */
 export function readJsonCache<T>(file: string, accept: (data: unknown) => T | undefined): T | undefined {
   try {
+    // a first start finds no cache file: no exception for that
+    if (!statSync(file, { throwIfNoEntry: false })) return undefined;
     return accept(JSON.parse(readFileSync(file, "utf8")));
   } catch {
     return undefined;

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -98,6 +98,8 @@ const withVersion = (path: string, manifest: ManifestJson): PackageManifest => (
 
 function readOrUndefined(path: string): string | undefined {
   try {
+    // most candidates are missing (each folder upward is tried): no exception for those
+    if (!statSync(path, { throwIfNoEntry: false })) return undefined;
     return readFileSync(path, "utf8");
   } catch {
     return undefined;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type BigIntStats, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { type BigIntStats, existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 
 /**
  * The paths a computation read from disk (files read, folders listed, paths looked for and found missing), and
@@ -168,6 +168,8 @@ export function settledReads(recorded: Omit<RecordedReads<unknown>, "value">, si
 
 /** Where `path` leads once its symlinks are resolved (`-` when it does not). */
 function resolvedPath(path: string): string {
+  // (missing is the usual answer: checked without the exception realpath throws)
+  if (!existsSync(path)) return "-";
   try {
     return realpathSync(path);
   } catch {

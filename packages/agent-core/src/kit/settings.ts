@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { noteRead, noteReadError } from "./read-set.ts";
 
@@ -75,6 +75,8 @@ function readSettingsDocuments(
   for (const file of files) {
     noteRead(file);
     try {
+      // most starts have no project settings file: missing is answered without an exception
+      if (!statSync(file, { throwIfNoEntry: false })) continue;
       // pi strips a byte-order mark before parsing: a file pi reads fine must not be "not valid JSON" here.
       const json: unknown = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
       if (isRecord(json)) documents.push({ file, json });
