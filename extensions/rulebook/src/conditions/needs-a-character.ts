@@ -109,6 +109,7 @@ function classEnd(source: string, at: number): number | undefined {
 
 /** Whether a `|` stands outside every group and class (then an alternative other than the first may be empty). */
 function hasTopLevelAlternation(source: string): boolean {
+  if (!source.includes("|")) return false;
   let depth = 0;
   let inClass = false;
   for (let i = 0; i < source.length; i++) {

@@ -16,6 +16,8 @@ export interface LinkPolicy {
 
 export function realOrUndefined(path: string): string | undefined {
   noteResolved(path);
+  // most paths asked about are missing (a tool's folder the user does not have): no exception for those
+  if (!existsSync(path)) return undefined;
   try {
     return realpathSync(path);
   } catch (error) {
