@@ -16,6 +16,7 @@ import {
   cacheDirFromEnv,
   codeFingerprint,
   filesNewestFirst,
+  jsonFaithful,
   knownFingerprints,
   pruneToNewest,
   readJsonCache,
@@ -110,6 +111,81 @@ describe("knownFingerprints / rememberFingerprints", () => {
     expect(codeFingerprint(options)).toBe(digest);
     const { paths } = await recordReads(async () => codeFingerprint(elsewhere));
     expect(paths).toEqual([join(pkg, "package.json")]);
+  });
+});
+
+describe("jsonFaithful", () => {
+  /** The reference: JSON gives the value back (an object property that is undefined counts as absent). */
+  const roundTrips = (value: unknown): boolean => {
+    try {
+      const text = JSON.stringify(value);
+      return text !== undefined && same(value, JSON.parse(text));
+    } catch {
+      // a BigInt
+      return false;
+    }
+  };
+  const same = (a: unknown, b: unknown): boolean => {
+    if (typeof a !== "object" || a === null) return a === b;
+    if (Array.isArray(a)) {
+      if (!Array.isArray(b) || a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) if (!(i in a) || !same(a[i], b[i])) return false;
+      return true;
+    }
+    const proto = Object.getPrototypeOf(a);
+    if ((proto !== Object.prototype && proto !== null) || typeof b !== "object" || b === null) return false;
+    const kept = Object.entries(a).filter(([, v]) => v !== undefined);
+    return kept.length === Object.keys(b).length && kept.every(([k, v]) => same(v, (b as Record<string, unknown>)[k]));
+  };
+  /** Nested values of every kind JSON does and does not carry, from a seeded generator. */
+  const generated = (random: () => number, depth: number): unknown => {
+    const leaves = [
+      null,
+      "s",
+      "",
+      true,
+      0,
+      -0,
+      1.5,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      undefined,
+      () => 1,
+      Symbol("s"),
+      10n,
+      new Date(0),
+      /r/,
+      new Map(),
+    ];
+    const pick = Math.floor(random() * (depth > 3 ? leaves.length : leaves.length + 4));
+    if (pick < leaves.length) return leaves[pick];
+    const size = Math.floor(random() * 4);
+    const children = Array.from({ length: size }, () => generated(random, depth + 1));
+    if (pick === leaves.length) return children;
+    if (pick === leaves.length + 1) return Object.assign(Object.create(null), { ...children });
+    if (pick === leaves.length + 2) {
+      const holes = [...children];
+      holes.length += 1;
+      return holes;
+    }
+    return { ...children };
+  };
+  it("is true exactly when writing the value to JSON and reading it back gives it back", () => {
+    let seed = 0x9e3779b9;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    let faithful = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const value = generated(random, 0);
+      const expected = roundTrips(value);
+      if (expected) faithful++;
+      expect(jsonFaithful(value), `value ${i}`).toBe(expected);
+    }
+    expect(faithful).toBeGreaterThan(2_000);
   });
 });
 

@@ -237,13 +237,21 @@ export function writeJsonCache(file: string, data: unknown): boolean {
 export function jsonFaithful(value: unknown): boolean {
   if (value === null || typeof value === "string" || typeof value === "boolean") return true;
   if (typeof value === "number") return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every(jsonFaithful);
   if (typeof value !== "object") return false;
+  // plain loops: a start checks its whole snapshot (hundreds of rules), before any of this is optimized
+  if (Array.isArray(value)) {
+    // a hole reads back as null
+    for (let i = 0; i < value.length; i++) if (!jsonFaithful(value[i])) return false;
+    return true;
+  }
   const proto = Object.getPrototypeOf(value);
-  return (
-    (proto === Object.prototype || proto === null) &&
-    Object.values(value).every((v) => v === undefined || jsonFaithful(v))
-  );
+  if (proto !== Object.prototype && proto !== null) return false;
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const v = record[key];
+    if (v !== undefined && !jsonFaithful(v)) return false;
+  }
+  return true;
 }
 
 /**
