@@ -45,6 +45,23 @@ function cachedPatterns(agentDir) {
 
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 
+/** 0..n-1 in an order that depends on `seed` alone (the same runs in the same order for the same round). */
+function shuffled(n, seed) {
+  let state = (seed + 2) * 0x9e3779b1;
+  const random = () => {
+    state = (state ^ (state << 13)) >>> 0;
+    state = (state ^ (state >>> 17)) >>> 0;
+    state = (state ^ (state << 5)) >>> 0;
+    return state / 2 ** 32;
+  };
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
+
 /** Runs every configuration `rounds` times, interleaved (load drifts hit all alike); medians and ratios. */
 export async function runStartupBench({ rounds = Number(process.env.TTSR_STARTUP_ROUNDS ?? 11) } = {}) {
   const long = benchText(ANSWER_KB * 1024);
@@ -111,7 +128,10 @@ export async function runStartupBench({ rounds = Number(process.env.TTSR_STARTUP
   try {
     // One untimed run each first (fills the compile cache and the page cache, as any earlier session would).
     for (let round = -1; round < rounds; round++) {
-      for (const [i, c] of configs.entries()) {
+      // A new order each round: with a fixed one, the row after the heaviest start (a cold cache writes hundreds of
+      // KB) would carry whatever that does to the next process.
+      for (const i of shuffled(configs.length, round)) {
+        const c = configs[i];
         for (const [m, measure] of measures.entries()) {
           // a distinct number per run: the edited rule's condition must be new each time
           const run = round * measures.length + m;
