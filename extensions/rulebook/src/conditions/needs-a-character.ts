@@ -1,3 +1,5 @@
+import { forEachOutsideClass } from "../frontmatter/outside-class.ts";
+
 /**
  * Whether a valid regex surely cannot match empty text, read from its source alone. A rule's condition is checked
  * for matching empty text when it loads, and V8 answers that by compiling the regex (most of what checking 200 rules
@@ -82,20 +84,19 @@ function quantifierAt(source: string, at: number): { end: number; min: number } 
   return { end, min };
 }
 
-/** Where the group opened at `at` closes (its parentheses balanced, escapes and classes skipped). */
+/** Where the group opened at `at` closes (its parentheses balanced; escapes and classes skipped by the walker). */
 function groupEnd(source: string, at: number): number | undefined {
   let depth = 0;
-  for (let i = at; i < source.length; i++) {
-    const c = source[i];
-    if (c === "\\") i++;
-    else if (c === "[") {
-      const end = classEnd(source, i);
-      if (end === undefined) return undefined;
-      i = end - 1;
-    } else if (c === "(") depth++;
-    else if (c === ")" && --depth === 0) return i + 1;
-  }
-  return undefined;
+  let end: number | undefined;
+  forEachOutsideClass(source.slice(at), (c, i) => {
+    if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) {
+      end = at + i + 1;
+      return "stop";
+    }
+    return undefined;
+  });
+  return end;
 }
 
 /** Where the class opened at `at` closes (JS syntax: the first unescaped `]`, so `[]` is the empty class). */
@@ -111,15 +112,15 @@ function classEnd(source: string, at: number): number | undefined {
 function hasTopLevelAlternation(source: string): boolean {
   if (!source.includes("|")) return false;
   let depth = 0;
-  let inClass = false;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i];
-    if (c === "\\") i++;
-    else if (inClass) inClass = c !== "]";
-    else if (c === "[") inClass = true;
-    else if (c === "(") depth++;
+  let found = false;
+  forEachOutsideClass(source, (c) => {
+    if (c === "(") depth++;
     else if (c === ")") depth--;
-    else if (c === "|" && depth === 0) return true;
-  }
-  return false;
+    else if (c === "|" && depth === 0) {
+      found = true;
+      return "stop";
+    }
+    return undefined;
+  });
+  return found;
 }

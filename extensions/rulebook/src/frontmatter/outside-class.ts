@@ -2,7 +2,7 @@
  * Visits each character of a regex or a glob that is neither escaped (`\x`) nor inside a `[...]` class, so that a
  * scanner for groups, braces or extglobs needs no escape or class handling of its own. `visit` may return how many
  * further characters it consumed (a two-character token), or `"stop"`. Returns whether a class was left open.
- * The one such walker of rulebook's glob checks and pi-ttsr's inline-flag parser.
+ * The one such walker of rulebook's glob checks, its empty-text check of conditions and pi-ttsr's inline-flag parser.
  */
 export function forEachOutsideClass(
   text: string,
